@@ -1,0 +1,49 @@
+# Two commands set everything up on a fresh machine: `make run` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+ASSETS := frontend/dist/.built
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: install assets migrate run test lint typecheck validate bench clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip setuptools wheel
+	$(BIN)/pip install --quiet -e ".[dev]"
+	@touch $(STAMP)
+
+$(ASSETS): frontend/package.json frontend/package-lock.json frontend/build.mjs $(wildcard frontend/src/*)
+	cd frontend && npm ci --no-audit --no-fund && node build.mjs
+
+install: $(STAMP)
+
+assets: $(ASSETS)
+
+migrate: install
+	$(BIN)/python -m app migrate
+
+run: install assets migrate
+	-$(BIN)/python -m app validate
+	$(BIN)/python -m app serve --host $(HOST) --port $(PORT)
+
+lint: install
+	$(BIN)/ruff check app graders tests exercises migrations
+	$(BIN)/ruff format --check app graders tests
+
+typecheck: install
+	$(BIN)/mypy
+
+validate: install
+	$(BIN)/python -m app validate
+
+test: install assets migrate lint typecheck validate
+	$(BIN)/python -m pytest
+
+bench: install
+	$(BIN)/python -m app bench
+
+clean:
+	rm -rf $(VENV) frontend/node_modules frontend/dist var .pytest_cache .mypy_cache .ruff_cache

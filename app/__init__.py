@@ -1,0 +1,1 @@
+"""Course platform web app: content, accounts, submissions and grading glue."""

@@ -1,0 +1,233 @@
+"""`python -m app ...`: the one command line for operators, instructors and scripts."""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import json
+import logging
+import socket
+import sys
+
+from pydantic import ValidationError
+
+from app.config import ROOT, get_settings
+from app.users.models import Role
+
+
+def _fail(message: str, code: int = 1) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return code
+
+
+def _port_free(host: str, port: int) -> str | None:
+    """None when the port can be bound, else a sentence saying why not."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                return (
+                    f"port {port} on {host} is already in use (another server is running?); "
+                    f"stop it or choose another port with --port"
+                )
+            return f"cannot listen on {host}:{port}: {exc.strerror}"
+    return None
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Serve the web app after checking the things that make a start fail confusingly."""
+    import uvicorn
+
+    from app.db import ensure_data_dir
+    from app.migrate import is_up_to_date
+
+    ensure_data_dir()
+    if not is_up_to_date():
+        return _fail("the database schema is not up to date: run `python -m app migrate` first")
+    problem = _port_free(args.host, args.port)
+    if problem:
+        return _fail(problem)
+    print(f"Serving the course on http://{args.host}:{args.port}", flush=True)
+    uvicorn.run(
+        "app.main:create_app",
+        factory=True,
+        host=args.host,
+        port=args.port,
+        reload=args.reload,
+        log_level="info",
+        reload_dirs=[str(ROOT / d) for d in ("app", "templates", "lessons", "exercises")]
+        if args.reload
+        else None,
+        reload_includes=["*.py", "*.md", "*.yaml", "*.html"] if args.reload else None,
+    )
+    return 0
+
+
+def cmd_migrate(_args: argparse.Namespace) -> int:
+    """Bring the schema to the newest migration."""
+    from app.db import ensure_data_dir
+    from app.migrate import upgrade_head
+
+    ensure_data_dir()
+    upgrade_head()
+    print("database is up to date")
+    return 0
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    """Check all content; exit 1 on any problem."""
+    from app.content.validate import validate_course
+
+    summary = validate_course()
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print(
+            f"{summary['lessons']} lessons, {summary['quiz_questions']} quiz questions, "
+            f"{summary['exercises']} exercises, {summary['misconceptions']} misconceptions"
+        )
+        for problem in summary["problems"]:
+            where = f"{problem['path']}:{problem['line']}" if problem["line"] else problem["path"]
+            print(f"  problem: {where}: {problem['message']}")
+        print("OK" if not summary["problems"] else f"{len(summary['problems'])} problem(s)")
+    return 1 if summary["problems"] else 0
+
+
+def cmd_grade(args: argparse.Namespace) -> int:
+    """Grade a file exactly as the web app would; exit 0 whatever the verdict."""
+    from pathlib import Path
+
+    from app.grading.service import get_grader, shutdown_grader
+    from graders.engine import UnknownExercise, UnknownFramework
+    from graders.report import VERDICT_WORDS
+
+    path = Path(args.file)
+    try:
+        code = path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        return _fail(f"no such file: {path}", 2)
+    except UnicodeDecodeError as exc:
+        return _fail(f"{path} is not UTF-8 text (byte {exc.start}); save it as UTF-8", 2)
+    except OSError as exc:
+        return _fail(f"cannot read {path}: {exc.strerror}", 2)
+    grader = get_grader(warm=False)
+    try:
+        report = grader.grade(
+            exercise=args.exercise, code=code, framework=args.framework, mode=args.mode
+        )
+    except UnknownExercise:
+        return _fail(f"unknown exercise '{args.exercise}'; see GET /api/exercises", 2)
+    except UnknownFramework:
+        offered = ", ".join(grader.spec(args.exercise).frameworks)
+        return _fail(
+            f"exercise '{args.exercise}' is not offered in '{args.framework}' (offered: {offered})",
+            2,
+        )
+    finally:
+        shutdown_grader()
+    if args.json:
+        print(json.dumps(report.to_dict()))
+        return 0
+    print(
+        f"{VERDICT_WORDS[report.verdict]} (score {report.score:.2f}, "
+        f"{report.duration_ms:.0f} ms): {report.message}"
+    )
+    for test in report.tests:
+        mark = "ok  " if test.passed else "FAIL"
+        hidden = " (hidden)" if test.hidden else ""
+        print(f"  {mark} {test.name}{hidden}: {test.message}")
+        if test.misconception:
+            print(f"       hint: {test.misconception['hint']}")
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    """Measure grading latency and throughput on this machine."""
+    from app.bench import run
+
+    run(samples=args.samples, burst_size=args.burst, baseline_samples=args.baseline_samples)
+    return 0
+
+
+def cmd_users(args: argparse.Namespace) -> int:
+    """Create accounts and issue tokens for scripts."""
+    from app.db import session_factory
+    from app.users.service import AccountError, create_user, get_user_by_email, issue_api_token
+
+    with session_factory()() as session:
+        if args.users_command == "create":
+            try:
+                user, created = create_user(
+                    session=session,
+                    email=args.email,
+                    password=args.password,
+                    role=Role(args.role),
+                    name=args.name or "",
+                )
+            except AccountError as exc:
+                return _fail(str(exc))
+            print(f"{'created' if created else 'already exists'}: {user.email} ({user.role})")
+            return 0
+        user_or_none = get_user_by_email(session=session, email=args.email)
+        if user_or_none is None:
+            return _fail(f"no account with email {args.email}; create it with `users create`")
+        print(issue_api_token(session=session, user=user_or_none))
+        return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser, separate so tests can inspect it."""
+    parser = argparse.ArgumentParser(prog="python -m app", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    serve = sub.add_parser("serve", help="serve the web app")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--reload", action="store_true", help="restart on code or content change")
+    serve.set_defaults(func=cmd_serve)
+    sub.add_parser("migrate", help="apply database migrations").set_defaults(func=cmd_migrate)
+    validate = sub.add_parser("validate", help="check every lesson, quiz and exercise")
+    validate.add_argument("--json", action="store_true")
+    validate.set_defaults(func=cmd_validate)
+    grade = sub.add_parser("grade", help="grade a file as the web app would")
+    grade.add_argument("exercise")
+    grade.add_argument("file")
+    grade.add_argument("--framework", choices=["numpy", "torch", "jax"])
+    grade.add_argument("--mode", choices=["submit", "run"], default="submit")
+    grade.add_argument("--json", action="store_true")
+    grade.set_defaults(func=cmd_grade)
+    bench = sub.add_parser("bench", help="measure submit-to-verdict latency and throughput")
+    bench.add_argument("--samples", type=int, default=20)
+    bench.add_argument("--burst", type=int, default=60)
+    bench.add_argument("--baseline-samples", type=int, default=5)
+    bench.set_defaults(func=cmd_bench)
+    users = sub.add_parser("users", help="manage accounts")
+    users_sub = users.add_subparsers(dest="users_command", required=True)
+    create = users_sub.add_parser("create", help="create an account (idempotent)")
+    create.add_argument("--email", required=True)
+    create.add_argument("--password", required=True)
+    create.add_argument("--role", choices=[r.value for r in Role], default="student")
+    create.add_argument("--name")
+    token = users_sub.add_parser("token", help="print a bearer token for an account")
+    token.add_argument("--email", required=True)
+    users.set_defaults(func=cmd_users)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse arguments and run one command; configuration errors become one clear line."""
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    args = build_parser().parse_args(argv)
+    try:
+        get_settings()
+    except ValidationError as exc:
+        return _fail("; ".join(str(e["msg"]).removeprefix("Value error, ") for e in exc.errors()))
+    from app.db import DataDirError
+
+    try:
+        result: int = args.func(args)
+    except DataDirError as exc:
+        return _fail(str(exc))
+    return result

@@ -1,0 +1,82 @@
+"""One settings object, read from the environment (and .env), so every part agrees on config."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEV_SECRET_KEY = "dev-insecure-secret-key-change-me"  # noqa: S105 - refused in production
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class Settings(BaseSettings):
+    """Platform configuration; the defaults are the embedded single-machine mode."""
+
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore")
+
+    app_env: Literal["development", "production", "test"] = Field(
+        default="development", description="production refuses development secrets."
+    )
+    app_data_dir: Path = Field(
+        default=Path("./var"), description="Where the SQLite database, logs and caches live."
+    )
+    database_url: str | None = Field(
+        default=None, description="SQLAlchemy URL; default is a SQLite file in app_data_dir."
+    )
+    redis_url: str | None = Field(
+        default=None, description="Unset: embedded queue. redis://...: distributed queue."
+    )
+    secret_key: str = Field(default=DEV_SECRET_KEY, description="Signs sessions and tokens.")
+    content_dir: Path = Field(default=ROOT, description="Folder holding lessons/ and exercises/.")
+    max_code_bytes: int = Field(default=64 * 1024, description="Largest accepted submission.")
+    pool_sizes: dict[str, int] = Field(
+        default_factory=lambda: {"numpy": 2, "torch": 1, "jax": 1},
+        description="Warm sandboxed interpreters kept ready per framework.",
+    )
+    grading_workers: int = Field(default=4, ge=1, description="Jobs graded at once per process.")
+    pool_warm_on_start: bool = Field(
+        default=True, description="Start the warm pool when the app starts (off in unit tests)."
+    )
+    sandbox_memory_mb: int = Field(default=2048, description="Memory cap per grading sandbox.")
+
+    @model_validator(mode="after")
+    def _refuse_dev_secret_in_production(self) -> Settings:
+        if self.app_env == "production" and self.secret_key == DEV_SECRET_KEY:
+            raise ValueError(
+                "SECRET_KEY is still the development default; set SECRET_KEY to a long random "
+                "value before running with APP_ENV=production"
+            )
+        if self.app_env == "production" and len(self.secret_key) < 32:
+            raise ValueError("SECRET_KEY must be at least 32 characters in production")
+        return self
+
+    @property
+    def sqlalchemy_url(self) -> str:
+        """The database URL with the driver SQLAlchemy should use."""
+        if self.database_url is None:
+            return f"sqlite:///{(self.app_data_dir / 'app.db').resolve()}"
+        url = self.database_url
+        for prefix in ("postgresql://", "postgres://"):
+            if url.startswith(prefix):
+                return "postgresql+psycopg://" + url[len(prefix) :]
+        return url
+
+    @property
+    def lessons_dir(self) -> Path:
+        """Folder of lesson markdown files."""
+        return self.content_dir / "lessons"
+
+    @property
+    def exercises_dir(self) -> Path:
+        """Folder of exercise folders."""
+        return self.content_dir / "exercises"
+
+
+@lru_cache
+def get_settings() -> Settings:
+    """Settings are read once per process; tests clear this cache to change them."""
+    return Settings()

@@ -1,0 +1,253 @@
+"""Reads lessons and exercises from disk; a broken file becomes a Problem, never a crash."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from app.content.render import render_markdown
+from app.content.schemas import ExerciseMeta, LessonMeta, Mistake, MistakesFile
+
+log = logging.getLogger(__name__)
+M = TypeVar("M", bound=BaseModel)
+
+EXERCISE_FILES = ("exercise.yaml", "statement.md", "reference.py", "cases.py", "mistakes.yaml")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with one content file, with a line when we can find it."""
+
+    path: str
+    message: str
+    line: int | None = None
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        return f"{where}: {self.message}"
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """A loaded lesson: its metadata and rendered body."""
+
+    meta: LessonMeta
+    html: str
+    path: Path
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """A loaded exercise folder (the grader reads the Python files itself)."""
+
+    meta: ExerciseMeta
+    statement_html: str
+    starters: dict[str, str]
+    solutions: dict[str, str]
+    mistakes: list[Mistake]
+    path: Path
+
+
+@dataclass
+class Course:
+    """Everything loaded, plus everything that failed to load."""
+
+    lessons: list[Lesson] = field(default_factory=list)
+    exercises: list[Exercise] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    def lesson(self, slug: str) -> Lesson | None:
+        """The lesson with this slug, if it loaded."""
+        return next((les for les in self.lessons if les.meta.slug == slug), None)
+
+    def exercise(self, slug: str) -> Exercise | None:
+        """The exercise with this slug, if it loaded."""
+        return next((ex for ex in self.exercises if ex.meta.slug == slug), None)
+
+
+class ContentError(Exception):
+    """A file could not be turned into content; carries the line when known."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+def _rel(path: Path, root: Path) -> str:
+    try:
+        return str(path.relative_to(root))
+    except ValueError:
+        return str(path)
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ContentError(f"not valid UTF-8 (byte {exc.start})") from exc
+
+
+def _load_yaml(text: str, *, line_offset: int = 0) -> Any:
+    try:
+        return yaml.safe_load(text)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        line = mark.line + 1 + line_offset if mark is not None else None
+        raise ContentError(f"invalid YAML: {exc.problem}", line) from exc
+    except yaml.YAMLError as exc:
+        raise ContentError(f"invalid YAML: {exc}") from exc
+
+
+def _key_line(text: str, key: object, line_offset: int) -> int | None:
+    needle = f"{key}:"
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.lstrip().startswith(needle) or line.lstrip().startswith(f"- {needle}"):
+            return number + line_offset
+    return None
+
+
+def _validate(model: type[M], data: Any, text: str, line_offset: int = 0) -> M:
+    if not isinstance(data, dict):
+        raise ContentError("expected a mapping of keys to values", 1 + line_offset)
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        line = _key_line(text, first["loc"][-1], line_offset) if first["loc"] else None
+        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        raise ContentError(f"{loc}: {first['msg']}{more}", line) from exc
+
+
+def split_front_matter(text: str) -> tuple[str, str]:
+    """Split '---\\nyaml\\n---\\nbody' into (yaml, body)."""
+    if not text.startswith("---\n"):
+        raise ContentError("a lesson must start with '---' front matter", 1)
+    end = text.find("\n---\n", 4)
+    if end == -1:
+        raise ContentError("front matter has no closing '---' line", 1)
+    return text[4 : end + 1], text[end + 5 :]
+
+
+def load_lesson(path: Path) -> Lesson:
+    """Parse, validate and render one lesson file."""
+    text = _read_text(path)
+    front, body = split_front_matter(text)
+    meta = _validate(LessonMeta, _load_yaml(front, line_offset=1), front, line_offset=1)
+    return Lesson(meta=meta, html=render_markdown(_drop_title_heading(body)), path=path)
+
+
+def _drop_title_heading(body: str) -> str:
+    """The page template prints the title; a leading '# Title' line would repeat it."""
+    stripped = body.lstrip("\n")
+    if stripped.startswith("# "):
+        return stripped.split("\n", 1)[1] if "\n" in stripped else ""
+    return body
+
+
+def _check_python(path: Path) -> str:
+    source = _read_text(path)
+    try:
+        compile(source, str(path), "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        raise ContentError(f"Python syntax error: {exc.msg}", exc.lineno) from exc
+    return source
+
+
+def load_exercise(folder: Path, root: Path, problems: list[Problem]) -> Exercise:
+    """Load one exercise folder; missing or broken files raise with the file named."""
+    for name in EXERCISE_FILES:
+        if not (folder / name).is_file():
+            raise ContentError(f"missing required file {name}")
+    meta_text = _read_text(folder / "exercise.yaml")
+    meta = _validate(ExerciseMeta, _load_yaml(meta_text), meta_text)
+    if meta.slug != folder.name:
+        raise ContentError(f"slug '{meta.slug}' must equal the folder name '{folder.name}'")
+    mistakes_text = _read_text(folder / "mistakes.yaml")
+    mistakes = _validate(MistakesFile, _load_yaml(mistakes_text) or {}, mistakes_text)
+    for mistake in mistakes.mistakes:
+        if mistake.framework not in meta.frameworks:
+            raise ContentError(
+                f"mistake '{mistake.id}' uses framework {mistake.framework}, "
+                f"which the exercise does not offer"
+            )
+    starters: dict[str, str] = {}
+    solutions: dict[str, str] = {}
+    for fw in meta.frameworks:
+        for kind, target in (("starter", starters), ("solutions", solutions)):
+            path = folder / kind / f"{fw}.py"
+            if not path.is_file():
+                raise ContentError(f"missing {kind}/{fw}.py for framework {fw}")
+            try:
+                target[fw] = _check_python(path)
+            except ContentError as exc:
+                problems.append(Problem(_rel(path, root), str(exc), exc.line))
+                raise ContentError(f"{kind}/{fw}.py is broken") from exc
+    for name in ("reference.py", "cases.py"):
+        try:
+            _check_python(folder / name)
+        except ContentError as exc:
+            problems.append(Problem(_rel(folder / name, root), str(exc), exc.line))
+            raise ContentError(f"{name} is broken") from exc
+    statement = render_markdown(_drop_title_heading(_read_text(folder / "statement.md")))
+    return Exercise(meta, statement, starters, solutions, list(mistakes.mistakes), folder)
+
+
+def load_course(lessons_dir: Path, exercises_dir: Path) -> Course:
+    """Load everything that can be loaded and collect a Problem for everything else."""
+    root = lessons_dir.parent
+    course = Course()
+    for path in sorted(lessons_dir.glob("*.md")) if lessons_dir.is_dir() else []:
+        try:
+            course.lessons.append(load_lesson(path))
+        except (ContentError, OSError) as exc:
+            course.problems.append(Problem(_rel(path, root), str(exc), getattr(exc, "line", None)))
+    folders = (
+        sorted(
+            p for p in exercises_dir.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))
+        )
+        if exercises_dir.is_dir()
+        else []
+    )
+    for folder in folders:
+        try:
+            course.exercises.append(load_exercise(folder, root, course.problems))
+        except (ContentError, OSError) as exc:
+            path = folder / "exercise.yaml"
+            course.problems.append(Problem(_rel(path, root), str(exc), getattr(exc, "line", None)))
+    _check_cross_references(course)
+    course.lessons.sort(key=lambda les: (les.meta.order, les.meta.slug))
+    course.exercises.sort(key=lambda ex: (ex.meta.order, ex.meta.slug))
+    for problem in course.problems:
+        log.warning("content problem: %s", problem)
+    return course
+
+
+def _check_cross_references(course: Course) -> None:
+    seen: dict[str, Path] = {}
+    items: list[Lesson | Exercise] = [*course.lessons, *course.exercises]
+    for item in items:
+        kind = "lesson" if isinstance(item, Lesson) else "exercise"
+        key = f"{kind}:{item.meta.slug}"
+        if key in seen:
+            course.problems.append(
+                Problem(
+                    str(item.path),
+                    f"duplicate {kind} slug '{item.meta.slug}' (also in {seen[key]})",
+                )
+            )
+        seen[key] = item.path
+    lesson_slugs = {les.meta.slug for les in course.lessons}
+    for ex in course.exercises:
+        if ex.meta.lesson and ex.meta.lesson not in lesson_slugs:
+            course.problems.append(
+                Problem(
+                    f"exercises/{ex.meta.slug}/exercise.yaml",
+                    f"lesson '{ex.meta.lesson}' does not exist (yet); the link is hidden",
+                )
+            )

@@ -1,0 +1,46 @@
+"""The loaded course, kept per process and reloadable without a restart."""
+
+from __future__ import annotations
+
+import threading
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from app.config import get_settings
+from app.content.loader import Course, Exercise, Lesson, load_course
+
+_lock = threading.Lock()
+
+
+def load_from_settings() -> Course:
+    """Load the course from the folders the settings name."""
+    settings = get_settings()
+    return load_course(settings.lessons_dir, settings.exercises_dir)
+
+
+def reload_course(*, request_app: object) -> Course:
+    """Re-read content from disk and swap it in atomically."""
+    course = load_from_settings()
+    with _lock:
+        request_app.state.course = course  # type: ignore[attr-defined]
+    return course
+
+
+def get_course(request: Request) -> Course:
+    """FastAPI dependency: the course loaded at start-up."""
+    course: Course = request.app.state.course
+    return course
+
+
+CourseDep = Annotated[Course, Depends(get_course)]
+
+
+def visible_lessons(*, course: Course, include_drafts: bool) -> list[Lesson]:
+    """Lessons in course order; drafts only for instructors."""
+    return [les for les in course.lessons if include_drafts or not les.meta.draft]
+
+
+def visible_exercises(*, course: Course, include_drafts: bool) -> list[Exercise]:
+    """Exercises in course order; drafts only for instructors."""
+    return [ex for ex in course.exercises if include_drafts or not ex.meta.draft]

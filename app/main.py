@@ -1,0 +1,65 @@
+"""Application factory: wires domains, middleware, static files and the loaded course."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
+
+from app.config import ROOT, get_settings
+from app.content import routes as content_routes
+from app.content.service import load_from_settings
+from app.grading.service import get_grader, shutdown_grader
+from app.instructor import routes as instructor_routes
+from app.submissions import routes as submission_routes
+from app.submissions.queue import EmbeddedQueue
+from app.web import docs, metrics
+from app.web.errors import install_error_handlers
+from app.web.security import SecurityHeadersMiddleware
+
+log = logging.getLogger(__name__)
+STATIC_DIR = ROOT / "frontend" / "dist"
+
+
+@asynccontextmanager
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    """Load content once at start-up; a broken file is logged, never fatal."""
+    if not hasattr(app.state, "course"):
+        app.state.course = load_from_settings()
+    if not (STATIC_DIR / "style.css").is_file():
+        log.warning("front-end assets are missing in %s: run `make assets`", STATIC_DIR)
+    settings = get_settings()
+    queue = EmbeddedQueue(workers=settings.grading_workers)
+    app.state.queue = queue
+    queue.start()
+    if settings.pool_warm_on_start:
+        await asyncio.to_thread(get_grader)
+    try:
+        yield
+    finally:
+        queue.stop()
+        shutdown_grader()
+
+
+def create_app() -> FastAPI:
+    """Build the FastAPI application."""
+    app = FastAPI(
+        title="Positional embeddings course",
+        version="0.1.0",
+        docs_url=None,
+        redoc_url=None,
+        lifespan=lifespan,
+    )
+    app.add_middleware(SecurityHeadersMiddleware)
+    install_error_handlers(app)
+    app.mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static")
+    app.include_router(content_routes.router)
+    app.include_router(instructor_routes.router)
+    app.include_router(submission_routes.router)
+    app.include_router(docs.router)
+    app.include_router(metrics.router)
+    return app

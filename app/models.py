@@ -1,0 +1,18 @@
+"""Imports every model so Alembic and create_all see the whole schema."""
+
+from app.db import Base
+from app.progress.models import LessonRead, QuizAttempt
+from app.submissions.models import Draft, Submission
+from app.users.models import ApiToken, Role, User, WebSession
+
+__all__ = [
+    "ApiToken",
+    "Base",
+    "Draft",
+    "LessonRead",
+    "QuizAttempt",
+    "Role",
+    "Submission",
+    "User",
+    "WebSession",
+]

@@ -1,0 +1,38 @@
+"""What each student has read and answered."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from sqlalchemy import JSON, Float, ForeignKey, String, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from app.db import Base
+from app.models_base import created_at_column
+
+
+class LessonRead(Base):
+    """A student opened a lesson (first time kept)."""
+
+    __tablename__ = "lesson_reads"
+    __table_args__ = (UniqueConstraint("user_id", "lesson_slug"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    lesson_slug: Mapped[str] = mapped_column(String(100), index=True)
+    created_at: Mapped[dt.datetime] = created_at_column()
+
+
+class QuizAttempt(Base):
+    """One graded attempt at a lesson's quiz; retakes add rows."""
+
+    __tablename__ = "quiz_attempts"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    lesson_slug: Mapped[str] = mapped_column(String(100), index=True)
+    answers: Mapped[dict[str, Any]] = mapped_column(JSON)
+    results: Mapped[dict[str, Any]] = mapped_column(JSON)
+    score: Mapped[float] = mapped_column(Float)
+    created_at: Mapped[dt.datetime] = created_at_column()

@@ -1,0 +1,53 @@
+"""Submissions, their grade reports, and students' saved drafts."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from sqlalchemy import JSON, DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from app.db import Base
+from app.models_base import created_at_column, utcnow
+
+
+class Submission(Base):
+    """Code sent for grading; the row is written before any job is queued."""
+
+    __tablename__ = "submissions"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    exercise_slug: Mapped[str] = mapped_column(String(100), index=True)
+    framework: Mapped[str] = mapped_column(String(20))
+    mode: Mapped[str] = mapped_column(String(10), default="submit")
+    code: Mapped[str] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(20), default="queued", index=True)
+    verdict: Mapped[str | None] = mapped_column(String(40), default=None)
+    score: Mapped[float | None] = mapped_column(Float, default=None)
+    message: Mapped[str | None] = mapped_column(Text, default=None)
+    report: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    duration_ms: Mapped[float | None] = mapped_column(Float, default=None)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    lease_expires_at: Mapped[dt.datetime | None] = mapped_column(
+        DateTime(timezone=True), default=None
+    )
+    created_at: Mapped[dt.datetime] = created_at_column()
+    finished_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+
+
+class Draft(Base):
+    """The student's latest editor contents per exercise and framework."""
+
+    __tablename__ = "drafts"
+    __table_args__ = (UniqueConstraint("user_id", "exercise_slug", "framework"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    exercise_slug: Mapped[str] = mapped_column(String(100))
+    framework: Mapped[str] = mapped_column(String(20))
+    code: Mapped[str] = mapped_column(Text)
+    updated_at: Mapped[dt.datetime] = mapped_column(
+        DateTime(timezone=True), default=utcnow, onupdate=utcnow
+    )

@@ -1,0 +1,163 @@
+"""Submissions: write the row first, queue the job, grade it once, store the report."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from typing import Any
+
+from sqlalchemy import or_, select, update
+from sqlalchemy.orm import Session
+
+from app.content.loader import Course
+from app.models_base import utcnow
+from app.submissions.models import Submission
+from app.users.models import Role, User
+
+log = logging.getLogger(__name__)
+LEASE = dt.timedelta(seconds=120)
+
+
+class SubmissionError(Exception):
+    """A submission that cannot be accepted; carries the HTTP status and a plain message."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def create_submission(
+    *,
+    session: Session,
+    course: Course,
+    user: User,
+    exercise: str,
+    code: str,
+    framework: str | None,
+    mode: str,
+    max_bytes: int,
+) -> Submission:
+    """Validate, then store the row as 'queued' (the caller queues the job after commit)."""
+    found = course.exercise(exercise)
+    if found is None or (found.meta.draft and user.role != Role.instructor):
+        raise SubmissionError(404, f"There is no exercise called '{exercise}'.")
+    chosen = framework or found.meta.default_framework
+    if chosen not in found.meta.frameworks:
+        offered = ", ".join(found.meta.frameworks)
+        raise SubmissionError(
+            422, f"This exercise is not offered in '{chosen}'; choose one of: {offered}."
+        )
+    if mode not in ("submit", "run"):
+        raise SubmissionError(422, "mode must be 'submit' or 'run'.")
+    size = len(code.encode("utf-8", "surrogatepass"))
+    if size > max_bytes:
+        raise SubmissionError(
+            413,
+            f"Your code is {size // 1024} KB; the limit is "
+            f"{max_bytes // 1024} KB. Your text is still in the editor.",
+        )
+    row = Submission(
+        user_id=user.id,
+        exercise_slug=exercise,
+        framework=chosen,
+        mode=mode,
+        code=code,
+        status="queued",
+    )
+    session.add(row)
+    session.commit()
+    return row
+
+
+def visible_submission(*, session: Session, user: User, submission_id: int) -> Submission | None:
+    """The submission if this user may see it (its author or an instructor)."""
+    row = session.get(Submission, submission_id)
+    if row is None or (row.user_id != user.id and user.role != Role.instructor):
+        return None
+    return row
+
+
+def public_view(row: Submission, *, for_instructor: bool) -> dict[str, Any]:
+    """The API shape of a submission; hidden tests stay opaque to students."""
+    report = row.report or {}
+    tests = report.get("tests", [])
+    if not for_instructor:
+        tests = [_student_test(t) for t in tests]
+    return {
+        "id": row.id,
+        "exercise": row.exercise_slug,
+        "framework": row.framework,
+        "mode": row.mode,
+        "status": row.status,
+        "verdict": row.verdict,
+        "score": row.score,
+        "message": row.message,
+        "tests": tests,
+        "duration_ms": row.duration_ms,
+        "stdout": report.get("stdout", ""),
+        "line": report.get("line"),
+        "created_at": row.created_at.isoformat(),
+    }
+
+
+def _student_test(test: dict[str, Any]) -> dict[str, Any]:
+    if not test.get("hidden"):
+        return test
+    keep = ("name", "hidden", "passed", "verdict", "message", "misconception")
+    return {k: test.get(k) for k in keep}
+
+
+def claim(*, session: Session, submission_id: int) -> Submission | None:
+    """Take the job: queued, or running with an expired lease; None if someone else has it."""
+    now = utcnow()
+    result = session.execute(
+        update(Submission)
+        .where(Submission.id == submission_id)
+        .where(
+            or_(
+                Submission.status == "queued",
+                (Submission.status == "running") & (Submission.lease_expires_at < now),
+            )
+        )
+        .values(status="running", lease_expires_at=now + LEASE, attempts=Submission.attempts + 1)
+    )
+    session.commit()
+    if result.rowcount != 1:  # type: ignore[attr-defined]
+        return None
+    return session.get(Submission, submission_id)
+
+
+def store_report(*, session: Session, submission_id: int, report: dict[str, Any]) -> None:
+    """Write the final report once; a duplicate run of the same job changes nothing."""
+    session.execute(
+        update(Submission)
+        .where(Submission.id == submission_id, Submission.status == "running")
+        .values(
+            status="done",
+            verdict=report["verdict"],
+            score=report["score"],
+            message=report["message"],
+            report=report,
+            duration_ms=report["duration_ms"],
+            finished_at=utcnow(),
+            lease_expires_at=None,
+        )
+    )
+    session.commit()
+
+
+def pending_ids(*, session: Session) -> list[int]:
+    """Jobs to (re)queue at start-up: queued ones and running ones whose lease ran out."""
+    now = utcnow()
+    rows = session.scalars(
+        select(Submission.id)
+        .where(
+            or_(
+                Submission.status == "queued",
+                (Submission.status == "running") & (Submission.lease_expires_at < now),
+            )
+        )
+        .order_by(Submission.id)
+    )
+    return list(rows)

@@ -1,0 +1,58 @@
+"""Accounts, API tokens and server-side browser sessions."""
+
+from __future__ import annotations
+
+import datetime as dt
+import enum
+
+from sqlalchemy import DateTime, Enum, ForeignKey, String
+from sqlalchemy.orm import Mapped, mapped_column
+
+from app.db import Base
+from app.models_base import created_at_column
+
+
+class Role(enum.StrEnum):
+    """What an account may do: students solve, instructors also see everyone's work."""
+
+    student = "student"
+    instructor = "instructor"
+
+
+class User(Base):
+    """A person with an account."""
+
+    __tablename__ = "users"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    email: Mapped[str] = mapped_column(String(320), unique=True, index=True)
+    name: Mapped[str] = mapped_column(String(200), default="")
+    password_hash: Mapped[str] = mapped_column(String(255))
+    role: Mapped[Role] = mapped_column(
+        Enum(Role, name="user_role", native_enum=False, length=20), default=Role.student
+    )
+    created_at: Mapped[dt.datetime] = created_at_column()
+
+
+class ApiToken(Base):
+    """A bearer token for scripts; only its SHA-256 is stored."""
+
+    __tablename__ = "api_tokens"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[dt.datetime] = created_at_column()
+
+
+class WebSession(Base):
+    """A browser session kept on the server so logging out really ends it."""
+
+    __tablename__ = "web_sessions"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    csrf_token: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[dt.datetime] = created_at_column()
+    expires_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))

@@ -1,0 +1,78 @@
+"""Account operations, keyword-only so call sites read like sentences."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+
+from pwdlib import PasswordHash
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.users.models import ApiToken, Role, User
+
+_hasher = PasswordHash.recommended()
+MIN_PASSWORD_LENGTH = 8
+
+
+class AccountError(ValueError):
+    """A request about an account that cannot be honoured; the message is user-facing."""
+
+
+def normalize_email(email: str) -> str:
+    """Emails compare case-insensitively and without surrounding spaces."""
+    return email.strip().lower()
+
+
+def check_password_strength(password: str) -> None:
+    """Refuse passwords a guesser would find first."""
+    if len(password) < MIN_PASSWORD_LENGTH:
+        raise AccountError(f"the password must be at least {MIN_PASSWORD_LENGTH} characters long")
+    if password.lower() in {"password", "12345678", "password1", "qwertyui"}:
+        raise AccountError("this password is too common; choose another")
+
+
+def get_user_by_email(*, session: Session, email: str) -> User | None:
+    """Look an account up by email."""
+    return session.scalar(select(User).where(User.email == normalize_email(email)))
+
+
+def create_user(
+    *, session: Session, email: str, password: str, role: Role = Role.student, name: str = ""
+) -> tuple[User, bool]:
+    """Create an account; the same email again returns the existing one (created=False)."""
+    email = normalize_email(email)
+    if "@" not in email or email.startswith("@") or email.endswith("@"):
+        raise AccountError(f"'{email}' is not an email address")
+    existing = get_user_by_email(session=session, email=email)
+    if existing is not None:
+        return existing, False
+    check_password_strength(password)
+    user = User(email=email, name=name.strip(), password_hash=_hasher.hash(password), role=role)
+    session.add(user)
+    session.commit()
+    return user, True
+
+
+def verify_password(*, user: User, password: str) -> bool:
+    """Constant-time password check."""
+    return bool(_hasher.verify(password, user.password_hash))
+
+
+def hash_token(token: str) -> str:
+    """Tokens are stored as SHA-256 so a database leak leaks no usable token."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def issue_api_token(*, session: Session, user: User) -> str:
+    """A new bearer token for scripts; shown once."""
+    token = secrets.token_urlsafe(32)
+    session.add(ApiToken(user_id=user.id, token_hash=hash_token(token)))
+    session.commit()
+    return token
+
+
+def user_for_api_token(*, session: Session, token: str) -> User | None:
+    """The account a bearer token belongs to, if any."""
+    row = session.scalar(select(ApiToken).where(ApiToken.token_hash == hash_token(token)))
+    return session.get(User, row.user_id) if row is not None else None

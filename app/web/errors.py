@@ -1,0 +1,68 @@
+"""Friendly error pages for people, JSON errors for scripts."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import Response
+
+from app.web.templating import render
+
+TITLES = {
+    401: "Please log in",
+    403: "Not allowed",
+    404: "Page not found",
+    405: "Method not allowed",
+    413: "Too large",
+    422: "Invalid request",
+    500: "Something went wrong",
+}
+
+
+def wants_json(request: Request) -> bool:
+    """API paths and clients that ask for JSON get JSON errors."""
+    if request.url.path.startswith("/api/") or request.url.path in {"/healthz", "/metrics"}:
+        return True
+    accept = request.headers.get("accept", "")
+    return "application/json" in accept and "text/html" not in accept
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Register handlers so no error shows a stack trace or a bare 'Not Found'."""
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        if wants_json(request):
+            return JSONResponse(
+                {"detail": exc.detail},
+                status_code=exc.status_code,
+                headers=getattr(exc, "headers", None),
+            )
+        detail = exc.detail if exc.status_code != 404 or exc.detail != "Not Found" else None
+        return render(
+            request,
+            "error.html",
+            status_code=exc.status_code,
+            title=TITLES.get(exc.status_code, "Error"),
+            detail=detail,
+            status=exc.status_code,
+        )
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(request: Request, exc: RequestValidationError) -> Response:
+        errors = [
+            {"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")}
+            for e in exc.errors()
+        ]
+        if wants_json(request):
+            return JSONResponse({"detail": errors}, status_code=422)
+        return render(
+            request,
+            "error.html",
+            status_code=422,
+            title=TITLES[422],
+            detail="; ".join(e["msg"] for e in errors),
+            status=422,
+        )

@@ -1,0 +1,19 @@
+"""Jinja2 environment shared by every domain's pages (autoescaping on)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import Request
+from fastapi.templating import Jinja2Templates
+from starlette.responses import Response
+
+from app.config import ROOT
+
+templates = Jinja2Templates(directory=str(ROOT / "templates"))
+
+
+def render(request: Request, name: str, status_code: int = 200, **context: Any) -> Response:
+    """Render a template with the request's user available as `user`."""
+    context.setdefault("user", getattr(request.state, "user", None))
+    return templates.TemplateResponse(request, name, context, status_code=status_code)

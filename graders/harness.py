@@ -1,0 +1,220 @@
+"""Runs INSIDE the sandbox: warm up a framework, take one job, send outputs back as frames.
+
+This file is executed as a script by the sandboxed interpreter; it must import nothing from the
+project except `protocol` (bound read-only next to it). It never sees reference code or expected
+values: only the job's inputs arrive, and only plain arrays leave.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+import types
+from typing import Any
+
+import protocol  # type: ignore[import-not-found]  # bound beside this file in the sandbox
+
+JOB_FD, RESULT_FD = 3, 4
+FILE_LEVEL = protocol.FILE_LEVEL_TEST
+SLOTS = 4  # result ids are case_index * SLOTS + slot; graders/judge.py uses the same number
+READY = b"R"
+
+
+def _import_framework(framework: str) -> Any:
+    import numpy as np
+
+    if framework == "torch":
+        import torch
+
+        torch.set_num_threads(1)
+        torch.zeros(2) + 1
+    elif framework == "jax":
+        import flax.linen  # noqa: F401
+        import jax
+        import jax.numpy as jnp
+
+        jnp.ones(2).block_until_ready()
+        del jax
+    return np
+
+
+def _to_framework(value: Any, framework: str) -> Any:
+    import numpy as np
+
+    if not isinstance(value, np.ndarray):
+        return value
+    if framework == "torch":
+        import torch
+
+        return torch.from_numpy(value.copy())
+    if framework == "jax":
+        import jax.numpy as jnp
+
+        return jnp.asarray(value)
+    return value.copy()
+
+
+def _to_numpy(value: Any) -> Any:
+    """Convert whatever the student returned into a plain ndarray, here in the sandbox."""
+    import numpy as np
+
+    if type(value).__module__.startswith("torch"):
+        value = value.detach().cpu()
+        if str(value.dtype) == "torch.bfloat16":
+            value = value.float()
+        value = value.numpy()
+    elif type(value).__module__.startswith(("jax", "jaxlib")):
+        value = np.asarray(value.block_until_ready())
+    array = np.array(value, copy=True)
+    if type(array) is not np.ndarray:
+        array = np.asarray(array).view(np.ndarray)
+    if array.dtype == object:
+        raise TypeError("the function returned a Python object, not an array of numbers")
+    return np.ascontiguousarray(array)
+
+
+def _short_traceback(exc: BaseException) -> str:
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == "submission.py"]
+    where = f" (line {frames[-1].lineno} of your code)" if frames else ""
+    try:
+        text = str(exc)
+    except Exception:
+        text = "<the error message could not be shown>"
+    return f"{text[:500]}{where}"
+
+
+def _run_class(entry: Any, inputs: dict[str, Any], framework: str, send: Any) -> None:
+    """Slot 1: trainable parameter count; slot 2: those parameters, flat; slot 0: forward(x)."""
+    import numpy as np
+
+    module = entry(int(inputs["max_len"]), int(inputs["d_model"]))
+    trainable = [p for p in module.parameters() if p.requires_grad]
+    send(1, np.asarray([sum(int(p.numel()) for p in trainable)], dtype=np.int64))
+    flat = [_to_numpy(p).reshape(-1).astype(np.float32) for p in trainable]
+    send(2, np.concatenate(flat) if flat else np.zeros(0, dtype=np.float32))
+    send(0, _to_numpy(module(_to_framework(inputs["x"], framework))))
+
+
+def run_job(job: Any, write: Any) -> None:
+    """Execute one job, writing one frame per output as soon as it exists."""
+    framework = job.framework
+    sent = 0
+
+    def send(case_index: int, slot: int, array: Any) -> None:
+        nonlocal sent
+        write(protocol.encode_array(case_index * SLOTS + slot, array))
+        sent += 1
+
+    def fail(test: int, exc: BaseException) -> None:
+        nonlocal sent
+        write(protocol.encode_error(test, type(exc).__name__, _short_traceback(exc)))
+        sent += 1
+
+    try:
+        code = compile(job.code or "", "submission.py", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as exc:
+        line = getattr(exc, "lineno", None)
+        text = getattr(exc, "msg", None) or str(exc)
+        message = f"{text} (line {line})" if line else text
+        write(protocol.encode_error(FILE_LEVEL, "SyntaxError", message))
+        write(protocol.encode_end(1))
+        return
+    module = types.ModuleType("submission")
+    module.__file__ = "submission.py"
+    sys.modules["submission"] = module  # Flax modules (dataclasses) look their module up here
+    namespace = module.__dict__
+    try:
+        exec(code, namespace)  # noqa: S102 - this is the untrusted code; we are in the sandbox
+    except BaseException as exc:
+        write(protocol.encode_error(FILE_LEVEL, "ImportError", _short_traceback(exc)))
+        write(protocol.encode_end(1))
+        return
+    entry = namespace.get(job.entry_name)
+    if entry is None or not callable(entry):
+        kind = "class" if job.entry_kind == "class" else "function"
+        message = f"your code does not define a {kind} named {job.entry_name}"
+        write(protocol.encode_error(FILE_LEVEL, "MissingEntry", message))
+        write(protocol.encode_end(1))
+        return
+    for case in job.cases:
+        index = case.index
+        try:
+            if job.entry_kind == "class":
+                _run_class(entry, case.args, framework, lambda s, a, i=index: send(i, s, a))
+            else:
+                args = {k: _to_framework(v, framework) for k, v in case.args.items()}
+                send(index, 0, _to_numpy(entry(**args)))
+        except BaseException as exc:
+            fail(index * SLOTS, exc)
+    write(protocol.encode_end(sent))
+
+
+WARMUP_FILE = "/grader/warmup.json"
+
+
+def _warm_up(framework: str) -> None:
+    """Run trusted model solutions on zero inputs of the test shapes so JAX compiles them now.
+
+    The inputs are zeros, never the real (or hidden) test inputs, and everything is dropped
+    before the job arrives.
+    """
+    import gc
+    import json
+
+    import numpy as np
+
+    if framework != "jax" or not os.path.exists(WARMUP_FILE):
+        return
+    with open(WARMUP_FILE, encoding="utf-8") as handle:
+        bundle = json.load(handle)
+    for item in bundle:
+        warm_module = types.ModuleType("warmup")
+        sys.modules["warmup"] = warm_module
+        scope = warm_module.__dict__
+        exec(compile(item["code"], "warmup.py", "exec"), scope)  # noqa: S102 - trusted solution
+        func = scope[item["entry"]]
+        for args in item["cases"]:
+            inputs = {
+                k: _to_framework(np.zeros(v["shape"], dtype=v["dtype"]), framework)
+                if isinstance(v, dict)
+                else v
+                for k, v in args.items()
+            }
+            try:
+                _to_numpy(func(**inputs))
+            except Exception:  # noqa: S112 - warm-up is best effort
+                continue
+        del scope, func, warm_module
+        sys.modules.pop("warmup", None)
+    gc.collect()
+
+
+def main() -> None:
+    """Warm up, say ready, wait for one job, run it, exit."""
+    framework = sys.argv[1]
+    _import_framework(framework)
+    _warm_up(framework)
+    result = os.fdopen(RESULT_FD, "wb", buffering=0)
+    result.write(READY)
+    with os.fdopen(JOB_FD, "rb") as job_stream:
+        job = protocol.read_job(job_stream)
+    run_job(job, _writer(result))
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
+
+
+def _writer(stream: Any) -> Any:
+    """Write whole frames even if the pipe takes them in pieces."""
+
+    def write(data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            view = view[stream.write(view) :]
+
+    return write
+
+
+if __name__ == "__main__":
+    main()

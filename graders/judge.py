@@ -1,0 +1,252 @@
+"""Turns raw sandbox results into verdicts, outside the sandbox, against the trusted reference."""
+
+from __future__ import annotations
+
+import signal
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from graders import protocol
+from graders.compare import compare
+from graders.feedback import describe, match_misconception
+from graders.report import Report, TestResult, Verdict, file_level, overall
+from graders.spec import Case, ExerciseSpec
+
+if TYPE_CHECKING:
+    from graders.engine import RawRun
+
+SLOTS = 4  # must equal harness.SLOTS: result ids are case_index * SLOTS + slot
+PREVIEW_ELEMENTS = 4096
+
+
+def result_ids(spec: ExerciseSpec, cases: list[Case]) -> list[int]:
+    """The frame ids the harness sends for these cases."""
+    slots = (0, 1, 2) if spec.entry_kind == "class" else (0,)
+    return [c.index * SLOTS + s for c in cases for s in slots]
+
+
+def _file_level(run: RawRun, duration: float) -> Report | None:
+    raised = run.frames.get(protocol.FILE_LEVEL_TEST)
+    if not isinstance(raised, protocol.RaisedError):
+        return None
+    if raised.type_name == "SyntaxError":
+        line = _line_of(raised.message)
+        return file_level(
+            "syntax_error",
+            f"Python could not read your code: {raised.message}.",
+            duration,
+            line=line,
+            stdout=run.output,
+        )
+    if raised.type_name == "MissingEntry":
+        return file_level(
+            "invalid_submission",
+            f"{raised.message[0].upper()}{raised.message[1:]}; check the spelling of its name.",
+            duration,
+            stdout=run.output,
+        )
+    return file_level(
+        "invalid_submission",
+        f"Your code stopped while it was being loaded: {raised.message}. "
+        "Code outside functions runs once at load time; keep it to imports "
+        "and definitions.",
+        duration,
+        stdout=run.output,
+    )
+
+
+def _line_of(message: str) -> int | None:
+    marker = "(line "
+    if marker in message:
+        digits = message.split(marker, 1)[1].split(")", 1)[0]
+        return int(digits) if digits.isdigit() else None
+    return None
+
+
+def _missing(run: RawRun, limit_ms: int) -> tuple[Verdict, str]:
+    """Why a test produced no result at all."""
+    if run.timed_out or run.exit_signal == signal.SIGXCPU:
+        return "time_limit_exceeded", (
+            f"Your code did not finish within {limit_ms / 1000:g} s. "
+            "Look for a loop that never ends, or work repeated for "
+            "every position that could be done once."
+        )
+    if run.exit_signal == signal.SIGKILL:
+        return "memory_limit_exceeded", (
+            "Your code used more memory than allowed and was "
+            "stopped. Are you building a much larger array than the "
+            "output?"
+        )
+    if run.output_truncated and run.exit_signal is not None:
+        return "output_limit_exceeded", (
+            "Your code printed too much and was stopped; remove prints inside loops."
+        )
+    if run.exit_signal is not None:
+        known = run.exit_signal in {int(sig) for sig in signal.Signals}
+        name = signal.Signals(run.exit_signal).name if known else str(run.exit_signal)
+        return "runtime_error", f"Your code crashed the Python process ({name})."
+    if run.protocol_error and "interfered" in run.protocol_error:
+        return "runtime_error", run.protocol_error
+    return "runtime_error", (
+        "Your code ended the program before this test finished "
+        "(sys.exit or os._exit?). Return the result instead."
+    )
+
+
+def _raised(raised: protocol.RaisedError) -> tuple[Verdict, str]:
+    if raised.type_name == "MemoryError":
+        return "memory_limit_exceeded", (
+            "Your code ran out of memory. Are you building a much larger array than the output?"
+        )
+    if raised.type_name == "RecursionError":
+        return "runtime_error", (
+            "Your function called itself too many times (RecursionError). "
+            "A loop or a vectorised operation is needed here."
+        )
+    return "runtime_error", f"Your function raised {raised.type_name}: {raised.message}"
+
+
+def _preview(array: np.ndarray) -> list[Any] | None:
+    """A small 1-D/2-D view of an output, for heatmaps in the browser."""
+    if array.ndim == 0 or array.size == 0:
+        return None
+    view = array
+    while view.ndim > 2:
+        view = view[0]
+    if view.size > PREVIEW_ELEMENTS:
+        return None
+    return np.where(np.isfinite(view), view, np.nan).astype(float).tolist()  # type: ignore[no-any-return]
+
+
+def _array_test(
+    spec: ExerciseSpec,
+    case: Case,
+    expected: np.ndarray,
+    received: np.ndarray,
+    mistakes: dict[str, dict[int, protocol.Result]],
+) -> TestResult:
+    result = compare(expected, received, rtol=spec.rtol, atol=spec.atol)
+    test = TestResult(
+        name=case.name,
+        hidden=case.hidden,
+        passed=result.passed,
+        verdict="accepted" if result.passed else "wrong_answer",
+        message="",
+    )
+    if not case.hidden:
+        test.input_shapes = {
+            k: list(np.shape(v)) for k, v in case.inputs.items() if isinstance(v, np.ndarray)
+        }
+        test.expected_shape, test.received_shape = list(expected.shape), list(received.shape)
+    if result.passed:
+        test.message = "Passed."
+        return test
+    feedback = describe(result, expected, received, hidden=case.hidden)
+    test.message, test.details = feedback.summary, list(feedback.details)
+    candidates: list[tuple[str, np.ndarray]] = []
+    for mid, out in mistakes.items():
+        wrong = out.get(case.index * SLOTS)
+        if isinstance(wrong, np.ndarray):
+            candidates.append((mid, wrong))
+    found = match_misconception(received, candidates, rtol=spec.rtol, atol=spec.atol)
+    if found:
+        mistake = next(m for m in spec.mistakes if m.id == found)
+        test.misconception = {"id": mistake.id, "title": mistake.title, "hint": mistake.hint}
+    if not case.hidden:
+        test.expected, test.received = _preview(expected), _preview(received)
+    return test
+
+
+def _int(value: object) -> int:
+    return int(np.asarray(value).reshape(-1)[0])
+
+
+def _class_test(
+    spec: ExerciseSpec, case: Case, frames: dict[int, protocol.Result], run: RawRun
+) -> TestResult:
+    base = case.index * SLOTS
+    out, count, params = frames.get(base), frames.get(base + 1), frames.get(base + 2)
+    max_len, d_model = _int(case.inputs["max_len"]), _int(case.inputs["d_model"])
+    name, hidden = case.name, case.hidden
+    if isinstance(count, np.ndarray) and int(count.reshape(-1)[0]) != max_len * d_model:
+        return TestResult(
+            name,
+            hidden,
+            False,
+            "wrong_answer",
+            f"Your module has {int(count.reshape(-1)[0])} trainable parameters; "
+            f"a ({max_len}, {d_model}) table has {max_len * d_model}. Register "
+            "the table with nn.Parameter (a buffer or a plain tensor is not "
+            "trained).",
+        )
+    if case.expect_error:
+        if isinstance(out, protocol.RaisedError):
+            return TestResult(name, hidden, True, "accepted", "Passed: a clear error was raised.")
+        return TestResult(
+            name,
+            hidden,
+            False,
+            "wrong_answer",
+            "A sequence longer than max_len must raise an error (for example "
+            "ValueError) instead of returning a result.",
+        )
+    if isinstance(out, protocol.RaisedError):
+        verdict, message = _raised(out)
+        return TestResult(name, hidden, False, verdict, message)
+    if not isinstance(out, np.ndarray) or not isinstance(params, np.ndarray):
+        verdict, message = _missing(run, spec.time_ms)
+        return TestResult(name, hidden, False, verdict, message)
+    table = params.reshape(max_len, d_model)
+    expected = np.asarray(spec.reference()(x=case.inputs["x"], table=table))
+    return _array_test(spec, case, expected, out, {})
+
+
+def judge_outputs(
+    *,
+    spec: ExerciseSpec,
+    cases: list[Case],
+    run: RawRun,
+    mistakes: dict[str, dict[int, protocol.Result]],
+) -> Report:
+    """Build the report: per-test verdicts, then the overall verdict and score."""
+    early = _file_level(run, 0.0)
+    if early is not None:
+        return early
+    expected = spec.expected() if spec.entry_kind == "function" else {}
+    tests: list[TestResult] = []
+    for case in cases:
+        if spec.entry_kind == "class":
+            tests.append(_class_test(spec, case, run.frames, run))
+            continue
+        got = run.frames.get(case.index * SLOTS)
+        if isinstance(got, np.ndarray):
+            tests.append(_array_test(spec, case, expected[case.index], got, mistakes))
+        elif isinstance(got, protocol.RaisedError):
+            verdict, message = _raised(got)
+            tests.append(TestResult(case.name, case.hidden, False, verdict, message))
+        else:
+            verdict, message = _missing(run, spec.time_ms)
+            tests.append(TestResult(case.name, case.hidden, False, verdict, message))
+    verdict, score = overall(tests)
+    first = next((t for t in tests if not t.passed and not t.hidden), None) or next(
+        (t for t in tests if not t.passed), None
+    )
+    if first is None:
+        message = f"All {len(tests)} tests passed."
+    else:
+        message = (
+            f"{sum(t.passed for t in tests)} of {len(tests)} tests passed. "
+            f"First problem, in '{first.name}': {first.message}"
+        )
+    return Report(
+        verdict=verdict,
+        score=score,
+        message=message,
+        duration_ms=0.0,
+        tests=tests,
+        stdout=run.output,
+        stdout_truncated=run.output_truncated,
+        max_rss_mb=run.max_rss_mb,
+        cpu_ms=run.cpu_ms,
+    )

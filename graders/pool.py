@@ -1,0 +1,155 @@
+"""Warm pool: sandboxed interpreters that already imported their framework wait for one job each."""
+
+from __future__ import annotations
+
+import logging
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from graders.sandbox import SandboxLimits, SandboxProcess, spawn
+
+log = logging.getLogger(__name__)
+HERE = Path(__file__).resolve().parent
+SANDBOX_GRADERS = "/grader"
+
+
+@dataclass(frozen=True)
+class PoolSettings:
+    """Sizes and limits of the pool; the web app fills these from its settings."""
+
+    sizes: dict[str, int]
+    memory_mb: int = 2048
+    cpu_seconds: int = 60
+    max_processes: int = 64
+    output_bytes: int = 64 * 1024
+    ready_timeout_s: float = 60.0
+    warmup_file: str | None = None
+
+
+def _limits(settings: PoolSettings) -> SandboxLimits:
+    return SandboxLimits(
+        cpu_seconds=settings.cpu_seconds,
+        memory_mb=settings.memory_mb,
+        max_processes=settings.max_processes,
+        max_file_mb=16,
+        max_open_files=256,
+        output_bytes=settings.output_bytes,
+        tmpfs_mb=64,
+    )
+
+
+def start_interpreter(framework: str, settings: PoolSettings) -> SandboxProcess:
+    """Spawn one sandboxed harness for a framework; it imports and then waits for its job."""
+    # -E -s: ignore PYTHON* variables and user site; the script's folder stays on sys.path
+    argv = [sys.executable, "-E", "-s", "-B", f"{SANDBOX_GRADERS}/harness.py", framework]
+    binds = [
+        (str(HERE / "harness.py"), f"{SANDBOX_GRADERS}/harness.py"),
+        (str(HERE / "protocol.py"), f"{SANDBOX_GRADERS}/protocol.py"),
+    ]
+    if framework == "jax" and settings.warmup_file:
+        binds.append((settings.warmup_file, f"{SANDBOX_GRADERS}/warmup.json"))
+    return spawn(argv, limits=_limits(settings), ro_binds=binds, env={})
+
+
+class WarmPool:
+    """Keeps `sizes[framework]` ready interpreters; each is used once, then replaced."""
+
+    def __init__(
+        self,
+        settings: PoolSettings,
+        starter: Callable[[str, PoolSettings], SandboxProcess] = start_interpreter,
+    ):
+        self.settings = settings
+        self._start = starter
+        self._ready: dict[str, deque[SandboxProcess]] = {fw: deque() for fw in settings.sizes}
+        self._cond = threading.Condition()
+        self._stopped = False
+        self._pending: dict[str, int] = dict.fromkeys(settings.sizes, 0)
+        self._threads: list[threading.Thread] = []
+
+    def start(self) -> None:
+        """Fill the pool in the background."""
+        for framework, size in self.settings.sizes.items():
+            for _ in range(size):
+                self._refill(framework)
+
+    def _refill(self, framework: str) -> None:
+        with self._cond:
+            if self._stopped:
+                return
+            self._pending[framework] += 1
+        thread = threading.Thread(
+            target=self._spawn_one, args=(framework,), daemon=True, name=f"pool-{framework}"
+        )
+        thread.start()
+
+    def _spawn_one(self, framework: str) -> None:
+        try:
+            proc = self._start(framework, self.settings)
+            proc.wait_ready(self.settings.ready_timeout_s)
+        except Exception:
+            if not self._stopped:
+                log.exception("could not start a %s interpreter", framework)
+            with self._cond:
+                self._pending[framework] -= 1
+            time.sleep(1.0)
+            return
+        with self._cond:
+            self._pending[framework] -= 1
+            if self._stopped:
+                proc.kill_tree()
+                return
+            self._ready[framework].append(proc)
+            self._cond.notify_all()
+
+    def acquire(self, framework: str, timeout: float | None = None) -> SandboxProcess:
+        """A ready interpreter (waits for one); a replacement starts at once."""
+        timeout = self.settings.ready_timeout_s if timeout is None else timeout
+        if framework not in self._ready:
+            self._ready[framework] = deque()
+            self._pending[framework] = 0
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                while self._ready[framework]:
+                    proc = self._ready[framework].popleft()
+                    if proc.is_alive():
+                        break
+                    proc.kill_tree()
+                else:
+                    proc = None
+                if proc is not None:
+                    break
+                if self._pending[framework] == 0:
+                    self._cond.release()
+                    try:
+                        self._refill(framework)
+                    finally:
+                        self._cond.acquire()
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise TimeoutError(f"no {framework} interpreter became ready in {timeout} s")
+                self._cond.wait(remaining)
+        if self.settings.sizes.get(framework, 0) > 0:
+            self._refill(framework)
+        return proc
+
+    def sizes(self) -> dict[str, int]:
+        """Ready interpreters per framework (for metrics)."""
+        with self._cond:
+            return {fw: len(q) for fw, q in self._ready.items()}
+
+    def stop(self) -> None:
+        """Kill every waiting interpreter."""
+        with self._cond:
+            self._stopped = True
+            procs = [p for q in self._ready.values() for p in q]
+            for q in self._ready.values():
+                q.clear()
+        for proc in procs:
+            proc.kill_tree()

@@ -1,0 +1,444 @@
+"""Result channel: length-prefixed frames of allow-listed arrays, so no pickle ever crosses it.
+
+Frame = fixed 84-byte little-endian header + payload:
+magic b"PEGF", version u8, kind u8, dtype code u8, ndim u8, test index u32, 8 x u64 dims
+(unused ones zero), payload length u64. ARRAY payloads are raw little-endian element bytes;
+ERROR payloads are u16 type-name length + UTF-8 type name + UTF-8 message; END payloads are the
+u32 count of frames sent before it; JOB payloads are a UTF-8 JSON header. Results: any number of
+ARRAY/ERROR frames, then END. A job: one JOB frame, ARRAY frames numbered 0..n-1, then END.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import os
+import struct
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Any, Final, Protocol
+
+import numpy as np
+
+MAGIC: Final = b"PEGF"
+VERSION: Final = 1
+MAX_NDIM: Final = 8
+MAX_DIM: Final = 2**31 - 1
+MAX_ELEMENTS: Final = 2**40
+MAX_TYPE_NAME_BYTES: Final = 200
+MAX_MESSAGE_BYTES: Final = 4000
+MAX_JOB_HEADER_BYTES: Final = 2**20
+DEFAULT_JOB_BYTES: Final = 256 * 2**20
+FILE_LEVEL_TEST: Final = 2**32 - 1
+_HEADER: Final = struct.Struct("<4sBBBBI8QQ")
+HEADER_SIZE: Final = _HEADER.size
+_CHUNK: Final = 2**20
+
+Array = np.ndarray[Any, np.dtype[Any]]
+Scalar = int | float
+
+
+class Kind(IntEnum):
+    """Frame kinds; the numbers are part of the wire format."""
+
+    ARRAY = 1
+    ERROR = 2
+    END = 3
+    JOB = 4
+
+
+_DTYPES: Final[dict[int, np.dtype[Any]]] = {
+    code: np.dtype(name)
+    for code, name in enumerate(("?", "<i1", "<i2", "<i4", "<i8", "u1", "<f2", "<f4", "<f8"), 1)
+}
+_KINDS: Final = frozenset(int(k) for k in Kind)
+_LIMITS: Final = {
+    Kind.END: 4,
+    Kind.ERROR: 2 + MAX_TYPE_NAME_BYTES + MAX_MESSAGE_BYTES,
+    Kind.JOB: MAX_JOB_HEADER_BYTES,
+}
+_CODES: Final = {(dt.kind, dt.itemsize): code for code, dt in _DTYPES.items()}
+
+
+class ProtocolError(Exception):
+    """The channel did not carry a well-formed frame stream; `partial` keeps what was decoded."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.partial: dict[int, Result] = {}
+
+
+class TruncatedStream(ProtocolError):
+    """The stream stopped in the middle of a frame or before END (crash, kill or timeout)."""
+
+
+class MalformedFrame(ProtocolError):
+    """A header or payload broke the format (garbage, bit flips, lies about sizes)."""
+
+
+class OverBudget(ProtocolError):
+    """The output is larger than the byte budget allows (an output flood)."""
+
+
+class UnexpectedFrame(ProtocolError):
+    """A frame that was not asked for: wrong kind, unrequested or duplicate test, trailing data."""
+
+
+class IncompleteResults(ProtocolError):
+    """END arrived, but its count or the set of answered tests does not add up."""
+
+
+class UnsupportedValue(ProtocolError):
+    """The encoder was given something the channel refuses to carry."""
+
+
+@dataclass(frozen=True)
+class RaisedError:
+    """A test raised inside the sandbox: only the type name and a capped message come back."""
+
+    type_name: str
+    message: str
+
+
+Result = Array | RaisedError
+
+
+@dataclass(frozen=True)
+class JobCase:
+    """One test case's inputs, keyed by argument name."""
+
+    index: int
+    args: dict[str, Array | Scalar]
+
+
+@dataclass(frozen=True)
+class Job:
+    """What the sandbox is asked to run; never expected values or hidden-test flags."""
+
+    entry_name: str
+    entry_kind: str
+    framework: str
+    mode: str
+    cases: list[JobCase] = field(default_factory=list)
+    code: str | None = None
+
+
+class ByteSource(Protocol):
+    """Anything with a blocking `read(n)`: a pipe, a file, io.BytesIO."""
+
+    def read(self, size: int, /) -> bytes | None: ...
+
+
+def _frame(kind: Kind, test: int, dtype_code: int, shape: tuple[int, ...], payload: bytes) -> bytes:
+    if not 0 <= test <= FILE_LEVEL_TEST:
+        raise UnsupportedValue(f"test index {test} does not fit the header")
+    dims = list(shape) + [0] * (MAX_NDIM - len(shape))
+    head = _HEADER.pack(MAGIC, VERSION, kind, dtype_code, len(shape), test, *dims, len(payload))
+    return head + payload
+
+
+def encode_array(test: int, arr: Array) -> bytes:
+    """Encode one plain array; refuses dtypes and ranks the decoder would refuse."""
+    arr = np.asarray(arr)
+    code = _CODES.get((arr.dtype.kind, arr.dtype.itemsize))
+    if code is None:
+        raise UnsupportedValue(f"arrays of dtype {arr.dtype} cannot be sent; convert to float32")
+    if arr.ndim > MAX_NDIM or any(d > MAX_DIM for d in arr.shape):
+        raise UnsupportedValue(f"an array of shape {arr.shape} cannot be sent")
+    data = np.ascontiguousarray(arr, dtype=_DTYPES[code]).tobytes()
+    return _frame(Kind.ARRAY, test, code, tuple(int(d) for d in arr.shape), data)
+
+
+def _utf8_capped(text: str, cap: int) -> bytes:
+    raw = text.encode("utf-8", "backslashreplace")
+    return raw[:cap].decode("utf-8", "ignore").encode("utf-8")
+
+
+def encode_error(test: int, exc_type: str, message: str) -> bytes:
+    """Encode 'this test raised'; both strings are cut to their caps at a character boundary."""
+    name = _utf8_capped(exc_type, MAX_TYPE_NAME_BYTES)
+    payload = struct.pack("<H", len(name)) + name + _utf8_capped(message, MAX_MESSAGE_BYTES)
+    return _frame(Kind.ERROR, test, 0, (), payload)
+
+
+def encode_end(count: int) -> bytes:
+    """Encode the clean end of a stream; `count` is the number of frames sent before it."""
+    if not 0 <= count < 2**32:
+        raise UnsupportedValue(f"an END count of {count} does not fit the header")
+    return _frame(Kind.END, 0, 0, (), struct.pack("<I", count))
+
+
+class _Reader:
+    """Reads exact byte counts from a stream or fd, never past the byte budget."""
+
+    def __init__(self, source: ByteSource | int, max_bytes: int) -> None:
+        self._source = source
+        self._left = max_bytes
+
+    def _chunk(self, size: int) -> bytes:
+        try:
+            if isinstance(self._source, int):
+                chunk: object = os.read(self._source, size)
+            else:
+                chunk = self._source.read(size)
+        except (OSError, ValueError) as exc:
+            raise TruncatedStream(f"the result channel could not be read ({exc})") from None
+        if not isinstance(chunk, bytes | bytearray):
+            raise MalformedFrame("the result channel did not return bytes")
+        return bytes(chunk)
+
+    def exact(self, size: int, what: str, *, eof_ok: bool = False) -> bytes:
+        """Read exactly `size` bytes; with eof_ok, an immediate clean EOF returns b""."""
+        if size > self._left:
+            raise OverBudget(
+                f"the output is too large: {what} needs {size} more bytes but only "
+                f"{max(self._left, 0)} remain of the limit"
+            )
+        parts: list[bytes] = []
+        got = 0
+        while got < size:
+            chunk = self._chunk(min(size - got, _CHUNK))
+            if not chunk and eof_ok and not got:
+                return b""
+            if not chunk:
+                raise TruncatedStream(
+                    f"the output stopped in the middle of {what} ({got} of {size} bytes arrived)"
+                )
+            parts.append(chunk)
+            got += len(chunk)
+        self._left -= size
+        return b"".join(parts)
+
+    def at_eof(self) -> bool:
+        return not self._chunk(1)
+
+
+@dataclass(frozen=True)
+class _Header:
+    kind: Kind
+    test: int
+    dtype: np.dtype[Any] | None
+    shape: tuple[int, ...]
+    length: int
+
+
+def _parse_header(raw: bytes) -> _Header:
+    magic, version, kind, code, ndim, test, *rest = _HEADER.unpack(raw)
+    dims, length = rest[:MAX_NDIM], rest[MAX_NDIM]
+    if magic != MAGIC:
+        raise MalformedFrame("the output channel carried something that is not a result frame")
+    if version != VERSION:
+        raise MalformedFrame(f"frame format version {version} is not supported (want {VERSION})")
+    if kind not in _KINDS:
+        raise MalformedFrame(f"unknown frame kind {kind}")
+    if ndim > MAX_NDIM or any(dims[ndim:]):
+        raise MalformedFrame(f"a frame claims {ndim} dimensions; at most {MAX_NDIM} are allowed")
+    shape = tuple(dims[:ndim])
+    if kind != Kind.ARRAY:
+        if code or ndim or length > _LIMITS[kind] or (kind == Kind.END and length != 4):
+            raise MalformedFrame(f"a {Kind(kind).name} frame has an invalid header")
+        return _Header(Kind(kind), test, None, (), length)
+    dtype = _DTYPES.get(code)
+    if dtype is None:
+        raise MalformedFrame(f"an array frame uses dtype code {code}, which is not allowed")
+    if any(d > MAX_DIM for d in shape) or math.prod(max(d, 1) for d in shape) > MAX_ELEMENTS:
+        raise MalformedFrame(f"an array frame claims an impossible shape {shape}")
+    if math.prod(shape) * dtype.itemsize != length:
+        raise MalformedFrame(
+            f"an array frame of shape {shape} and dtype {dtype.name} says it "
+            f"carries {length} bytes, which does not match"
+        )
+    return _Header(Kind.ARRAY, test, dtype, shape, length)
+
+
+def _next(reader: _Reader) -> tuple[_Header, bytes]:
+    head = _parse_header(reader.exact(HEADER_SIZE, "a frame header"))
+    return head, reader.exact(head.length, f"a {head.kind.name} frame")
+
+
+def _array(head: _Header, payload: bytes) -> Array:
+    assert head.dtype is not None
+    if head.dtype.kind == "b" and payload.translate(None, b"\x00\x01"):
+        raise MalformedFrame("a bool array frame holds bytes other than 0 and 1")
+    try:
+        return np.frombuffer(payload, dtype=head.dtype).reshape(head.shape).copy()
+    except (ValueError, MemoryError) as exc:
+        raise MalformedFrame(f"an array frame could not be rebuilt ({exc})") from None
+
+
+def _clean(text: str) -> str:
+    return "".join(c if c.isprintable() or c in "\n\t" else "\ufffd" for c in text)
+
+
+def _raised(payload: bytes) -> RaisedError:
+    if len(payload) < 2:
+        raise MalformedFrame("an error frame is too short")
+    (size,) = struct.unpack_from("<H", payload)
+    if size > MAX_TYPE_NAME_BYTES or not 0 <= len(payload) - 2 - size <= MAX_MESSAGE_BYTES:
+        raise MalformedFrame("an error frame has inconsistent lengths")
+    name = payload[2 : 2 + size].decode("utf-8", "replace")
+    return RaisedError(_clean(name), _clean(payload[2 + size :].decode("utf-8", "replace")))
+
+
+def _finish(reader: _Reader, payload: bytes, sent: int) -> None:
+    (count,) = struct.unpack("<I", payload)
+    if count != sent:
+        raise IncompleteResults(f"the END frame counts {count} frames but {sent} arrived")
+    if not reader.at_eof():
+        raise UnexpectedFrame("unexpected bytes followed the END frame")
+
+
+def read_results(
+    source: ByteSource | int, expected_tests: list[int], max_bytes: int
+) -> dict[int, Result]:
+    """Decode a result stream; only ProtocolError escapes, with what was decoded in `.partial`.
+
+    An ERROR frame for FILE_LEVEL_TEST (the submission could not be loaded) may stand in for
+    every test. Reads until EOF after END, so give it a buffer or a pipe whose writer has exited.
+    """
+    wanted = set(expected_tests)
+    reader = _Reader(source, max_bytes)
+    results: dict[int, Result] = {}
+    try:
+        while True:
+            raw = reader.exact(HEADER_SIZE, "a frame header", eof_ok=True)
+            if not raw:
+                raise TruncatedStream(
+                    "the output ended before its END frame: the program "
+                    "stopped before reporting every result"
+                )
+            head = _parse_header(raw)
+            if head.kind == Kind.END:
+                _finish(reader, reader.exact(head.length, "the END frame"), len(results))
+                break
+            if head.kind == Kind.JOB:
+                raise UnexpectedFrame("a JOB frame appeared among the results")
+            answered = len(results.keys() - {FILE_LEVEL_TEST})
+            if head.test != FILE_LEVEL_TEST and answered == len(wanted):
+                raise UnexpectedFrame("more result frames arrived than tests were requested")
+            if head.test == FILE_LEVEL_TEST and head.kind == Kind.ARRAY:
+                raise UnexpectedFrame("an array frame used the file-level test index")
+            if head.test not in wanted and head.test != FILE_LEVEL_TEST:
+                raise UnexpectedFrame(
+                    f"a result arrived for test {head.test}, which was not requested"
+                )
+            if head.test in results:
+                raise UnexpectedFrame(f"two results arrived for test {head.test}")
+            payload = reader.exact(head.length, f"the result of test {head.test}")
+            is_array = head.kind == Kind.ARRAY
+            results[head.test] = _array(head, payload) if is_array else _raised(payload)
+        missing = sorted(wanted - results.keys())
+        if missing and FILE_LEVEL_TEST not in results:
+            raise IncompleteResults(f"the output ended cleanly without results for tests {missing}")
+    except ProtocolError as exc:
+        exc.partial = dict(results)
+        raise
+    return results
+
+
+def decode_results(data: bytes, expected_tests: list[int], max_bytes: int) -> dict[int, Result]:
+    """Same as read_results, for bytes already collected from the pipe."""
+    return read_results(io.BytesIO(data), expected_tests, max_bytes)
+
+
+def _scalar(value: object, where: str) -> Scalar:
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        raise UnsupportedValue(f"{where} must be an array, an int or a float")
+    number: Scalar = value.item() if isinstance(value, np.generic) else value
+    if isinstance(number, float) and not math.isfinite(number):
+        raise UnsupportedValue(f"{where} must be finite")
+    if isinstance(number, int) and not -(2**63) <= number < 2**63:
+        raise UnsupportedValue(f"{where} is too large")
+    return number
+
+
+def encode_job(job: Job) -> bytes:
+    """Encode a job: a JSON header with scalars inline and arrays by index, then array frames."""
+    arrays: list[bytes] = []
+    cases: list[dict[str, Any]] = []
+    for case in job.cases:
+        args: dict[str, Any] = {}
+        for name, value in case.args.items():
+            if isinstance(value, np.ndarray):
+                args[name] = {"array": len(arrays)}
+                arrays.append(encode_array(len(arrays), value))
+            else:
+                args[name] = {"scalar": _scalar(value, f"argument {name!r}")}
+        cases.append({"index": case.index, "args": args})
+    header: dict[str, Any] = {"entry": job.entry_name, "kind": job.entry_kind}
+    header |= {"framework": job.framework, "mode": job.mode, "code": job.code, "cases": cases}
+    text = json.dumps(header, allow_nan=False, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    if len(text) > MAX_JOB_HEADER_BYTES:
+        raise UnsupportedValue("the job header is too large")
+    return b"".join([_frame(Kind.JOB, 0, 0, (), text), *arrays, encode_end(len(arrays))])
+
+
+def _text(value: object, where: str, *, empty_ok: bool = False) -> str:
+    if isinstance(value, str) and (empty_ok or value) and len(value) <= MAX_JOB_HEADER_BYTES:
+        return value
+    raise MalformedFrame(f"the job's {where} must be a non-empty string")
+
+
+def _job_header(payload: bytes) -> tuple[Job, list[tuple[dict[str, Any], str, int]]]:
+    try:
+        raw = json.loads(payload.decode("utf-8", "surrogatepass"))
+    except (ValueError, RecursionError):
+        raise MalformedFrame("the job header is not valid JSON") from None
+    keys = {"entry", "kind", "framework", "mode", "code", "cases"}
+    if not isinstance(raw, dict) or set(raw) != keys or not isinstance(raw["cases"], list):
+        raise MalformedFrame("the job header does not have the expected fields")
+    refs: list[tuple[dict[str, Any], str, int]] = []
+    cases: list[JobCase] = []
+    for item in raw["cases"]:
+        index = item.get("index") if isinstance(item, dict) else None
+        args = item.get("args") if isinstance(item, dict) else None
+        if type(index) is not int or not 0 <= index < FILE_LEVEL_TEST or not isinstance(args, dict):
+            raise MalformedFrame("a job case needs an integer index and an args object")
+        if index in {c.index for c in cases}:
+            raise MalformedFrame(f"the job lists case {index} twice")
+        values: dict[str, Array | Scalar] = {}
+        for name, ref in args.items():
+            if not name.isidentifier() or not isinstance(ref, dict) or len(ref) != 1:
+                raise MalformedFrame(f"job argument {name!r} is malformed")
+            if type(ref.get("array")) is int and ref["array"] >= 0:
+                values[name] = 0  # placeholder keeps the argument order; replaced by the array
+                refs.append((values, name, ref["array"]))
+            elif "scalar" in ref:
+                values[name] = _scalar(ref["scalar"], f"argument {name!r}")
+            else:
+                raise MalformedFrame(f"job argument {name!r} is neither a scalar nor an array")
+        cases.append(JobCase(index, values))
+    entry, kind, framework, mode = (
+        _text(raw[k], k) for k in ("entry", "kind", "framework", "mode")
+    )
+    code = None if raw["code"] is None else _text(raw["code"], "code", empty_ok=True)
+    return Job(entry, kind, framework, mode, cases, code), refs
+
+
+def read_job(source: ByteSource | int, max_bytes: int = DEFAULT_JOB_BYTES) -> Job:
+    """Decode a job inside the sandbox; only ProtocolError escapes."""
+    reader = _Reader(source, max_bytes)
+    head, payload = _next(reader)
+    if head.kind != Kind.JOB:
+        raise UnexpectedFrame("a job must start with a JOB frame")
+    job, refs = _job_header(payload)
+    arrays: list[Array] = []
+    while True:
+        head, payload = _next(reader)
+        if head.kind == Kind.END:
+            _finish(reader, payload, len(arrays))
+            break
+        if head.kind != Kind.ARRAY or head.test != len(arrays):
+            raise UnexpectedFrame(f"expected array {len(arrays)} of the job, got another frame")
+        arrays.append(_array(head, payload))
+    if {index for _, _, index in refs} != set(range(len(arrays))):
+        raise IncompleteResults("the job's array references do not match the arrays sent")
+    for values, name, index in refs:
+        values[name] = arrays[index]
+    return job
+
+
+def decode_job(data: bytes, max_bytes: int = DEFAULT_JOB_BYTES) -> Job:
+    """Same as read_job, for bytes already in memory."""
+    return read_job(io.BytesIO(data), max_bytes)

@@ -1,0 +1,94 @@
+"""The grade report contract (see shared/interfaces.md): verdicts per test and overall."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+Verdict = Literal[
+    "accepted",
+    "wrong_answer",
+    "runtime_error",
+    "time_limit_exceeded",
+    "memory_limit_exceeded",
+    "output_limit_exceeded",
+    "syntax_error",
+    "invalid_submission",
+    "internal_error",
+]
+FILE_LEVEL: frozenset[str] = frozenset({"syntax_error", "invalid_submission"})
+VERDICT_WORDS: dict[str, str] = {
+    "accepted": "Accepted",
+    "wrong_answer": "Wrong answer",
+    "runtime_error": "Runtime error",
+    "time_limit_exceeded": "Time limit exceeded",
+    "memory_limit_exceeded": "Memory limit exceeded",
+    "output_limit_exceeded": "Output limit exceeded",
+    "syntax_error": "Syntax error",
+    "invalid_submission": "Invalid submission",
+    "internal_error": "Internal error",
+}
+
+
+@dataclass
+class TestResult:
+    """One test's outcome; hidden tests carry no inputs or expected values."""
+
+    name: str
+    hidden: bool
+    passed: bool
+    verdict: Verdict
+    message: str
+    details: list[str] = field(default_factory=list)
+    misconception: dict[str, str] | None = None
+    input_shapes: dict[str, list[int]] | None = None
+    expected_shape: list[int] | None = None
+    received_shape: list[int] | None = None
+    expected: list[Any] | None = None
+    received: list[Any] | None = None
+
+    __test__ = False  # not a pytest class
+
+
+@dataclass
+class Report:
+    """The whole verdict for one submission."""
+
+    verdict: Verdict
+    score: float
+    message: str
+    duration_ms: float
+    tests: list[TestResult] = field(default_factory=list)
+    stdout: str = ""
+    stdout_truncated: bool = False
+    max_rss_mb: float | None = None
+    cpu_ms: float | None = None
+    line: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form; keys beyond the contract are additive."""
+        return asdict(self)
+
+
+def overall(tests: list[TestResult]) -> tuple[Verdict, float]:
+    """First failing test's verdict (visible ones first), and the fraction passed."""
+    if not tests:
+        return "internal_error", 0.0
+    ordered = [t for t in tests if not t.hidden] + [t for t in tests if t.hidden]
+    failing = next((t for t in ordered if not t.passed), None)
+    score = sum(t.passed for t in tests) / len(tests)
+    return (failing.verdict if failing else "accepted"), round(score, 4)
+
+
+def file_level(
+    verdict: Verdict, message: str, duration_ms: float, *, line: int | None = None, stdout: str = ""
+) -> Report:
+    """A report for a file that cannot be used at all (no per-test results)."""
+    return Report(
+        verdict=verdict,
+        score=0.0,
+        message=message,
+        duration_ms=duration_ms,
+        line=line,
+        stdout=stdout,
+    )

@@ -1,0 +1,142 @@
+"""Fork and exec bwrap: fixed fd layout, own uid, rlimits, from one long-lived spawner thread.
+
+Why not `subprocess.Popen`: the child must stage binds as root, then drop to the sandbox uid,
+and place the job/result pipes at fds 3 and 4; Popen drops the uid before `preexec_fn` and
+cannot move fds to fixed numbers safely. Why `prlimit` (util-linux) sets the rlimits, exec'd
+before bwrap: below this large process's own size, an RLIMIT_DATA set in Python could make even
+the allocations of `os.execve` fail. Why one spawner thread: `bwrap --die-with-parent` uses
+PR_SET_PDEATHSIG, which fires when the *thread* that forked bwrap exits, so a sandbox spawned
+from a short-lived pool thread would die with that thread. The launcher must run as root.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import fcntl
+import os
+import shutil
+import signal
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+from graders.sandbox.mounts import FilesystemPlan, stage_in_child
+
+T = TypeVar("T")
+UID_BASE = 1 << 30  # far above login and subordinate uid ranges
+UID_SLOTS = 4096
+FIRST_FREE_FD = 10
+
+_spawner = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="sandbox-spawn")
+_uid_lock = threading.Lock()
+_uids_in_use: set[int] = set()
+_uid_next = 0
+
+
+class LaunchError(RuntimeError):
+    """bwrap could not be started; the message says which step of the child failed."""
+
+
+@dataclass(frozen=True)
+class LaunchPlan:
+    """Everything the forked child needs; built in the parent, only read in the child."""
+
+    argv: list[str]
+    env: dict[str, str]
+    uid: int
+    fds: dict[int, int]  # fd number in the child -> fd in the parent
+    filesystem: FilesystemPlan
+
+
+def tool_path(name: str) -> str:
+    """Absolute path of a host tool (bwrap from bubblewrap, prlimit from util-linux)."""
+    path = shutil.which(name, path="/usr/bin:/bin:/usr/local/bin")
+    if path is None:
+        raise LaunchError(f"{name} is not installed")
+    return path
+
+
+def prlimit_args(rlimits: list[tuple[str, int, int]]) -> list[str]:
+    """`prlimit --NAME=SOFT:HARD ... --` setting the limits on itself before it execs bwrap."""
+    return [tool_path("prlimit"), *(f"--{n}={soft}:{hard}" for n, soft, hard in rlimits), "--"]
+
+
+def allocate_uid() -> int:
+    """An unused host uid for one sandbox, so RLIMIT_NPROC counts only that sandbox."""
+    global _uid_next
+    base = UID_BASE + (os.getpid() % UID_SLOTS) * UID_SLOTS  # separate workers, separate uids
+    with _uid_lock:
+        for _ in range(UID_SLOTS):
+            uid = base + _uid_next % UID_SLOTS
+            _uid_next += 1
+            if uid not in _uids_in_use:
+                _uids_in_use.add(uid)
+                return uid
+    raise LaunchError(f"more than {UID_SLOTS} sandboxes alive in one process")
+
+
+def release_uid(uid: int) -> None:
+    """Give a uid back once every process that used it is gone."""
+    with _uid_lock:
+        _uids_in_use.discard(uid)
+
+
+def in_spawner(fn: Callable[[], T]) -> T:
+    """Run `fn` on the long-lived spawner thread and return its result."""
+    return _spawner.submit(fn).result()
+
+
+def fork_exec(plan: LaunchPlan) -> int:
+    """Fork, set the child up, exec bwrap; return the pid or raise LaunchError."""
+    err_r, err_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child, which always ends in exec or _exit
+        try:
+            _child(plan, err_w)
+        except BaseException as exc:  # report anything to the parent
+            try:
+                os.write(err_w, f"{type(exc).__name__}: {exc}".encode()[:4000])
+            finally:
+                os._exit(127)
+        os._exit(127)
+    os.close(err_w)
+    try:
+        message = b""
+        while chunk := os.read(err_r, 4096):
+            message += chunk
+    finally:
+        os.close(err_r)
+    if message:
+        os.waitpid(pid, 0)
+        raise LaunchError(message.decode("utf-8", "replace"))
+    return pid
+
+
+def _child(plan: LaunchPlan, err_w: int) -> None:  # pragma: no cover - child only
+    err_w = fcntl.fcntl(err_w, fcntl.F_DUPFD_CLOEXEC, FIRST_FREE_FD)
+    os.setsid()
+    signal.pthread_sigmask(signal.SIG_SETMASK, set())
+    for signum in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT):
+        signal.signal(signum, signal.SIG_DFL)
+    stage_in_child(plan.filesystem)
+    # Move every source above the targets first, so no dup2 clobbers a later source.
+    high = {
+        target: fcntl.fcntl(src, fcntl.F_DUPFD_CLOEXEC, FIRST_FREE_FD)
+        for target, src in plan.fds.items()
+    }
+    for target, src in high.items():
+        os.dup2(src, target, inheritable=True)
+    top = max(plan.fds) + 1
+    for name in os.listdir("/proc/self/fd"):
+        fd = int(name)
+        if fd >= top and fd != err_w:
+            try:
+                if os.get_inheritable(fd):
+                    os.close(fd)  # close-on-exec fds vanish at exec anyway
+            except OSError:
+                pass
+    os.setgroups([])
+    os.setresgid(plan.uid, plan.uid, plan.uid)
+    os.setresuid(plan.uid, plan.uid, plan.uid)
+    os.execve(plan.argv[0], plan.argv, plan.env)  # noqa: S606 - argv is ours, no shell

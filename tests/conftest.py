@@ -1,0 +1,98 @@
+"""Shared fixtures: every test gets its own data directory and a migrated database."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.config import ROOT, get_settings
+from app.db import get_engine, session_factory
+from app.grading.service import shutdown_grader
+from app.main import create_app
+from app.migrate import upgrade_head
+from app.users.models import Role
+from app.users.service import create_user, issue_api_token
+
+
+def _clear_caches() -> None:
+    get_settings.cache_clear()
+    get_engine.cache_clear()
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A fresh APP_DATA_DIR with a migrated SQLite database."""
+    path = tmp_path / "var"
+    for var in ("DATABASE_URL", "REDIS_URL", "SECRET_KEY", "APP_ENV", "CONTENT_DIR"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("APP_DATA_DIR", str(path))
+    monkeypatch.setenv("POOL_WARM_ON_START", "false")
+    monkeypatch.setenv("POOL_SIZES", '{"numpy": 0, "torch": 0, "jax": 0}')
+    _clear_caches()
+    upgrade_head()
+    yield path
+    shutdown_grader()
+    get_engine().dispose()
+    _clear_caches()
+
+
+@pytest.fixture
+def content_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data_dir: Path) -> Path:
+    """A writable copy of the course content for tests that break files on purpose."""
+    root = tmp_path / "content"
+    shutil.copytree(ROOT / "lessons", root / "lessons")
+    shutil.copytree(
+        ROOT / "exercises", root / "exercises", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    monkeypatch.setenv("CONTENT_DIR", str(root))
+    get_settings.cache_clear()
+    return root
+
+
+@pytest.fixture
+def client(data_dir: Path) -> Iterator[TestClient]:
+    """A client for the app serving the repository's real content."""
+    with TestClient(create_app()) as test_client:
+        yield test_client
+
+
+def make_token(email: str, role: Role) -> str:
+    """Create an account and return a bearer token for it."""
+    with session_factory()() as session:
+        user, _ = create_user(session=session, email=email, password="correct horse", role=role)
+        return issue_api_token(session=session, user=user)
+
+
+@pytest.fixture
+def student_headers(data_dir: Path) -> dict[str, str]:
+    """Authorization header of a student account."""
+    return {"Authorization": f"Bearer {make_token('student@example.org', Role.student)}"}
+
+
+@pytest.fixture
+def instructor_headers(data_dir: Path) -> dict[str, str]:
+    """Authorization header of an instructor account."""
+    return {"Authorization": f"Bearer {make_token('teacher@example.org', Role.instructor)}"}
+
+
+def run_cli(
+    *args: str, env: dict[str, str] | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """Run `python -m app ARGS` in a subprocess with the current environment plus `env`."""
+    full_env = {**os.environ, **(env or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "app", *args],
+        cwd=ROOT,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )

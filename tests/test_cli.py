@@ -1,0 +1,173 @@
+"""`python -m app`: each command as outside scripts call it, including its bad inputs."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from app.config import ROOT
+from tests.conftest import run_cli
+
+
+def _env(data_dir: Path, **extra: str) -> dict[str, str]:
+    return {"APP_DATA_DIR": str(data_dir), **extra}
+
+
+def test_validate_json_counts_the_real_course(data_dir: Path) -> None:
+    result = run_cli("validate", "--json", env=_env(data_dir))
+    assert result.returncode == 0, result.stdout + result.stderr
+    summary = json.loads(result.stdout.strip().splitlines()[-1])
+    assert set(summary) == {"lessons", "quiz_questions", "exercises", "misconceptions", "problems"}
+    assert summary["lessons"] >= 2 and summary["exercises"] >= 5
+    assert summary["problems"] == []
+
+
+def test_validate_exits_1_and_names_the_broken_file(data_dir: Path, content_dir: Path) -> None:
+    (content_dir / "lessons" / "50-broken.md").write_text("---\ntitle: [\n---\n")
+    result = run_cli("validate", env=_env(data_dir, CONTENT_DIR=str(content_dir)))
+    assert result.returncode == 1
+    assert "lessons/50-broken.md:3: invalid YAML" in result.stdout
+    as_json = run_cli("validate", "--json", env=_env(data_dir, CONTENT_DIR=str(content_dir)))
+    problems = json.loads(as_json.stdout.strip().splitlines()[-1])["problems"]
+    assert problems == [
+        {"path": "lessons/50-broken.md", "line": 3, "message": problems[0]["message"]}
+    ]
+
+
+def test_migrate_is_idempotent_and_creates_a_missing_data_dir(tmp_path: Path) -> None:
+    nested = tmp_path / "does" / "not" / "exist"
+    for _ in range(2):
+        result = run_cli("migrate", env=_env(nested))
+        assert result.returncode == 0, result.stderr
+    assert (nested / "app.db").is_file()
+
+
+def test_unusable_data_dir_is_a_clear_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    result = run_cli("migrate", env=_env(blocker / "var"))
+    assert result.returncode == 1
+    assert "cannot create the data directory" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_users_create_is_idempotent_and_token_works(data_dir: Path) -> None:
+    env = _env(data_dir)
+    args = (
+        "users",
+        "create",
+        "--email",
+        "Ada@Example.org",
+        "--password",
+        "s3cret-enough",
+        "--role",
+        "instructor",
+        "--name",
+        "Ada",
+    )
+    first, second = run_cli(*args, env=env), run_cli(*args, env=env)
+    assert first.returncode == 0 and "created: ada@example.org (instructor)" in first.stdout
+    assert second.returncode == 0 and "already exists" in second.stdout
+    token = run_cli("users", "token", "--email", "ada@example.org", env=env)
+    assert token.returncode == 0
+    bearer = token.stdout.strip().splitlines()[-1]
+    assert len(bearer) >= 40
+
+    from fastapi.testclient import TestClient
+
+    from app.main import create_app
+
+    with TestClient(create_app()) as client:
+        response = client.get(
+            "/api/content/problems", headers={"Authorization": f"Bearer {bearer}"}
+        )
+        assert response.status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--email", "x@example.org", "--password", "short"), "at least 8 characters"),
+        (("--email", "not-an-email", "--password", "long enough"), "is not an email address"),
+    ],
+)
+def test_users_create_rejects_bad_input(
+    data_dir: Path, args: tuple[str, ...], message: str
+) -> None:
+    result = run_cli("users", "create", *args, env=_env(data_dir))
+    assert result.returncode == 1 and message in result.stderr
+
+
+def test_token_for_unknown_account_is_a_clear_error(data_dir: Path) -> None:
+    result = run_cli("users", "token", "--email", "ghost@example.org", env=_env(data_dir))
+    assert result.returncode == 1 and "no account with email" in result.stderr
+
+
+def test_production_refuses_the_default_secret(data_dir: Path) -> None:
+    result = run_cli("serve", env=_env(data_dir, APP_ENV="production"))
+    assert result.returncode == 1
+    assert "SECRET_KEY is still the development default" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_serve_refuses_a_port_in_use(data_dir: Path) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = run_cli("serve", "--port", str(port), env=_env(data_dir))
+    assert result.returncode == 1
+    assert f"port {port} on 127.0.0.1 is already in use" in result.stderr
+
+
+def test_serve_refuses_an_unmigrated_database(tmp_path: Path) -> None:
+    result = run_cli("serve", "--port", str(_free_port()), env=_env(tmp_path / "fresh"))
+    assert result.returncode == 1 and "python -m app migrate" in result.stderr
+
+
+def test_serve_answers_healthz_then_stops_cleanly(data_dir: Path) -> None:
+    port = _free_port()
+    env = {**__import__("os").environ, **_env(data_dir)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "app", "serve", "--port", str(port)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz") as resp:
+                    assert json.loads(resp.read()) == {"status": "ok"}
+                    break
+            except OSError:
+                assert proc.poll() is None, proc.stdout.read() if proc.stdout else ""
+                assert time.monotonic() < deadline, "server did not start within 60 s"
+                time.sleep(0.2)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    # uvicorn shuts down gracefully, then re-raises SIGTERM so the exit status reports it
+    assert proc.returncode in (0, -15)
+    log = proc.stdout.read().decode() if proc.stdout else ""
+    assert "Finished server process" in log and "Traceback" not in log
+
+
+def test_unknown_command_is_a_usage_error() -> None:
+    result = run_cli("frobnicate")
+    assert result.returncode == 2 and "invalid choice" in result.stderr

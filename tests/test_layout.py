@@ -1,0 +1,48 @@
+"""Architecture rules that code review would otherwise have to remember."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from app.config import ROOT
+from app.content import schemas
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_graders_never_import_app() -> None:
+    offenders = [p for p in (ROOT / "graders").rglob("*.py") if "app" in _imports(p)]
+    assert offenders == []
+
+
+def test_every_content_schema_field_has_a_description() -> None:
+    models = [
+        m
+        for _, m in inspect.getmembers(schemas, inspect.isclass)
+        if issubclass(m, BaseModel) and m.__module__ == schemas.__name__
+    ]
+    assert len(models) >= 8
+    missing = [
+        f"{m.__name__}.{name}"
+        for m in models
+        for name, field in m.model_fields.items()
+        if not field.description
+    ]
+    assert missing == []
+
+
+def test_content_schemas_forbid_unknown_keys() -> None:
+    assert schemas.Strict.model_config.get("extra") == "forbid"

@@ -1,0 +1,73 @@
+"""The JSON API exactly as ../shared/interfaces.md names it."""
+
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+
+INTERFACE_EXERCISES = {
+    "learned-pos-embed-forward": ["jax"],
+    "position-embedding-gather": ["numpy", "torch", "jax"],
+    "sinusoidal-positional-encoding": ["numpy", "torch", "jax"],
+    "token-plus-position-embedding": ["numpy", "torch", "jax"],
+    "learned-positional-embedding-module": ["torch"],
+}
+
+
+def test_healthz(client: TestClient) -> None:
+    response = client.get("/healthz")
+    assert response.status_code == 200 and response.json() == {"status": "ok"}
+
+
+def test_lessons_in_course_order_with_interface_fields(client: TestClient) -> None:
+    lessons = client.get("/api/lessons").json()
+    assert len(lessons) >= 2
+    for lesson in lessons:
+        assert {"slug", "title", "url"} <= lesson.keys()
+        assert lesson["url"] == f"/lessons/{lesson['slug']}"
+    assert [les["order"] for les in lessons] == sorted(les["order"] for les in lessons)
+    slugs = [les["slug"] for les in lessons]
+    assert "why-position" in slugs and "learned-absolute" in slugs
+
+
+def test_exercises_match_the_interface(client: TestClient) -> None:
+    exercises = {ex["slug"]: ex for ex in client.get("/api/exercises").json()}
+    assert INTERFACE_EXERCISES.keys() <= exercises.keys()
+    for slug, frameworks in INTERFACE_EXERCISES.items():
+        ex = exercises[slug]
+        assert ex["frameworks"] == frameworks
+        assert ex["default_framework"] == frameworks[0]
+        assert ex["url"] == f"/exercises/{slug}" and ex["title"]
+
+
+def test_every_listed_page_answers(client: TestClient) -> None:
+    for item in client.get("/api/lessons").json() + client.get("/api/exercises").json():
+        response = client.get(item["url"])
+        assert response.status_code == 200, item["url"]
+        assert item["title"] in response.text
+
+
+def test_openapi_lists_the_routes(client: TestClient) -> None:
+    paths = client.get("/openapi.json").json()["paths"]
+    assert {"/healthz", "/api/lessons", "/api/exercises"} <= paths.keys()
+
+
+def test_unknown_api_path_is_json_404(client: TestClient) -> None:
+    response = client.get("/api/nope")
+    assert response.status_code == 404
+    assert response.headers["content-type"].startswith("application/json")
+    assert response.json() == {"detail": "Not Found"}
+
+
+def test_content_problems_api_needs_an_instructor(
+    client: TestClient, student_headers: dict[str, str], instructor_headers: dict[str, str]
+) -> None:
+    assert client.get("/api/content/problems").status_code == 401
+    assert client.get("/api/content/problems", headers=student_headers).status_code == 403
+    response = client.get("/api/content/problems", headers=instructor_headers)
+    assert response.status_code == 200 and response.json() == []
+
+
+def test_a_bad_token_is_treated_as_no_login(client: TestClient) -> None:
+    response = client.get("/api/content/problems", headers={"Authorization": "Bearer nope"})
+    assert response.status_code == 401
+    assert response.json()["detail"] == "Please log in to continue."
