@@ -42,6 +42,15 @@ class Settings(BaseSettings):
         default=True, description="Start the warm pool when the app starts (off in unit tests)."
     )
     sandbox_memory_mb: int = Field(default=2048, description="Memory cap per grading sandbox.")
+    session_days: int = Field(
+        default=14, ge=1, le=365, description="How long a browser login lasts, in days."
+    )
+    auth_max_failures: int = Field(
+        default=10, ge=1, description="Failed logins or sign-ups allowed per IP and per email."
+    )
+    auth_window_seconds: int = Field(
+        default=300, ge=1, description="Window over which auth_max_failures is counted."
+    )
 
     @model_validator(mode="after")
     def _refuse_dev_secret_in_production(self) -> Settings:

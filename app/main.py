@@ -15,9 +15,12 @@ from app.content import routes as content_routes
 from app.content.service import load_from_settings
 from app.grading.service import get_grader, shutdown_grader
 from app.instructor import routes as instructor_routes
+from app.quiz import routes as quiz_routes
 from app.submissions import routes as submission_routes
 from app.submissions.queue import EmbeddedQueue
+from app.users import routes as user_routes
 from app.web import docs, metrics
+from app.web.csrf import install_csrf
 from app.web.errors import install_error_handlers
 from app.web.security import SecurityHeadersMiddleware
 
@@ -54,12 +57,15 @@ def create_app() -> FastAPI:
         redoc_url=None,
         lifespan=lifespan,
     )
+    install_csrf(app)
     app.add_middleware(SecurityHeadersMiddleware)
     install_error_handlers(app)
     app.mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static")
     app.include_router(content_routes.router)
     app.include_router(instructor_routes.router)
     app.include_router(submission_routes.router)
+    app.include_router(user_routes.router)
+    app.include_router(quiz_routes.router)
     app.include_router(docs.router)
     app.include_router(metrics.router)
     return app

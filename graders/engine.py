@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import logging
 import os
 import threading
 import time
@@ -10,16 +12,18 @@ from pathlib import Path
 from typing import Literal
 
 from graders import protocol
-from graders.judge import judge_outputs, result_ids
-from graders.pool import PoolSettings, WarmPool
+from graders.judge import Mistakes, judge_outputs, result_ids
+from graders.pool import PoolSettings, PoolStopped, WarmPool, discard
 from graders.report import Report, file_level
 from graders.sandbox import SandboxProcess
 from graders.spec import ExerciseSpec, SpecError, load_spec
-from graders.warmup import write_warmup
+from graders.warmup import encode_warmup, warmup_bundle
 
+log = logging.getLogger(__name__)
 Mode = Literal["submit", "run"]
 MAX_CODE_BYTES = 256 * 1024
-RESULT_BYTES = 64 * 1024 * 1024
+JAX_TIME_FACTOR = 3  # vmap/jit code compiles each of ~10 test shapes: 0.3-0.6 s apiece here
+EXIT_GRACE_S = 1.0  # a finished job exits in milliseconds; this only absorbs a busy machine
 
 
 class UnknownExercise(LookupError):
@@ -44,6 +48,8 @@ class RawRun:
     max_rss_mb: float | None
     cpu_ms: float | None
     protocol_error: str | None
+    result_overflow: bool = False
+    time_limit_ms: int = 0
 
 
 class Grader:
@@ -51,8 +57,9 @@ class Grader:
 
     def __init__(self, exercises_dir: Path, pool_settings: PoolSettings) -> None:
         self.exercises_dir = exercises_dir
-        if pool_settings.warmup_file is None and pool_settings.sizes.get("jax", 0) > 0:
-            pool_settings = replace(pool_settings, warmup_file=write_warmup(exercises_dir))
+        if not pool_settings.warmup:
+            bundle = encode_warmup(warmup_bundle(exercises_dir))
+            pool_settings = replace(pool_settings, warmup=bundle)
         self.pool = WarmPool(pool_settings)
         self._specs: dict[str, ExerciseSpec] = {}
         self._mistake_outputs: dict[str, dict[str, dict[int, protocol.Result]]] = {}
@@ -99,8 +106,10 @@ class Grader:
         run = self.run_in_sandbox(
             spec=spec, code=code, framework=framework, case_indices=[c.index for c in cases]
         )
-        mistakes = self.mistake_outputs(spec) if spec.entry_kind == "function" else {}
-        report = judge_outputs(spec=spec, cases=cases, run=run, mistakes=mistakes)
+        # Known mistakes are run only when a test fails and their outputs are needed.
+        report = judge_outputs(
+            spec=spec, cases=cases, run=run, mistakes=functools.cache(lambda: self._mistakes(spec))
+        )
         report.duration_ms = _ms(started)
         return report
 
@@ -123,18 +132,39 @@ class Grader:
         proc = self.pool.acquire(framework)
         try:
             return _exchange(
-                proc, job, wanted=result_ids(spec, cases), deadline_s=spec.time_ms / 1000
+                proc,
+                job,
+                wanted=result_ids(spec, cases),
+                deadline_s=time_limit_ms(spec, framework) / 1000,
             )
         finally:
-            proc.kill_tree()
+            discard(proc)
+
+    def _mistakes(self, spec: ExerciseSpec) -> Mistakes:
+        return self.mistake_outputs(spec) if spec.entry_kind == "function" else {}
+
+    def prime(self) -> None:
+        """Run every exercise's known mistakes now, so the first wrong answer is not slow."""
+        for folder in sorted(p for p in self.exercises_dir.iterdir() if p.is_dir()):
+            try:
+                self._mistakes(self.spec(folder.name))
+            except PoolStopped:
+                return
+            except Exception:  # a broken exercise is reported by validate
+                log.warning("could not run the known mistakes of %s", folder.name, exc_info=True)
 
     def mistake_outputs(self, spec: ExerciseSpec) -> dict[str, dict[int, protocol.Result]]:
-        """Outputs of each known mistake on every case, computed once by the same sandbox."""
+        """Outputs of each known mistake on every case, computed by the same sandbox.
+
+        Kept once every mistake ran to its end; a run cut short (a busy machine, a killed
+        interpreter) is used for this report only and tried again next time.
+        """
         with self._lock:
             cached = self._mistake_outputs.get(spec.slug)
         if cached is not None:
             return cached
         outputs: dict[str, dict[int, protocol.Result]] = {}
+        complete = True
         for mistake in spec.mistakes:
             run = self.run_in_sandbox(
                 spec=spec,
@@ -143,9 +173,16 @@ class Grader:
                 case_indices=[c.index for c in spec.cases],
             )
             outputs[mistake.id] = run.frames
-        with self._lock:
-            self._mistake_outputs[spec.slug] = outputs
+            complete = complete and run.ended and not run.timed_out
+        if complete:
+            with self._lock:
+                self._mistake_outputs[spec.slug] = outputs
         return outputs
+
+
+def time_limit_ms(spec: ExerciseSpec, framework: str) -> int:
+    """The wall-clock limit of one job: JAX compiles every new shape on first use, so more."""
+    return spec.time_ms * (JAX_TIME_FACTOR if framework == "jax" else 1)
 
 
 def _ms(started: float) -> float:
@@ -153,7 +190,10 @@ def _ms(started: float) -> float:
 
 
 def _exchange(proc: SandboxProcess, job: bytes, *, wanted: list[int], deadline_s: float) -> RawRun:
+    """Send the job, read frames until the end or the wall clock, then judge the exit."""
+    deadline = time.monotonic() + deadline_s
     buffer = bytearray()
+    overflow = threading.Event()
 
     def reader() -> None:
         while True:
@@ -161,8 +201,10 @@ def _exchange(proc: SandboxProcess, job: bytes, *, wanted: list[int], deadline_s
                 chunk = os.read(proc.result_fd, 65536)
             except OSError:
                 return
-            if not chunk or len(buffer) + len(chunk) > RESULT_BYTES:
-                buffer.extend(chunk[: max(0, RESULT_BYTES - len(buffer))])
+            if not chunk:
+                return
+            if len(buffer) + len(chunk) > protocol.RESULT_BYTES:
+                overflow.set()  # stop reading: the job is killed below, not left blocked
                 return
             buffer.extend(chunk)
 
@@ -174,22 +216,25 @@ def _exchange(proc: SandboxProcess, job: bytes, *, wanted: list[int], deadline_s
         pass  # the interpreter died early; the exit status tells why
     finally:
         os.close(proc.job_fd)
-    thread.join(deadline_s)
+    thread.join(max(deadline - time.monotonic(), 0.0))
     timed_out = thread.is_alive()
-    if timed_out:
+    if timed_out or overflow.is_set():
         proc.kill_tree()
         thread.join(5)
     try:
-        status = proc.wait(timeout=5)
+        # The result channel can close early (a job may close fd 4 itself), so the wall clock
+        # still runs until the process has exited.
+        status = proc.wait(timeout=max(deadline - time.monotonic(), 0.0) + EXIT_GRACE_S)
     except TimeoutError:
+        timed_out = not overflow.is_set()
         proc.kill_tree()
         status = proc.wait(timeout=5)
     output, truncated = proc.output()
     usage = proc.resource_usage()
     error: str | None = None
     try:
-        frames = protocol.decode_results(bytes(buffer), wanted, RESULT_BYTES)
-        ended = True
+        frames = protocol.decode_results(bytes(buffer), wanted, protocol.RESULT_BYTES)
+        ended = not overflow.is_set()
     except protocol.ProtocolError as exc:
         frames, ended = dict(getattr(exc, "partial", {})), False
         if not isinstance(exc, protocol.TruncatedStream | protocol.IncompleteResults):
@@ -205,6 +250,8 @@ def _exchange(proc: SandboxProcess, job: bytes, *, wanted: list[int], deadline_s
         max_rss_mb=usage.max_rss_mb,
         cpu_ms=usage.cpu_ms,
         protocol_error=error,
+        result_overflow=overflow.is_set(),
+        time_limit_ms=round(deadline_s * 1000),
     )
 
 

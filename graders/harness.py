@@ -55,6 +55,10 @@ def _to_framework(value: Any, framework: str) -> Any:
     return value.copy()
 
 
+class ResultTooLarge(Exception):
+    """The output is larger than the result channel's budget."""
+
+
 def _to_numpy(value: Any) -> Any:
     """Convert whatever the student returned into a plain ndarray, here in the sandbox."""
     import numpy as np
@@ -66,6 +70,9 @@ def _to_numpy(value: Any) -> Any:
         value = value.numpy()
     elif type(value).__module__.startswith(("jax", "jaxlib")):
         value = np.asarray(value.block_until_ready())
+    size = np.asarray(value).nbytes  # before copying: a huge output must not be copied twice
+    if size > protocol.RESULT_BYTES:
+        raise ResultTooLarge(f"{size / 2**20:.0f} MB of data")
     array = np.array(value, copy=True)
     if type(array) is not np.ndarray:
         array = np.asarray(array).view(np.ndarray)
@@ -79,7 +86,7 @@ def _short_traceback(exc: BaseException) -> str:
     where = f" (line {frames[-1].lineno} of your code)" if frames else ""
     try:
         text = str(exc)
-    except Exception:
+    except BaseException:  # a hostile __str__ may raise anything, even SystemExit
         text = "<the error message could not be shown>"
     return f"{text[:500]}{where}"
 
@@ -108,11 +115,22 @@ def run_job(job: Any, write: Any) -> None:
 
     def fail(test: int, exc: BaseException) -> None:
         nonlocal sent
-        write(protocol.encode_error(test, type(exc).__name__, _short_traceback(exc)))
+        if isinstance(exc, ResultTooLarge):
+            write(protocol.encode_error(test, protocol.RESULT_TOO_LARGE, str(exc)))
+        else:
+            write(protocol.encode_error(test, type(exc).__name__, _short_traceback(exc)))
         sent += 1
 
     try:
         code = compile(job.code or "", "submission.py", "exec", dont_inherit=True)
+    except (MemoryError, RecursionError):
+        message = (
+            "your code is nested too deeply for Python to read it "
+            "(too many brackets inside one another)"
+        )
+        write(protocol.encode_error(FILE_LEVEL, "TooNested", message))
+        write(protocol.encode_end(1))
+        return
     except (SyntaxError, ValueError) as exc:
         line = getattr(exc, "lineno", None)
         text = getattr(exc, "msg", None) or str(exc)
@@ -150,7 +168,30 @@ def run_job(job: Any, write: Any) -> None:
     write(protocol.encode_end(sent))
 
 
-WARMUP_FILE = "/grader/warmup.json"
+WARMUP_MAX_BYTES = 16 * 1024 * 1024
+
+
+def _read_exactly(fd: int, size: int) -> bytes:
+    data = bytearray()
+    while len(data) < size:
+        chunk = os.read(fd, size - len(data))
+        if not chunk:
+            raise EOFError("the grader closed the job pipe during warm-up")
+        data += chunk
+    return bytes(data)
+
+
+def _read_warmup() -> list[Any]:
+    """The grader's first frame on the job pipe: model solutions and test shapes, or nothing."""
+    import json
+
+    size = int.from_bytes(_read_exactly(JOB_FD, 4), "big")
+    if size == 0:
+        return []
+    if size > WARMUP_MAX_BYTES:
+        raise ValueError(f"warm-up frame of {size} bytes is too large")
+    bundle = json.loads(_read_exactly(JOB_FD, size))
+    return bundle if isinstance(bundle, list) else []
 
 
 def _warm_up(framework: str) -> None:
@@ -160,15 +201,14 @@ def _warm_up(framework: str) -> None:
     before the job arrives.
     """
     import gc
-    import json
 
     import numpy as np
 
-    if framework != "jax" or not os.path.exists(WARMUP_FILE):
+    bundle = _read_warmup()
+    if framework != "jax":
         return
-    with open(WARMUP_FILE, encoding="utf-8") as handle:
-        bundle = json.load(handle)
-    for item in bundle:
+    while bundle:
+        item = bundle.pop()
         warm_module = types.ModuleType("warmup")
         sys.modules["warmup"] = warm_module
         scope = warm_module.__dict__
@@ -185,7 +225,8 @@ def _warm_up(framework: str) -> None:
                 _to_numpy(func(**inputs))
             except Exception:  # noqa: S112 - warm-up is best effort
                 continue
-        del scope, func, warm_module
+        scope.clear()
+        del scope, func, warm_module, item
         sys.modules.pop("warmup", None)
     gc.collect()
 

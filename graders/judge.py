@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import signal
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -16,8 +17,10 @@ from graders.spec import Case, ExerciseSpec
 if TYPE_CHECKING:
     from graders.engine import RawRun
 
+Mistakes = dict[str, dict[int, protocol.Result]]  # mistake id -> its outputs by result id
 SLOTS = 4  # must equal harness.SLOTS: result ids are case_index * SLOTS + slot
 PREVIEW_ELEMENTS = 4096
+RESULT_BYTES = protocol.RESULT_BYTES
 
 
 def result_ids(spec: ExerciseSpec, cases: list[Case]) -> list[int]:
@@ -37,6 +40,14 @@ def _file_level(run: RawRun, duration: float) -> Report | None:
             f"Python could not read your code: {raised.message}.",
             duration,
             line=line,
+            stdout=run.output,
+        )
+    if raised.type_name == "TooNested":
+        return file_level(
+            "invalid_submission",
+            f"Python could not read your code: {raised.message}. Split long expressions "
+            "into several lines with names for the parts.",
+            duration,
             stdout=run.output,
         )
     if raised.type_name == "MissingEntry":
@@ -66,6 +77,12 @@ def _line_of(message: str) -> int | None:
 
 def _missing(run: RawRun, limit_ms: int) -> tuple[Verdict, str]:
     """Why a test produced no result at all."""
+    if run.result_overflow:
+        return "output_limit_exceeded", (
+            "Your function returned far more data than this test expects (over "
+            f"{RESULT_BYTES // 2**20} MB in all) and was stopped. Check the output's shape: is it "
+            "building a table for every pair of positions?"
+        )
     if run.timed_out or run.exit_signal == signal.SIGXCPU:
         return "time_limit_exceeded", (
             f"Your code did not finish within {limit_ms / 1000:g} s. "
@@ -73,14 +90,12 @@ def _missing(run: RawRun, limit_ms: int) -> tuple[Verdict, str]:
             "every position that could be done once."
         )
     if run.exit_signal == signal.SIGKILL:
+        # The grader marks its own kills as time or output limits above; a SIGKILL it did not
+        # send comes from the kernel running out of memory for this job.
         return "memory_limit_exceeded", (
             "Your code used more memory than allowed and was "
             "stopped. Are you building a much larger array than the "
             "output?"
-        )
-    if run.output_truncated and run.exit_signal is not None:
-        return "output_limit_exceeded", (
-            "Your code printed too much and was stopped; remove prints inside loops."
         )
     if run.exit_signal is not None:
         known = run.exit_signal in {int(sig) for sig in signal.Signals}
@@ -95,6 +110,12 @@ def _missing(run: RawRun, limit_ms: int) -> tuple[Verdict, str]:
 
 
 def _raised(raised: protocol.RaisedError) -> tuple[Verdict, str]:
+    if raised.type_name == protocol.RESULT_TOO_LARGE:
+        return "output_limit_exceeded", (
+            f"Your function returned {raised.message}, more than the grader accepts "
+            f"({RESULT_BYTES // 2**20} MB). Check the output's shape: is it building a table "
+            "for every pair of positions?"
+        )
     if raised.type_name == "MemoryError":
         return "memory_limit_exceeded", (
             "Your code ran out of memory. Are you building a much larger array than the output?"
@@ -116,7 +137,9 @@ def _preview(array: np.ndarray) -> list[Any] | None:
         view = view[0]
     if view.size > PREVIEW_ELEMENTS:
         return None
-    return np.where(np.isfinite(view), view, np.nan).astype(float).tolist()  # type: ignore[no-any-return]
+    cells = view.astype(np.float64).astype(object)
+    cells[~np.isfinite(view)] = None  # JSON has no NaN or Infinity: the browser shows a blank cell
+    return cells.tolist()  # type: ignore[no-any-return]
 
 
 def _array_test(
@@ -124,7 +147,7 @@ def _array_test(
     case: Case,
     expected: np.ndarray,
     received: np.ndarray,
-    mistakes: dict[str, dict[int, protocol.Result]],
+    mistakes: Callable[[], Mistakes],
 ) -> TestResult:
     result = compare(expected, received, rtol=spec.rtol, atol=spec.atol)
     test = TestResult(
@@ -145,7 +168,7 @@ def _array_test(
     feedback = describe(result, expected, received, hidden=case.hidden)
     test.message, test.details = feedback.summary, list(feedback.details)
     candidates: list[tuple[str, np.ndarray]] = []
-    for mid, out in mistakes.items():
+    for mid, out in mistakes().items():
         wrong = out.get(case.index * SLOTS)
         if isinstance(wrong, np.ndarray):
             candidates.append((mid, wrong))
@@ -195,11 +218,11 @@ def _class_test(
         verdict, message = _raised(out)
         return TestResult(name, hidden, False, verdict, message)
     if not isinstance(out, np.ndarray) or not isinstance(params, np.ndarray):
-        verdict, message = _missing(run, spec.time_ms)
+        verdict, message = _missing(run, run.time_limit_ms or spec.time_ms)
         return TestResult(name, hidden, False, verdict, message)
     table = params.reshape(max_len, d_model)
     expected = np.asarray(spec.reference()(x=case.inputs["x"], table=table))
-    return _array_test(spec, case, expected, out, {})
+    return _array_test(spec, case, expected, out, dict)
 
 
 def judge_outputs(
@@ -207,7 +230,7 @@ def judge_outputs(
     spec: ExerciseSpec,
     cases: list[Case],
     run: RawRun,
-    mistakes: dict[str, dict[int, protocol.Result]],
+    mistakes: Callable[[], Mistakes],
 ) -> Report:
     """Build the report: per-test verdicts, then the overall verdict and score."""
     early = _file_level(run, 0.0)
@@ -226,7 +249,7 @@ def judge_outputs(
             verdict, message = _raised(got)
             tests.append(TestResult(case.name, case.hidden, False, verdict, message))
         else:
-            verdict, message = _missing(run, spec.time_ms)
+            verdict, message = _missing(run, run.time_limit_ms or spec.time_ms)
             tests.append(TestResult(case.name, case.hidden, False, verdict, message))
     verdict, score = overall(tests)
     first = next((t for t in tests if not t.passed and not t.hidden), None) or next(

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import sys
 import threading
 import time
@@ -16,6 +18,7 @@ from graders.sandbox import SandboxLimits, SandboxProcess, spawn
 log = logging.getLogger(__name__)
 HERE = Path(__file__).resolve().parent
 SANDBOX_GRADERS = "/grader"
+NO_WARMUP = b"\0\0\0\0"  # an empty warm-up frame
 
 
 @dataclass(frozen=True)
@@ -28,7 +31,7 @@ class PoolSettings:
     max_processes: int = 64
     output_bytes: int = 64 * 1024
     ready_timeout_s: float = 60.0
-    warmup_file: str | None = None
+    warmup: bytes = b""  # graders.warmup.encode_warmup() of the JAX bundle; sent to JAX only
 
 
 def _limits(settings: PoolSettings) -> SandboxLimits:
@@ -51,9 +54,31 @@ def start_interpreter(framework: str, settings: PoolSettings) -> SandboxProcess:
         (str(HERE / "harness.py"), f"{SANDBOX_GRADERS}/harness.py"),
         (str(HERE / "protocol.py"), f"{SANDBOX_GRADERS}/protocol.py"),
     ]
-    if framework == "jax" and settings.warmup_file:
-        binds.append((settings.warmup_file, f"{SANDBOX_GRADERS}/warmup.json"))
-    return spawn(argv, limits=_limits(settings), ro_binds=binds, env={})
+    proc = spawn(argv, limits=_limits(settings), ro_binds=binds, env={})
+    warmup = settings.warmup if framework == "jax" and settings.warmup else NO_WARMUP
+    with contextlib.suppress(OSError):  # if it died while starting, wait_ready says so
+        _write_all(proc.job_fd, warmup)  # the harness reads this frame before it says READY
+    return proc
+
+
+def discard(proc: SandboxProcess) -> None:
+    """Kill a used or unwanted interpreter and close its descriptors at once (not at GC)."""
+    proc.kill_tree()
+    proc.close()
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+class PoolStopped(RuntimeError):
+    """The pool was stopped: no interpreter will be handed out any more."""
+
+
+class _Stopped(Exception):
+    """The pool stopped while an interpreter was starting."""
 
 
 class WarmPool:
@@ -70,7 +95,7 @@ class WarmPool:
         self._cond = threading.Condition()
         self._stopped = False
         self._pending: dict[str, int] = dict.fromkeys(settings.sizes, 0)
-        self._threads: list[threading.Thread] = []
+        self._starting: set[SandboxProcess] = set()
 
     def start(self) -> None:
         """Fill the pool in the background."""
@@ -89,23 +114,33 @@ class WarmPool:
         thread.start()
 
     def _spawn_one(self, framework: str) -> None:
+        proc: SandboxProcess | None = None
         try:
             proc = self._start(framework, self.settings)
+            with self._cond:
+                if self._stopped:
+                    raise _Stopped
+                self._starting.add(proc)
             proc.wait_ready(self.settings.ready_timeout_s)
-        except Exception:
-            if not self._stopped:
+        except Exception as exc:
+            if not self._stopped and not isinstance(exc, _Stopped):
                 log.exception("could not start a %s interpreter", framework)
             with self._cond:
                 self._pending[framework] -= 1
-            time.sleep(1.0)
+                self._starting.discard(proc)
+            if proc is not None:
+                discard(proc)
+            if not self._stopped:
+                time.sleep(1.0)
             return
         with self._cond:
             self._pending[framework] -= 1
-            if self._stopped:
-                proc.kill_tree()
+            self._starting.discard(proc)
+            if not self._stopped:
+                self._ready[framework].append(proc)
+                self._cond.notify_all()
                 return
-            self._ready[framework].append(proc)
-            self._cond.notify_all()
+        discard(proc)
 
     def acquire(self, framework: str, timeout: float | None = None) -> SandboxProcess:
         """A ready interpreter (waits for one); a replacement starts at once."""
@@ -116,11 +151,13 @@ class WarmPool:
         deadline = time.monotonic() + timeout
         with self._cond:
             while True:
+                if self._stopped:
+                    raise PoolStopped("the grader is shutting down")
                 while self._ready[framework]:
                     proc = self._ready[framework].popleft()
                     if proc.is_alive():
                         break
-                    proc.kill_tree()
+                    discard(proc)
                 else:
                     proc = None
                 if proc is not None:
@@ -145,11 +182,12 @@ class WarmPool:
             return {fw: len(q) for fw, q in self._ready.items()}
 
     def stop(self) -> None:
-        """Kill every waiting interpreter."""
+        """Kill every waiting interpreter, and those still starting."""
         with self._cond:
             self._stopped = True
-            procs = [p for q in self._ready.values() for p in q]
+            procs = [p for q in self._ready.values() for p in q] + list(self._starting)
+            self._starting.clear()
             for q in self._ready.values():
                 q.clear()
         for proc in procs:
-            proc.kill_tree()
+            discard(proc)

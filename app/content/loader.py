@@ -10,7 +10,8 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from app.content.render import render_markdown
+from app.content.plot_blocks import parse_problems
+from app.content.render import plot_fences, render_markdown
 from app.content.schemas import ExerciseMeta, LessonMeta, Mistake, MistakesFile
 
 log = logging.getLogger(__name__)
@@ -134,12 +135,26 @@ def split_front_matter(text: str) -> tuple[str, str]:
     return text[4 : end + 1], text[end + 5 :]
 
 
-def load_lesson(path: Path) -> Lesson:
-    """Parse, validate and render one lesson file."""
+def load_lesson(
+    path: Path, problems: list[Problem] | None = None, root: Path | None = None
+) -> Lesson:
+    """Parse, validate and render one lesson file; broken plot blocks go to problems."""
     text = _read_text(path)
     front, body = split_front_matter(text)
     meta = _validate(LessonMeta, _load_yaml(front, line_offset=1), front, line_offset=1)
+    if problems is not None:
+        # The body starts after the opening '---', the front matter and the closing '---'.
+        body_offset = front.count("\n") + 2
+        problems.extend(_plot_problems(body, _rel(path, root or path.parent), body_offset))
     return Lesson(meta=meta, html=render_markdown(_drop_title_heading(body)), path=path)
+
+
+def _plot_problems(markdown: str, rel_path: str, line_offset: int) -> list[Problem]:
+    """A broken plot renders as a visible box; it is also a Problem so authors hear of it."""
+    return [
+        Problem(rel_path, message, line + line_offset)
+        for line, message in parse_problems(plot_fences(markdown))
+    ]
 
 
 def _drop_title_heading(body: str) -> str:
@@ -194,7 +209,9 @@ def load_exercise(folder: Path, root: Path, problems: list[Problem]) -> Exercise
         except ContentError as exc:
             problems.append(Problem(_rel(folder / name, root), str(exc), exc.line))
             raise ContentError(f"{name} is broken") from exc
-    statement = render_markdown(_drop_title_heading(_read_text(folder / "statement.md")))
+    statement_text = _read_text(folder / "statement.md")
+    problems.extend(_plot_problems(statement_text, _rel(folder / "statement.md", root), 0))
+    statement = render_markdown(_drop_title_heading(statement_text))
     return Exercise(meta, statement, starters, solutions, list(mistakes.mistakes), folder)
 
 
@@ -204,7 +221,7 @@ def load_course(lessons_dir: Path, exercises_dir: Path) -> Course:
     course = Course()
     for path in sorted(lessons_dir.glob("*.md")) if lessons_dir.is_dir() else []:
         try:
-            course.lessons.append(load_lesson(path))
+            course.lessons.append(load_lesson(path, course.problems, root))
         except (ContentError, OSError) as exc:
             course.problems.append(Problem(_rel(path, root), str(exc), getattr(exc, "line", None)))
     folders = (

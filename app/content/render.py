@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import html
 import re
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -19,6 +20,9 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
+from app.content.plot_blocks import figure_html, parse_block, plot_error_html
+from app.content.plots import PlotError
+
 MATHML_TAGS = {
     "math", "mi", "mn", "mo", "ms", "mspace", "mtext", "mrow", "mfrac", "msqrt", "mroot",
     "msub", "msup", "msubsup", "munder", "mover", "munderover", "mtable", "mtr", "mtd",
@@ -29,7 +33,7 @@ HTML_TAGS = {
     "a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "details", "div", "dl", "dt",
     "em", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "kbd", "li", "ol", "p", "pre", "s",
     "span", "strong", "sub", "summary", "sup", "table", "tbody", "td", "tfoot", "th", "thead",
-    "tr", "ul", "figure", "figcaption", "img",
+    "tr", "ul", "figure", "figcaption", "img", "form", "label", "input", "button",
 }  # fmt: skip
 MATHML_ATTRS = {
     "display", "mathvariant", "stretchy", "fence", "separator", "lspace", "rspace", "accent",
@@ -40,7 +44,12 @@ MATHML_ATTRS = {
 ATTRIBUTES: dict[str, set[str]] = {
     **{tag: set(MATHML_ATTRS) for tag in MATHML_TAGS},
     "a": {"href", "title"},
-    "img": {"src", "alt", "title", "width", "height"},
+    "img": {"src", "alt", "title", "width", "height", "loading", "class"},
+    "figure": {"class", "data-plot"},
+    "form": {"class", "method", "action", "data-plot"},
+    "label": {"class"},
+    "input": {"type", "name", "value", "min", "max", "step", "required"},
+    "button": {"type"},
     "th": {"class"},
     "td": {"class"},
     "ol": {"start"},
@@ -54,6 +63,21 @@ ATTRIBUTES: dict[str, set[str]] = {
     "h3": {"id"},
 }
 ATTRIBUTES["math"] = ATTRIBUTES["math"] | {"xmlns"}
+_PLOT_URL = re.compile(r"/plots/[a-z0-9-]+\.svg(\?[A-Za-z0-9_=&,%.+-]*)?")
+_SLUG = re.compile(r"[a-z0-9-]+")
+# Values the plot figure needs; anything else in these attributes is dropped. Images may only
+# come from the plot route, so no markdown can make a reader's browser fetch another URL.
+_ATTRIBUTE_RULES: dict[tuple[str, str], Callable[[str], bool]] = {
+    ("img", "src"): lambda v: _PLOT_URL.fullmatch(v) is not None,
+    ("img", "loading"): lambda v: v == "lazy",
+    ("form", "action"): lambda v: _PLOT_URL.fullmatch(v) is not None and "?" not in v,
+    ("form", "method"): lambda v: v == "get",
+    ("form", "data-plot"): lambda v: _SLUG.fullmatch(v) is not None,
+    ("figure", "data-plot"): lambda v: _SLUG.fullmatch(v) is not None,
+    ("input", "type"): lambda v: v in {"number", "hidden"},
+    ("input", "name"): lambda v: re.fullmatch(r"[A-Za-z_]+", v) is not None,
+    ("button", "type"): lambda v: v == "submit",
+}
 _FORMATTER = HtmlFormatter(cssclass="highlight", nowrap=True)
 _ALIGN_RE = re.compile(r'style="text-align:(left|center|right)"')
 
@@ -80,6 +104,19 @@ def _highlight(code: str, lang: str, _attrs: Any) -> str:
     return f'<pre class="highlight"><code class="language-{html.escape(lang)}">{body}</code></pre>'
 
 
+def _is_plot(info: str) -> bool:
+    return info.strip().split(maxsplit=1)[:1] == ["plot"]
+
+
+def _plot_html(source: str) -> str:
+    try:
+        block = parse_block(source)
+    except PlotError as exc:
+        return plot_error_html(str(exc))
+    caption = _MD.renderInline(block.caption) if block.caption else ""
+    return figure_html(block, caption)
+
+
 def _build() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "highlight": _highlight})
     md.enable("table").enable("strikethrough")
@@ -92,10 +129,33 @@ def _build() -> MarkdownIt:
         double_inline=True,
         renderer=_math,
     )
+    code_fence = md.renderer.rules["fence"]  # type: ignore[attr-defined]
+
+    def fence(_self: Any, tokens: Sequence[Any], idx: int, options: Any, env: Any) -> str:
+        token = tokens[idx]
+        if _is_plot(token.info):
+            return _plot_html(token.content)
+        return str(code_fence(tokens, idx, options, env))
+
+    md.add_render_rule("fence", fence)
     return md
 
 
 _MD = _build()
+
+
+def plot_fences(text: str) -> list[tuple[int, str]]:
+    """(1-based line of the opening fence, YAML body) for every ```plot block in the markdown."""
+    return [
+        (token.map[0] + 1, token.content)
+        for token in _MD.parse(text)
+        if token.type == "fence" and token.map and _is_plot(token.info)
+    ]
+
+
+def _filter_attribute(tag: str, name: str, value: str) -> str | None:
+    rule = _ATTRIBUTE_RULES.get((tag, name))
+    return value if rule is None or rule(value) else None
 
 
 def sanitize(raw_html: str) -> str:
@@ -105,6 +165,7 @@ def sanitize(raw_html: str) -> str:
             raw_html,
             tags=HTML_TAGS | MATHML_TAGS,
             attributes=ATTRIBUTES,
+            attribute_filter=_filter_attribute,
             url_schemes={"http", "https", "mailto"},
             link_rel="noopener noreferrer",
             strip_comments=True,

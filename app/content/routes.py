@@ -5,18 +5,26 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
-from fastapi.responses import PlainTextResponse
+from fastapi.responses import JSONResponse, PlainTextResponse
 from starlette.responses import Response
 
 from app.content.loader import Course
+from app.content.plots import PlotError, UnknownPlot, etag_matches, render_plot
 from app.content.render import pygments_css
 from app.content.service import CourseDep, visible_exercises, visible_lessons
+from app.db import SessionDep
+from app.progress.service import record_lesson_read
+from app.quiz.views import quiz_view
 from app.users.deps import OptionalUser
 from app.users.models import Role, User
 from app.web.templating import render
 
 router = APIRouter()
 FRAMEWORK_LABELS = {"numpy": "NumPy", "torch": "PyTorch", "jax": "JAX / Flax"}
+# Opened on its own (the plot form does that without JavaScript) an SVG is a document, and
+# matplotlib styles it with style attributes that the site-wide policy would block. This
+# policy allows those styles and nothing else: no script, no fetch, no frame, sandboxed.
+PLOT_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox"
 
 
 def _is_instructor(user: User | None) -> bool:
@@ -44,14 +52,23 @@ def home(request: Request, course: CourseDep, user: OptionalUser) -> Response:
 
 
 @router.get("/lessons/{slug}", include_in_schema=False)
-def lesson_page(slug: str, request: Request, course: CourseDep, user: OptionalUser) -> Response:
-    """One lesson, rendered."""
+def lesson_page(
+    slug: str,
+    request: Request,
+    course: CourseDep,
+    user: OptionalUser,
+    session: SessionDep,
+    retake: bool = False,
+) -> Response:
+    """One lesson, rendered, with its quiz (or your latest attempt at it)."""
     lessons = visible_lessons(course=course, include_drafts=_is_instructor(user))
     index = next((i for i, les in enumerate(lessons) if les.meta.slug == slug), None)
     if index is None:
         raise HTTPException(404, f"There is no lesson called '{slug}'.")
     prev, nxt = _neighbours(lessons, index)
     practice = [ex for ex in course.exercises if ex.meta.lesson == slug and not ex.meta.draft]
+    if user is not None:
+        record_lesson_read(session=session, user_id=user.id, lesson_slug=slug)
     return render(
         request,
         "lesson.html",
@@ -60,6 +77,7 @@ def lesson_page(slug: str, request: Request, course: CourseDep, user: OptionalUs
         prev=prev,
         next=nxt,
         practice=practice,
+        quiz=quiz_view(session=session, lesson=lessons[index], user=user, retake=retake),
     )
 
 
@@ -101,6 +119,30 @@ def code_css() -> Response:
     return PlainTextResponse(
         pygments_css(), media_type="text/css", headers={"cache-control": "public, max-age=86400"}
     )
+
+
+@router.get("/plots/{name}.svg", tags=["content"], response_class=Response)
+def plot_svg(name: str, request: Request) -> Response:
+    """A lesson plot as SVG; parameters go in the query, e.g. `?max_len=64&d_model=128`."""
+    raw: dict[str, str] = {}
+    for key, value in request.query_params.multi_items():
+        if key in raw:
+            return JSONResponse({"detail": f"{key} is given more than once."}, status_code=422)
+        raw[key] = value
+    try:
+        plot = render_plot(name, raw)
+    except UnknownPlot as exc:
+        return JSONResponse({"detail": str(exc)}, status_code=404)
+    except PlotError as exc:
+        return JSONResponse({"detail": str(exc)}, status_code=422)
+    headers = {
+        "etag": plot.etag,
+        "cache-control": "public, max-age=86400",
+        "content-security-policy": PLOT_CSP,
+    }
+    if etag_matches(request.headers.get("if-none-match"), plot.etag):
+        return Response(status_code=304, headers=headers)
+    return Response(plot.svg, media_type="image/svg+xml", headers=headers)
 
 
 @router.get("/healthz", tags=["meta"])

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.content.loader import Problem
+from app.content.loader import Course, Problem, split_front_matter
+from app.content.plot_blocks import draw_problems
+from app.content.render import plot_fences
 from app.content.service import load_from_settings
 from app.quiz.grading import check_examples
 
@@ -17,6 +19,7 @@ def validate_course() -> dict[str, Any]:
         for question in lesson.meta.quiz:
             path = str(lesson.path.relative_to(lesson.path.parent.parent))
             problems.extend(Problem(path, message) for message in check_examples(question))
+    problems.extend(plot_drawing_problems(course))
     return {
         "lessons": len(course.lessons),
         "quiz_questions": sum(len(les.meta.quiz) for les in course.lessons),
@@ -24,3 +27,21 @@ def validate_course() -> dict[str, Any]:
         "misconceptions": sum(len(ex.mistakes) for ex in course.exercises),
         "problems": [{"path": p.path, "line": p.line, "message": p.message} for p in problems],
     }
+
+
+def plot_drawing_problems(course: Course) -> list[Problem]:
+    """Draw every well-formed plot once; the loader already reported blocks that do not parse."""
+    sources: list[tuple[str, str, int]] = []
+    for lesson in course.lessons:
+        front, body = split_front_matter(lesson.path.read_text(encoding="utf-8"))
+        rel = str(lesson.path.relative_to(lesson.path.parent.parent))
+        sources.append((rel, body, front.count("\n") + 2))
+    for exercise in course.exercises:
+        statement = exercise.path / "statement.md"
+        rel = str(statement.relative_to(exercise.path.parent.parent))
+        sources.append((rel, statement.read_text(encoding="utf-8"), 0))
+    return [
+        Problem(rel, message, line + offset)
+        for rel, text, offset in sources
+        for line, message in draw_problems(plot_fences(text))
+    ]

@@ -26,6 +26,8 @@ def get_grader(*, warm: bool = True) -> Grader:
         if _grader is None:
             _grader = Grader(get_settings().exercises_dir, pool_settings(warm=warm))
             _grader.start()
+            if warm:  # the first wrong answer of each exercise then needs no extra runs
+                threading.Thread(target=_grader.prime, daemon=True, name="grader-prime").start()
         return _grader
 
 

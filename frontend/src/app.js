@@ -1,3 +1,6 @@
+import "./quiz.js";
+import "./plots.js";
+
 // Progressive enhancement only: every page works without this file.
 
 /** Copy buttons on code blocks, so students can paste examples into their editor. */

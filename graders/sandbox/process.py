@@ -176,11 +176,12 @@ class SandboxProcess:
 
     def close(self) -> None:
         """Close the parent's fds that are still open (call it once the sandbox has ended)."""
-        for fd, identity in list(self._pipes.items()):
+        with self._info_lock:  # close() may race with __del__ or a second close()
+            pipes, self._pipes = self._pipes, {}
+        for fd, identity in pipes.items():
             with contextlib.suppress(OSError):
                 if _identity(fd) == identity:  # not closed by the caller and reused since
                     os.close(fd)
-            del self._pipes[fd]
         with self._info_lock:
             self._close_info()
         with self._lock:

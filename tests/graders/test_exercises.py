@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -40,6 +41,8 @@ def test_starter_is_not_accepted(grader: Grader, slug: str, framework: str) -> N
     code = (EXERCISES / slug / "starter" / f"{framework}.py").read_text()
     report = grader.grade(exercise=slug, code=code, framework=framework)
     assert report.verdict != "accepted" and report.score < 1.0
+    # the report reaches browsers as strict JSON (no NaN or Infinity, even for -inf masks)
+    json.dumps(report.to_dict(), allow_nan=False)
 
 
 @pytest.mark.parametrize(("slug", "mistake_id"), MISTAKES)

@@ -1,0 +1,85 @@
+"""Recording what a student read and how each quiz attempt went."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from app.progress.models import LessonRead, QuizAttempt
+
+
+def record_lesson_read(*, session: Session, user_id: int, lesson_slug: str) -> bool:
+    """Note the first time a student opens a lesson; True only when this call added the row."""
+    existing = session.scalar(
+        select(LessonRead.id).where(
+            LessonRead.user_id == user_id, LessonRead.lesson_slug == lesson_slug
+        )
+    )
+    if existing is not None:
+        return False
+    session.add(LessonRead(user_id=user_id, lesson_slug=lesson_slug))
+    try:
+        session.commit()
+    except IntegrityError:
+        # Two tabs opened the lesson at once; the other request already recorded it.
+        session.rollback()
+        return False
+    return True
+
+
+def lessons_read(*, session: Session, user_id: int) -> set[str]:
+    """Slugs of the lessons this student has opened."""
+    rows = session.scalars(select(LessonRead.lesson_slug).where(LessonRead.user_id == user_id))
+    return set(rows)
+
+
+def save_quiz_attempt(
+    *,
+    session: Session,
+    user_id: int,
+    lesson_slug: str,
+    answers: dict[str, Any],
+    results: dict[str, Any],
+    score: float,
+) -> QuizAttempt:
+    """Store one graded attempt; retakes add rows, nothing is overwritten."""
+    attempt = QuizAttempt(
+        user_id=user_id, lesson_slug=lesson_slug, answers=answers, results=results, score=score
+    )
+    session.add(attempt)
+    session.commit()
+    return attempt
+
+
+def quiz_attempts(*, session: Session, user_id: int, lesson_slug: str) -> list[QuizAttempt]:
+    """This student's attempts at one quiz, newest first."""
+    return list(
+        session.scalars(
+            select(QuizAttempt)
+            .where(QuizAttempt.user_id == user_id, QuizAttempt.lesson_slug == lesson_slug)
+            .order_by(QuizAttempt.created_at.desc(), QuizAttempt.id.desc())
+        )
+    )
+
+
+def latest_quiz_attempt(*, session: Session, user_id: int, lesson_slug: str) -> QuizAttempt | None:
+    """The most recent attempt at one quiz, if any."""
+    return session.scalar(
+        select(QuizAttempt)
+        .where(QuizAttempt.user_id == user_id, QuizAttempt.lesson_slug == lesson_slug)
+        .order_by(QuizAttempt.created_at.desc(), QuizAttempt.id.desc())
+        .limit(1)
+    )
+
+
+def count_quiz_attempts(*, session: Session, user_id: int, lesson_slug: str) -> int:
+    """How many times this student has submitted this quiz."""
+    count = session.scalar(
+        select(func.count(QuizAttempt.id)).where(
+            QuizAttempt.user_id == user_id, QuizAttempt.lesson_slug == lesson_slug
+        )
+    )
+    return int(count or 0)

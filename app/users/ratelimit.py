@@ -1,0 +1,111 @@
+"""Counting failed logins and sign-ups, behind a small interface a Redis store can replace."""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
+from typing import Protocol
+
+from fastapi import Request
+
+from app.config import get_settings
+
+MAX_KEYS = 50_000
+_create_lock = threading.Lock()
+
+
+class FailureLimiter(Protocol):
+    """Blocks a key (an IP or an email) after too many recent failures."""
+
+    def retry_after(self, keys: Iterable[str]) -> float:
+        """Seconds until every key may try again; 0 when none is blocked."""
+        ...
+
+    def record_failure(self, keys: Iterable[str]) -> None:
+        """Count one failure against each key."""
+        ...
+
+    def reset(self, key: str) -> None:
+        """Forget a key's failures (after a success)."""
+        ...
+
+
+class MemoryFailureLimiter:
+    """Sliding-window counts kept in this process; enough for the single-machine mode."""
+
+    def __init__(
+        self,
+        *,
+        max_failures: int,
+        window_seconds: float,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.max_failures = max_failures
+        self.window = window_seconds
+        self._clock = clock
+        self._failures: dict[str, deque[float]] = {}
+        self._lock = threading.Lock()
+
+    def _recent(self, key: str, now: float) -> deque[float]:
+        times = self._failures.get(key, deque())
+        while times and times[0] <= now - self.window:
+            times.popleft()
+        return times
+
+    def retry_after(self, keys: Iterable[str]) -> float:
+        """Seconds until every key may try again; 0 when none is blocked."""
+        now = self._clock()
+        wait = 0.0
+        with self._lock:
+            for key in keys:
+                times = self._recent(key, now)
+                if len(times) >= self.max_failures:
+                    # Blocked until enough old failures leave the window.
+                    release = times[len(times) - self.max_failures] + self.window
+                    wait = max(wait, release - now)
+        return wait
+
+    def record_failure(self, keys: Iterable[str]) -> None:
+        """Count one failure against each key."""
+        now = self._clock()
+        with self._lock:
+            if len(self._failures) > MAX_KEYS:
+                self._prune(now)
+            for key in keys:
+                times = self._recent(key, now)
+                times.append(now)
+                self._failures[key] = times
+
+    def reset(self, key: str) -> None:
+        """Forget a key's failures (after a success)."""
+        with self._lock:
+            self._failures.pop(key, None)
+
+    def _prune(self, now: float) -> None:
+        for key in list(self._failures):
+            if not self._recent(key, now):
+                del self._failures[key]
+
+
+def minutes_text(seconds: float) -> str:
+    """'1 minute' / 'N minutes', rounded up so the student never retries too early."""
+    minutes = max(1, math.ceil(seconds / 60))
+    return "1 minute" if minutes == 1 else f"{minutes} minutes"
+
+
+def get_auth_limiter(request: Request) -> FailureLimiter:
+    """The app's limiter for logins and sign-ups, created on first use."""
+    state = request.app.state
+    with _create_lock:
+        limiter: FailureLimiter | None = getattr(state, "auth_limiter", None)
+        if limiter is None:
+            settings = get_settings()
+            limiter = MemoryFailureLimiter(
+                max_failures=settings.auth_max_failures,
+                window_seconds=settings.auth_window_seconds,
+            )
+            state.auth_limiter = limiter
+    return limiter

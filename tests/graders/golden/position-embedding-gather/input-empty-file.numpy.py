@@ -1,0 +1,1 @@
+# Bad input: nothing but this comment -> invalid_submission.

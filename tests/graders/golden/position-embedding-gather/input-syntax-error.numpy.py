@@ -1,0 +1,7 @@
+# Bad input: a missing closing parenthesis on line 6; reported with its line number -> syntax_error.
+import numpy as np
+
+
+def position_embedding_gather(positions, embedding_table):
+    ids = positions.astype(np.int64
+    return embedding_table[ids]

@@ -1,0 +1,2 @@
+def embed_with_positions(token_ids, token_table, position_table):
+    return token_table[token_ids.long()] + position_table[: token_ids.shape[1]]
