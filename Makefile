@@ -7,7 +7,7 @@ ASSETS := frontend/dist/.built
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install assets migrate run test lint typecheck validate bench clean
+.PHONY: install assets migrate run test lint typecheck validate bench soak clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -15,7 +15,8 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e ".[dev]"
 	@touch $(STAMP)
 
-$(ASSETS): frontend/package.json frontend/package-lock.json frontend/build.mjs $(wildcard frontend/src/*)
+$(ASSETS): frontend/package.json frontend/package-lock.json frontend/build.mjs $(wildcard frontend/src/*) \
+		$(wildcard frontend/src/editor/*)
 	cd frontend && npm ci --no-audit --no-fund && node build.mjs
 
 install: $(STAMP)
@@ -44,6 +45,9 @@ test: install assets migrate lint typecheck validate
 
 bench: install
 	$(BIN)/python -m app bench
+
+soak: install
+	$(BIN)/python -m app soak --jobs 1000
 
 clean:
 	rm -rf $(VENV) frontend/node_modules frontend/dist var .pytest_cache .mypy_cache .ruff_cache

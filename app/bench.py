@@ -24,7 +24,7 @@ KINDS = [
     ("torch gather", "position-embedding-gather", "torch"),
     ("flax forward", "learned-pos-embed-forward", "jax"),
 ]
-POOL = {"numpy": 4, "torch": 2, "jax": 2}
+POOL = {"numpy": 4, "torch": 2, "jax": 1}  # JAX: per exercise (pool key jax:<slug>)
 
 
 class Api:
@@ -49,15 +49,16 @@ class Api:
         text = self.call("GET", "/metrics")
         return {
             m[0]: int(m[1])
-            for m in re.findall(r'course_pool_ready\{framework="(\w+)"\} (\d+)', text)
+            for m in re.findall(r'course_pool_ready\{framework="([\w:-]+)"\} (\d+)', text)
         }
 
-    def wait_pool(self, framework: str | None = None, timeout: float = 180) -> None:
+    def wait_pool(self, key: str | None = None, timeout: float = 180) -> None:
+        """Wait until the pool is full (or, given a key, that key's part of it)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             ready = self.ready()
-            wanted = {framework: POOL[framework]} if framework else POOL
-            if all(ready.get(fw, 0) >= n for fw, n in wanted.items()):
+            wanted = {key: POOL[key.partition(":")[0]]} if key else _pool_keys()
+            if all(ready.get(k, 0) >= n for k, n in wanted.items()):
                 return
             time.sleep(0.05)
         raise TimeoutError(f"pool did not fill: {self.ready()}")
@@ -72,6 +73,18 @@ class Api:
             if body["status"] == "done":
                 return (time.perf_counter() - started) * 1000, str(body["verdict"])
             time.sleep(0.002)
+
+
+def _pool_key(exercise: str, framework: str) -> str:
+    return f"jax:{exercise}" if framework == "jax" else framework
+
+
+def _pool_keys() -> dict[str, int]:
+    """What a full pool holds: one entry per JAX exercise."""
+    keys = {fw: n for fw, n in POOL.items() if fw != "jax"}
+    for folder in sorted((ROOT / "exercises").glob("*/solutions/jax.py")):
+        keys[f"jax:{folder.parent.parent.name}"] = POOL["jax"]
+    return keys
 
 
 def _solution(exercise: str, framework: str) -> str:
@@ -133,7 +146,7 @@ def pooled(api: Api, samples: int) -> dict[str, dict[str, float]]:
         api.submit_and_wait(exercise, framework, code)  # first use computes expected outputs
         times: list[float] = []
         for _ in range(samples):
-            api.wait_pool(framework)
+            api.wait_pool(_pool_key(exercise, framework))
             elapsed, verdict = api.submit_and_wait(exercise, framework, code)
             if verdict != "accepted":
                 raise RuntimeError(f"{label}: expected accepted, got {verdict}")
@@ -173,7 +186,8 @@ def baseline(samples: int) -> dict[str, float]:
     from graders.engine import Grader
     from graders.pool import PoolSettings
 
-    grader = Grader(ROOT / "exercises", PoolSettings(sizes={}))
+    # No warm-up and no compilation cache: every job pays for its interpreter, as usual.
+    grader = Grader(ROOT / "exercises", PoolSettings(sizes={}, jax_warm_up=False))
     grader.start()
     results: dict[str, float] = {}
     try:

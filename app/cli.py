@@ -8,6 +8,8 @@ import json
 import logging
 import socket
 import sys
+from collections.abc import Callable
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -51,19 +53,25 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if problem:
         return _fail(problem)
     print(f"Serving the course on http://{args.host}:{args.port}", flush=True)
-    uvicorn.run(
-        "app.main:create_app",
-        factory=True,
-        host=args.host,
-        port=args.port,
-        reload=args.reload,
-        log_level="info",
-        reload_dirs=[str(ROOT / d) for d in ("app", "templates", "lessons", "exercises")]
-        if args.reload
-        else None,
-        reload_includes=["*.py", "*.md", "*.yaml", "*.html"] if args.reload else None,
-    )
+    uvicorn.run(**serve_options(reload=args.reload), host=args.host, port=args.port)
     return 0
+
+
+def serve_options(*, reload: bool) -> dict[str, Any]:
+    """How uvicorn runs the app; with reload, code changes restart it and content reloads live.
+
+    Uvicorn restarts the process when Python code changes; lessons and exercises are re-read in
+    place by the content watcher of `create_dev_app` (no restart, the grader pool stays warm).
+    """
+    if not reload:
+        return {"app": "app.main:create_app", "factory": True, "log_level": "info"}
+    return {
+        "app": "app.instructor.live_reload:create_dev_app",
+        "factory": True,
+        "log_level": "info",
+        "reload": True,
+        "reload_dirs": [str(ROOT / d) for d in ("app", "graders")],
+    }
 
 
 def cmd_migrate(_args: argparse.Namespace) -> int:
@@ -77,11 +85,37 @@ def cmd_migrate(_args: argparse.Namespace) -> int:
     return 0
 
 
+def _progress_printer() -> Callable[[int, int, str], None]:
+    """Grading progress on stderr: a redrawn bar on a terminal, a line per 10% otherwise."""
+    tty = sys.stderr.isatty()
+
+    def show(done: int, total: int, label: str) -> None:
+        if tty:
+            filled = round(20 * done / total)
+            bar = "#" * filled + " " * (20 - filled)
+            end = "\n" if done == total else ""
+            sys.stderr.write(f"\r\033[Kgrading [{bar}] {done}/{total} {label[:50]}{end}")
+        elif done == total or done * 10 // total != (done - 1) * 10 // total:
+            sys.stderr.write(f"grading {done}/{total}\n")
+        sys.stderr.flush()
+
+    return show
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    """Grade jobs from the Redis queue (scale-out mode) until SIGTERM drains this process."""
+    from app.jobs.worker import check_health, run_worker
+
+    if args.health:
+        return check_health()
+    return run_worker(concurrency=args.concurrency)
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
     """Check all content; exit 1 on any problem."""
     from app.content.validate import validate_course
 
-    summary = validate_course()
+    summary = validate_course(grade=not args.no_grade, progress=_progress_printer())
     if args.json:
         print(json.dumps(summary))
     else:
@@ -144,6 +178,47 @@ def cmd_grade(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_new(args: argparse.Namespace) -> int:
+    """Scaffold a draft exercise or lesson with every field explained."""
+    from app.content.scaffold import ScaffoldError, new_exercise, new_lesson
+
+    content_dir = get_settings().content_dir
+    try:
+        if args.kind == "exercise":
+            frameworks = [f.strip() for f in args.frameworks.split(",") if f.strip()]
+            paths = new_exercise(content_dir, args.slug, title=args.title, frameworks=frameworks)
+        else:
+            paths = [new_lesson(content_dir, args.slug, title=args.title)]
+    except ScaffoldError as exc:
+        return _fail(str(exc))
+    for path in paths:
+        print(f"created {path.relative_to(content_dir)}")
+    print(
+        f"The {args.kind} is a draft (only instructors see it). Edit the TODOs, then run "
+        "`python -m app validate`; set `draft: false` to publish."
+    )
+    return 0
+
+
+def cmd_schemas(args: argparse.Namespace) -> int:
+    """Write JSON Schemas of the content files for editor completion."""
+    from pathlib import Path
+
+    from app.content.jsonschema import write_schemas
+
+    for path in write_schemas(Path(args.out)):
+        print(f"wrote {path}")
+    return 0
+
+
+def cmd_soak(args: argparse.Namespace) -> int:
+    """Run the soak test and print before/after numbers."""
+    from app.soak import run
+
+    run(total=args.jobs, hostile_share=args.hostile_share)
+    return 0
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     """Measure grading latency and throughput on this machine."""
     from app.bench import run
@@ -185,11 +260,26 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="serve the web app")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
-    serve.add_argument("--reload", action="store_true", help="restart on code or content change")
+    serve.add_argument(
+        "--reload", action="store_true", help="restart on code change, reload content live"
+    )
     serve.set_defaults(func=cmd_serve)
     sub.add_parser("migrate", help="apply database migrations").set_defaults(func=cmd_migrate)
+    worker = sub.add_parser("worker", help="grade jobs from the Redis queue (needs REDIS_URL)")
+    worker.add_argument(
+        "--concurrency", type=int, help="jobs graded at once (default: GRADING_WORKERS)"
+    )
+    worker.add_argument(
+        "--health", action="store_true", help="exit 0 if a worker on this host is alive"
+    )
+    worker.set_defaults(func=cmd_worker)
     validate = sub.add_parser("validate", help="check every lesson, quiz and exercise")
     validate.add_argument("--json", action="store_true")
+    validate.add_argument(
+        "--no-grade",
+        action="store_true",
+        help="skip grading the solutions, starters and mistakes (faster while writing)",
+    )
     validate.set_defaults(func=cmd_validate)
     grade = sub.add_parser("grade", help="grade a file as the web app would")
     grade.add_argument("exercise")
@@ -203,6 +293,10 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--burst", type=int, default=60)
     bench.add_argument("--baseline-samples", type=int, default=5)
     bench.set_defaults(func=cmd_bench)
+    soak = sub.add_parser("soak", help="many mixed and hostile jobs: the grader must not degrade")
+    soak.add_argument("--jobs", type=int, default=1000)
+    soak.add_argument("--hostile-share", type=float, default=0.3)
+    soak.set_defaults(func=cmd_soak)
     users = sub.add_parser("users", help="manage accounts")
     users_sub = users.add_subparsers(dest="users_command", required=True)
     create = users_sub.add_parser("create", help="create an account (idempotent)")
@@ -213,6 +307,17 @@ def build_parser() -> argparse.ArgumentParser:
     token = users_sub.add_parser("token", help="print a bearer token for an account")
     token.add_argument("--email", required=True)
     users.set_defaults(func=cmd_users)
+    new = sub.add_parser("new", help="scaffold a draft exercise or lesson")
+    new.add_argument("kind", choices=["exercise", "lesson"])
+    new.add_argument("slug", help="permanent id, e.g. rope-angles")
+    new.add_argument("--title", help="title (default: from the slug)")
+    new.add_argument(
+        "--frameworks", default="numpy", help="exercise only: comma-separated, default first"
+    )
+    new.set_defaults(func=cmd_new)
+    schemas = sub.add_parser("schemas", help="write JSON Schemas of the content files")
+    schemas.add_argument("--out", default=str(ROOT / "docs" / "json-schemas"))
+    schemas.set_defaults(func=cmd_schemas)
     return parser
 
 

@@ -24,6 +24,10 @@ class Settings(BaseSettings):
     app_data_dir: Path = Field(
         default=Path("./var"), description="Where the SQLite database, logs and caches live."
     )
+    jax_cache_dir: Path | None = Field(
+        default=None,
+        description="JAX compilation cache filled by trusted runs; default app_data_dir/jax-cache.",
+    )
     database_url: str | None = Field(
         default=None, description="SQLAlchemy URL; default is a SQLite file in app_data_dir."
     )
@@ -51,6 +55,31 @@ class Settings(BaseSettings):
     auth_window_seconds: int = Field(
         default=300, ge=1, description="Window over which auth_max_failures is counted."
     )
+    submissions_per_minute: int = Field(
+        default=30, ge=1, description="Runs and submits one account may send per minute."
+    )
+    # Scale-out (issue 7): how jobs are queued, leased and recovered.
+    serve_grades: bool | None = Field(
+        default=None,
+        description="Whether `serve` also grades; unset: yes without REDIS_URL, no with it.",
+    )
+    lease_seconds: int = Field(
+        default=30, ge=2, description="A running job's lease; a dead worker's job reruns after it."
+    )
+    reaper_interval_seconds: float = Field(
+        default=5.0, gt=0, description="How often expired leases and lost jobs are looked for."
+    )
+    max_job_attempts: int = Field(
+        default=3, ge=1, description="Runs of one job before it ends as internal_error."
+    )
+    redis_prefix: str = Field(
+        default="course",
+        pattern=r"^[A-Za-z0-9_.-]{1,64}$",
+        description="Prefix of every Redis key and channel, so deployments can share a Redis.",
+    )
+    log_format: Literal["text", "json"] = Field(
+        default="text", description="json: one JSON object per log line, with the submission id."
+    )
 
     @model_validator(mode="after")
     def _refuse_dev_secret_in_production(self) -> Settings:
@@ -62,6 +91,16 @@ class Settings(BaseSettings):
         if self.app_env == "production" and len(self.secret_key) < 32:
             raise ValueError("SECRET_KEY must be at least 32 characters in production")
         return self
+
+    @property
+    def distributed(self) -> bool:
+        """Jobs go through Redis to `worker` processes (REDIS_URL is set)."""
+        return self.redis_url is not None
+
+    @property
+    def grades_in_web(self) -> bool:
+        """Whether the web process runs graders: always when embedded, on request otherwise."""
+        return self.serve_grades if self.serve_grades is not None else not self.distributed
 
     @property
     def sqlalchemy_url(self) -> str:

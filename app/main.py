@@ -15,9 +15,11 @@ from app.content import routes as content_routes
 from app.content.service import load_from_settings
 from app.grading.service import get_grader, shutdown_grader
 from app.instructor import routes as instructor_routes
+from app.jobs.logs import configure_logging
+from app.jobs.runtime import JobRuntime
 from app.quiz import routes as quiz_routes
+from app.submissions import history as history_routes
 from app.submissions import routes as submission_routes
-from app.submissions.queue import EmbeddedQueue
 from app.users import routes as user_routes
 from app.web import docs, metrics
 from app.web.csrf import install_csrf
@@ -26,6 +28,7 @@ from app.web.security import SecurityHeadersMiddleware
 
 log = logging.getLogger(__name__)
 STATIC_DIR = ROOT / "frontend" / "dist"
+WEB_DRAIN_SECONDS = 10.0  # running jobs get this long to finish at shutdown; the rest re-queue
 
 
 @asynccontextmanager
@@ -36,15 +39,21 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     if not (STATIC_DIR / "style.css").is_file():
         log.warning("front-end assets are missing in %s: run `make assets`", STATIC_DIR)
     settings = get_settings()
-    queue = EmbeddedQueue(workers=settings.grading_workers)
-    app.state.queue = queue
-    queue.start()
-    if settings.pool_warm_on_start:
+    configure_logging(settings.log_format)
+    # Jobs: embedded threads, or (REDIS_URL) only queue them for `worker` processes.
+    jobs = JobRuntime(settings, grade=settings.grades_in_web)
+    app.state.jobs = jobs
+    app.state.queue = jobs.queue
+    app.state.status_watcher = jobs.watcher
+    await asyncio.to_thread(jobs.start)
+    await jobs.watcher.start()
+    if jobs.grade and settings.pool_warm_on_start:
         await asyncio.to_thread(get_grader)
     try:
         yield
     finally:
-        queue.stop()
+        await jobs.watcher.stop()
+        await asyncio.to_thread(jobs.stop, WEB_DRAIN_SECONDS)
         shutdown_grader()
 
 
@@ -64,6 +73,7 @@ def create_app() -> FastAPI:
     app.include_router(content_routes.router)
     app.include_router(instructor_routes.router)
     app.include_router(submission_routes.router)
+    app.include_router(history_routes.router)
     app.include_router(user_routes.router)
     app.include_router(quiz_routes.router)
     app.include_router(docs.router)

@@ -1,6 +1,7 @@
 """Imports every model so Alembic and create_all see the whole schema."""
 
 from app.db import Base
+from app.instructor.models import DeadlineExtension, RegradeJob, ScoreOverride, SubmissionReport
 from app.progress.models import LessonRead, QuizAttempt
 from app.submissions.models import Draft, Submission
 from app.users.models import ApiToken, Role, User, WebSession
@@ -8,11 +9,15 @@ from app.users.models import ApiToken, Role, User, WebSession
 __all__ = [
     "ApiToken",
     "Base",
+    "DeadlineExtension",
     "Draft",
     "LessonRead",
     "QuizAttempt",
+    "RegradeJob",
     "Role",
+    "ScoreOverride",
     "Submission",
+    "SubmissionReport",
     "User",
     "WebSession",
 ]

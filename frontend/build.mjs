@@ -10,7 +10,11 @@ rmSync(out, { recursive: true, force: true });
 mkdirSync(join(out, "vendor", "swagger-ui"), { recursive: true });
 
 await build({
-  entryPoints: { app: join(here, "src", "app.js"), style: join(here, "src", "style.css") },
+  entryPoints: {
+    app: join(here, "src", "app.js"),
+    exercise: join(here, "src", "editor", "main.js"), // only the exercise page loads the editor
+    style: join(here, "src", "style.css"),
+  },
   bundle: true,
   minify: true,
   sourcemap: true,

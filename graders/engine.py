@@ -11,13 +11,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-from graders import protocol
+from graders import jax_cache, protocol
 from graders.judge import Mistakes, judge_outputs, result_ids
 from graders.pool import PoolSettings, PoolStopped, WarmPool, discard
 from graders.report import Report, file_level
 from graders.sandbox import SandboxProcess
 from graders.spec import ExerciseSpec, SpecError, load_spec
-from graders.warmup import encode_warmup, warmup_bundle
+from graders.warmup import encode_warmup, warmup_bundles
 
 log = logging.getLogger(__name__)
 Mode = Literal["submit", "run"]
@@ -57,21 +57,42 @@ class Grader:
 
     def __init__(self, exercises_dir: Path, pool_settings: PoolSettings) -> None:
         self.exercises_dir = exercises_dir
-        if not pool_settings.warmup:
-            bundle = encode_warmup(warmup_bundle(exercises_dir))
-            pool_settings = replace(pool_settings, warmup=bundle)
+        if not pool_settings.warmups and pool_settings.jax_warm_up:
+            bundles = warmup_bundles(exercises_dir)
+            warmups = {slug: encode_warmup(items) for slug, items in bundles.items()}
+            sizes = dict(pool_settings.sizes)
+            per_exercise = sizes.pop("jax", 0)
+            sizes.update({f"jax:{slug}": per_exercise for slug in warmups})
+            pool_settings = replace(pool_settings, sizes=sizes, warmups=warmups)
         self.pool = WarmPool(pool_settings)
+        self.pool.before_first("jax", self._fill_jax_cache)
         self._specs: dict[str, ExerciseSpec] = {}
         self._mistake_outputs: dict[str, dict[str, dict[int, protocol.Result]]] = {}
         self._lock = threading.Lock()
 
     def start(self) -> None:
-        """Start filling the pool."""
+        """Start filling the pool (the first JAX interpreter waits for the compilation cache)."""
         self.pool.start()
+
+    def _fill_jax_cache(self) -> None:
+        cache_dir = self.pool.settings.jax_cache_dir
+        if not cache_dir:
+            return
+        try:
+            seconds = jax_cache.fill(self.exercises_dir, Path(cache_dir))
+            log.info("JAX compilation cache ready in %.1f s", seconds)
+        except Exception:  # JAX still works without the cache, only slower
+            log.exception("could not fill the JAX compilation cache")
 
     def stop(self) -> None:
         """Kill every idle interpreter."""
         self.pool.stop()
+
+    def forget(self, slug: str) -> None:
+        """Re-read this exercise's tests and known mistakes on next use (its files changed)."""
+        with self._lock:
+            self._specs.pop(slug, None)
+            self._mistake_outputs.pop(slug, None)
 
     def spec(self, slug: str) -> ExerciseSpec:
         """The exercise's grading spec, loaded once."""
@@ -129,7 +150,8 @@ class Grader:
                 cases=[protocol.JobCase(c.index, dict(c.inputs)) for c in cases],
             )
         )
-        proc = self.pool.acquire(framework)
+        per_exercise = framework == "jax" and spec.slug in self.pool.settings.warmups
+        proc = self.pool.acquire(f"jax:{spec.slug}" if per_exercise else framework)
         try:
             return _exchange(
                 proc,

@@ -10,9 +10,10 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from graders.jax_cache import SANDBOX_CACHE_DIR
 from graders.sandbox import SandboxLimits, SandboxProcess, spawn
 
 log = logging.getLogger(__name__)
@@ -31,7 +32,9 @@ class PoolSettings:
     max_processes: int = 64
     output_bytes: int = 64 * 1024
     ready_timeout_s: float = 60.0
-    warmup: bytes = b""  # graders.warmup.encode_warmup() of the JAX bundle; sent to JAX only
+    warmups: dict[str, bytes] = field(default_factory=dict)  # slug -> encode_warmup() frame
+    jax_warm_up: bool = True  # False: plain JAX interpreters (the benchmark's fresh baseline)
+    jax_cache_dir: str | None = None  # filled by graders.jax_cache; bound read-only into JAX
 
 
 def _limits(settings: PoolSettings) -> SandboxLimits:
@@ -46,16 +49,21 @@ def _limits(settings: PoolSettings) -> SandboxLimits:
     )
 
 
-def start_interpreter(framework: str, settings: PoolSettings) -> SandboxProcess:
-    """Spawn one sandboxed harness for a framework; it imports and then waits for its job."""
-    # -E -s: ignore PYTHON* variables and user site; the script's folder stays on sys.path
+def start_interpreter(key: str, settings: PoolSettings) -> SandboxProcess:
+    """Spawn one sandboxed harness; it imports, warms up and then waits for its job.
+
+    `key` is a framework, or `jax:<exercise slug>` for a JAX interpreter warmed for one exercise.
+    """
+    framework, _, slug = key.partition(":")
     argv = [sys.executable, "-E", "-s", "-B", f"{SANDBOX_GRADERS}/harness.py", framework]
     binds = [
         (str(HERE / "harness.py"), f"{SANDBOX_GRADERS}/harness.py"),
         (str(HERE / "protocol.py"), f"{SANDBOX_GRADERS}/protocol.py"),
     ]
+    if framework == "jax" and settings.jax_cache_dir:
+        binds.append((settings.jax_cache_dir, SANDBOX_CACHE_DIR))
     proc = spawn(argv, limits=_limits(settings), ro_binds=binds, env={})
-    warmup = settings.warmup if framework == "jax" and settings.warmup else NO_WARMUP
+    warmup = settings.warmups.get(slug, NO_WARMUP) if framework == "jax" else NO_WARMUP
     with contextlib.suppress(OSError):  # if it died while starting, wait_ready says so
         _write_all(proc.job_fd, warmup)  # the harness reads this frame before it says READY
     return proc
@@ -96,6 +104,25 @@ class WarmPool:
         self._stopped = False
         self._pending: dict[str, int] = dict.fromkeys(settings.sizes, 0)
         self._starting: set[SandboxProcess] = set()
+        self._prepare: dict[str, Callable[[], None]] = {}
+        self._prepared: set[str] = set()
+        self._prepare_lock = threading.Lock()
+
+    def before_first(self, framework: str, prepare: Callable[[], None]) -> None:
+        """Run `prepare` once, before the first interpreter of this framework starts."""
+        self._prepare[framework] = prepare
+
+    def _ensure_prepared(self, key: str) -> None:
+        framework = key.partition(":")[0]
+        prepare = self._prepare.get(framework)
+        if prepare is None or framework in self._prepared:
+            return
+        with self._prepare_lock:  # other spawns of any framework wait: this is rare and short
+            if framework not in self._prepared:
+                try:
+                    prepare()
+                finally:
+                    self._prepared.add(framework)
 
     def start(self) -> None:
         """Fill the pool in the background."""
@@ -116,6 +143,7 @@ class WarmPool:
     def _spawn_one(self, framework: str) -> None:
         proc: SandboxProcess | None = None
         try:
+            self._ensure_prepared(framework)
             proc = self._start(framework, self.settings)
             with self._cond:
                 if self._stopped:
@@ -144,7 +172,8 @@ class WarmPool:
 
     def acquire(self, framework: str, timeout: float | None = None) -> SandboxProcess:
         """A ready interpreter (waits for one); a replacement starts at once."""
-        timeout = self.settings.ready_timeout_s if timeout is None else timeout
+        # A cold start may first fill the JAX cache, then start an interpreter: allow for both.
+        timeout = 2 * self.settings.ready_timeout_s if timeout is None else timeout
         if framework not in self._ready:
             self._ready[framework] = deque()
             self._pending[framework] = 0

@@ -1,4 +1,7 @@
-"""The JAX warm-up bundle: model solutions plus the SHAPES of each exercise's test inputs.
+"""The JAX warm-up bundle: a model solution plus the SHAPES of its exercise's test inputs.
+
+JAX interpreters are pooled per exercise (pool key `jax:<slug>`), so each one warms up only the
+computations its job will need: about ten compilations, loaded from the persistent cache.
 
 It reaches a fresh interpreter over its job pipe before the interpreter says it is ready, and the
 harness drops it before the job arrives; it is never a file a submission could open.
@@ -17,8 +20,13 @@ from graders.spec import SpecError, load_spec
 
 
 def warmup_bundle(exercises_dir: Path) -> list[dict[str, Any]]:
-    """For every JAX exercise: its model solution and zero-input stand-ins for each case."""
-    bundle: list[dict[str, Any]] = []
+    """Every JAX exercise's item (for filling the compilation cache)."""
+    return [item for items in warmup_bundles(exercises_dir).values() for item in items]
+
+
+def warmup_bundles(exercises_dir: Path) -> dict[str, list[dict[str, Any]]]:
+    """Per JAX exercise: its model solution and zero-input stand-ins for each case."""
+    bundles: dict[str, list[dict[str, Any]]] = {}
     for folder in sorted(p for p in exercises_dir.iterdir() if p.is_dir()):
         solution = folder / "solutions" / "jax.py"
         if not solution.is_file():
@@ -39,10 +47,10 @@ def warmup_bundle(exercises_dir: Path) -> list[dict[str, Any]]:
                     for name, v in case.inputs.items()
                 }
             )
-        bundle.append(
+        bundles[spec.slug] = [
             {"entry": spec.entry_name, "code": solution.read_text(encoding="utf-8"), "cases": cases}
-        )
-    return bundle
+        ]
+    return bundles
 
 
 def _scalar(name: str, value: Any) -> Any:

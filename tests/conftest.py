@@ -35,6 +35,7 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.setenv("APP_DATA_DIR", str(path))
     monkeypatch.setenv("POOL_WARM_ON_START", "false")
     monkeypatch.setenv("POOL_SIZES", '{"numpy": 0, "torch": 0, "jax": 0}')
+    monkeypatch.setenv("JAX_CACHE_DIR", str(ROOT / "var" / "jax-cache"))  # filled once, shared
     _clear_caches()
     upgrade_head()
     yield path

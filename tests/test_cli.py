@@ -21,7 +21,8 @@ def _env(data_dir: Path, **extra: str) -> dict[str, str]:
 
 
 def test_validate_json_counts_the_real_course(data_dir: Path) -> None:
-    result = run_cli("validate", "--json", env=_env(data_dir))
+    # grading is checked by `make validate` and tests/content/test_grading_check.py
+    result = run_cli("validate", "--json", "--no-grade", env=_env(data_dir))
     assert result.returncode == 0, result.stdout + result.stderr
     summary = json.loads(result.stdout.strip().splitlines()[-1])
     assert set(summary) == {"lessons", "quiz_questions", "exercises", "misconceptions", "problems"}
@@ -31,10 +32,12 @@ def test_validate_json_counts_the_real_course(data_dir: Path) -> None:
 
 def test_validate_exits_1_and_names_the_broken_file(data_dir: Path, content_dir: Path) -> None:
     (content_dir / "lessons" / "50-broken.md").write_text("---\ntitle: [\n---\n")
-    result = run_cli("validate", env=_env(data_dir, CONTENT_DIR=str(content_dir)))
+    result = run_cli("validate", "--no-grade", env=_env(data_dir, CONTENT_DIR=str(content_dir)))
     assert result.returncode == 1
     assert "lessons/50-broken.md:3: invalid YAML" in result.stdout
-    as_json = run_cli("validate", "--json", env=_env(data_dir, CONTENT_DIR=str(content_dir)))
+    as_json = run_cli(
+        "validate", "--json", "--no-grade", env=_env(data_dir, CONTENT_DIR=str(content_dir))
+    )
     problems = json.loads(as_json.stdout.strip().splitlines()[-1])["problems"]
     assert problems == [
         {"path": "lessons/50-broken.md", "line": 3, "message": problems[0]["message"]}
@@ -171,3 +174,69 @@ def test_serve_answers_healthz_then_stops_cleanly(data_dir: Path) -> None:
 def test_unknown_command_is_a_usage_error() -> None:
     result = run_cli("frobnicate")
     assert result.returncode == 2 and "invalid choice" in result.stderr
+
+
+def test_new_exercise_and_lesson_pass_validate(tmp_path: Path, data_dir: Path) -> None:
+    content = tmp_path / "course"
+    (content / "lessons").mkdir(parents=True)
+    (content / "exercises").mkdir()
+    env = _env(data_dir, CONTENT_DIR=str(content))
+    made = run_cli("new", "exercise", "rope-angles", "--frameworks", "numpy", env=env)
+    assert made.returncode == 0, made.stderr
+    assert "created exercises/rope-angles/exercise.yaml" in made.stdout
+    assert (
+        run_cli("new", "lesson", "rope-intro", "--title", 'Rope "intro"', env=env).returncode == 0
+    )
+    lesson = content / "lessons" / "01-rope-intro.md"
+    assert 'title: "Rope \\"intro\\""' in lesson.read_text()
+    meta = (content / "exercises" / "rope-angles" / "exercise.yaml").read_text()
+    assert "draft: true" in meta and "name: rope_angles" in meta and "# TODO" in meta
+    result = run_cli("validate", "--json", env=env, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    summary = json.loads(result.stdout.strip().splitlines()[-1])
+    assert summary["problems"] == []
+    assert (summary["lessons"], summary["exercises"], summary["misconceptions"]) == (1, 1, 1)
+    assert summary["quiz_questions"] == 2
+
+    again = run_cli("new", "exercise", "rope-angles", env=env)
+    assert again.returncode == 1 and "already exists" in again.stderr
+    bad = run_cli("new", "lesson", "Rope_Intro", env=env)
+    assert bad.returncode == 1 and "not a valid slug" in bad.stderr
+    unknown = run_cli("new", "exercise", "x-y", "--frameworks", "numpy,tf", env=env)
+    assert unknown.returncode == 1 and "frameworks must be" in unknown.stderr
+
+
+def test_validate_points_at_a_broken_scaffold_file(tmp_path: Path, data_dir: Path) -> None:
+    content = tmp_path / "course"
+    (content / "lessons").mkdir(parents=True)
+    env = _env(data_dir, CONTENT_DIR=str(content))
+    assert run_cli("new", "exercise", "shift", env=env).returncode == 0
+    meta = content / "exercises" / "shift" / "exercise.yaml"
+    meta.write_text(meta.read_text().replace("  time_ms: 2000", "  time_ms: 5"))
+    result = run_cli("validate", env=env)  # the broken exercise does not load: nothing to grade
+    assert result.returncode == 1
+    lines = meta.read_text().splitlines()
+    line = next(i for i, text in enumerate(lines, 1) if text.startswith("  time_ms: 5 "))
+    assert f"exercises/shift/exercise.yaml:{line}: limits.time_ms" in result.stdout
+
+
+def test_schemas_are_written_valid_and_up_to_date(tmp_path: Path) -> None:
+    from app.content.jsonschema import SCHEMAS, schema_for
+
+    result = run_cli("schemas", "--out", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    for name in SCHEMAS:
+        written = json.loads((tmp_path / f"{name}.schema.json").read_text())
+        assert written == schema_for(name)
+        assert written["$schema"].startswith("https://json-schema.org/")
+        committed = ROOT / "docs" / "json-schemas" / f"{name}.schema.json"
+        assert json.loads(committed.read_text()) == written, "run `python -m app schemas`"
+    import yaml
+
+    exercise = json.loads((tmp_path / "exercise.schema.json").read_text())
+    for path in sorted((ROOT / "exercises").glob("*/exercise.yaml")):
+        data = yaml.safe_load(path.read_text())
+        assert set(exercise["required"]) <= set(data) <= set(exercise["properties"]), path
+    lesson = json.loads((tmp_path / "lesson.schema.json").read_text())
+    quiz_types = set(lesson["properties"]["quiz"]["items"]["discriminator"]["mapping"])
+    assert quiz_types == {"single", "multiple", "numeric", "shape"}

@@ -18,6 +18,7 @@ log = logging.getLogger(__name__)
 M = TypeVar("M", bound=BaseModel)
 
 EXERCISE_FILES = ("exercise.yaml", "statement.md", "reference.py", "cases.py", "mistakes.yaml")
+DISCUSSION_FILE = "discussion.md"  # optional: alternatives, shown once the exercise is solved
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,7 @@ class Exercise:
     solutions: dict[str, str]
     mistakes: list[Mistake]
     path: Path
+    discussion_html: str = ""
 
 
 @dataclass
@@ -212,7 +214,24 @@ def load_exercise(folder: Path, root: Path, problems: list[Problem]) -> Exercise
     statement_text = _read_text(folder / "statement.md")
     problems.extend(_plot_problems(statement_text, _rel(folder / "statement.md", root), 0))
     statement = render_markdown(_drop_title_heading(statement_text))
-    return Exercise(meta, statement, starters, solutions, list(mistakes.mistakes), folder)
+    discussion = _load_discussion(folder, root, problems)
+    return Exercise(
+        meta, statement, starters, solutions, list(mistakes.mistakes), folder, discussion
+    )
+
+
+def _load_discussion(folder: Path, root: Path, problems: list[Problem]) -> str:
+    """The optional discussion.md, shown after solving; a broken one is a Problem, not fatal."""
+    path = folder / DISCUSSION_FILE
+    if not path.is_file():
+        return ""
+    try:
+        text = _read_text(path)
+    except (ContentError, OSError) as exc:
+        problems.append(Problem(_rel(path, root), str(exc), getattr(exc, "line", None)))
+        return ""
+    problems.extend(_plot_problems(text, _rel(path, root), 0))
+    return render_markdown(_drop_title_heading(text))
 
 
 def load_course(lessons_dir: Path, exercises_dir: Path) -> Course:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
 from starlette.responses import Response
 
@@ -14,7 +14,9 @@ from app.content.render import pygments_css
 from app.content.service import CourseDep, visible_exercises, visible_lessons
 from app.db import SessionDep
 from app.progress.service import record_lesson_read
+from app.progress.summary import course_progress
 from app.quiz.views import quiz_view
+from app.submissions.pages import exercise_response
 from app.users.deps import OptionalUser
 from app.users.models import Role, User
 from app.web.templating import render
@@ -38,15 +40,23 @@ def _neighbours(items: list[Any], index: int) -> tuple[Any, Any]:
 
 
 @router.get("/", include_in_schema=False)
-def home(request: Request, course: CourseDep, user: OptionalUser) -> Response:
-    """Course outline: lessons and exercises in order."""
+def home(request: Request, course: CourseDep, user: OptionalUser, session: SessionDep) -> Response:
+    """Course outline: lessons and exercises in order, with the student's progress."""
     drafts = _is_instructor(user)
+    lessons = visible_lessons(course=course, include_drafts=drafts)
+    exercises = visible_exercises(course=course, include_drafts=drafts)
+    progress = (
+        course_progress(session=session, user_id=user.id, lessons=lessons, exercises=exercises)
+        if user is not None
+        else None
+    )
     return render(
         request,
         "home.html",
         user=user,
-        lessons=visible_lessons(course=course, include_drafts=drafts),
-        exercises=visible_exercises(course=course, include_drafts=drafts),
+        lessons=lessons,
+        exercises=exercises,
+        progress=progress,
         problems=course.problems if drafts else [],
     )
 
@@ -87,22 +97,19 @@ def exercise_page(
     request: Request,
     course: CourseDep,
     user: OptionalUser,
+    session: SessionDep,
     framework: str | None = None,
+    from_submission: Annotated[int | None, Query(alias="from")] = None,
 ) -> Response:
-    """One exercise: statement and starter code for the chosen framework."""
-    exercise = _find_exercise(course, slug, user)
-    chosen = framework or exercise.meta.default_framework
-    if chosen not in exercise.meta.frameworks:
-        offered = ", ".join(exercise.meta.frameworks)
-        raise HTTPException(404, f"This exercise is not offered in '{chosen}'; try: {offered}.")
-    return render(
+    """One exercise: statement, framework tabs, and the editor with your draft or the starter."""
+    return exercise_response(
         request,
-        "exercise.html",
+        course=course,
+        session=session,
         user=user,
-        exercise=exercise,
-        framework=chosen,
-        starter=exercise.starters[chosen],
-        labels=FRAMEWORK_LABELS,
+        slug=slug,
+        framework=framework,
+        from_submission=from_submission,
     )
 
 

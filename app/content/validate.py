@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.config import get_settings
+from app.content.grading_check import Progress, grading_problems
 from app.content.loader import Course, Problem, split_front_matter
 from app.content.plot_blocks import draw_problems
 from app.content.render import plot_fences
 from app.content.service import load_from_settings
+from app.grading.service import pool_settings
 from app.quiz.grading import check_examples
 
 
-def validate_course() -> dict[str, Any]:
-    """Load and render everything, check every quiz's examples; report counts and problems."""
+def validate_course(*, grade: bool = True, progress: Progress | None = None) -> dict[str, Any]:
+    """Load and render everything, check quizzes, grade exercises; report counts and problems."""
     course = load_from_settings()
     problems = list(course.problems)
     for lesson in course.lessons:
@@ -20,6 +23,16 @@ def validate_course() -> dict[str, Any]:
             path = str(lesson.path.relative_to(lesson.path.parent.parent))
             problems.extend(Problem(path, message) for message in check_examples(question))
     problems.extend(plot_drawing_problems(course))
+    if grade:
+        settings = get_settings()
+        problems.extend(
+            grading_problems(
+                course,
+                exercises_dir=settings.exercises_dir,
+                pool=pool_settings(warm=True),
+                progress=progress,
+            )
+        )
     return {
         "lessons": len(course.lessons),
         "quiz_questions": sum(len(les.meta.quiz) for les in course.lessons),

@@ -16,7 +16,13 @@ def pool_settings(*, warm: bool) -> PoolSettings:
     """Pool sizes and limits from the settings; `warm=False` starts interpreters on demand."""
     settings = get_settings()
     sizes = settings.pool_sizes if warm else dict.fromkeys(settings.pool_sizes, 0)
-    return PoolSettings(sizes=sizes, memory_mb=settings.sandbox_memory_mb)
+    return PoolSettings(
+        sizes=sizes,
+        memory_mb=settings.sandbox_memory_mb,
+        jax_cache_dir=str(
+            (settings.jax_cache_dir or settings.app_data_dir / "jax-cache").resolve()
+        ),
+    )
 
 
 def get_grader(*, warm: bool = True) -> Grader:

@@ -5,7 +5,18 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    false,
+)
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.db import Base
@@ -35,6 +46,15 @@ class Submission(Base):
     )
     created_at: Mapped[dt.datetime] = created_at_column()
     finished_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    # Instructor tools: `score` is the effective score (the override when one is set, else the
+    # report's); the report keeps the grader's own score.
+    late: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    override_score: Mapped[float | None] = mapped_column(Float, default=None)
+    override_reason: Mapped[str | None] = mapped_column(Text, default=None)
+    override_by: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id", ondelete="SET NULL"), default=None
+    )
+    override_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), default=None)
 
 
 class Draft(Base):

@@ -7,19 +7,21 @@ import json
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, HTTPException, Request
+from fastapi import APIRouter, Body, Header, HTTPException, Query, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.config import get_settings
 from app.content.service import CourseDep
 from app.db import SessionDep, session_factory
-from app.submissions import service
+from app.submissions import draft_routes, intake, pages, service, views
 from app.submissions.models import Submission
 from app.users.deps import CurrentUser
 from app.users.models import Role
 
 router = APIRouter(tags=["submissions"])
+# The draft API and the editor's no-JavaScript pages ride along on this router.
+router.include_router(draft_routes.router)
+router.include_router(pages.router)
 
 
 class SubmissionIn(BaseModel):
@@ -31,6 +33,11 @@ class SubmissionIn(BaseModel):
     code: str = Field(description="The Python source to grade.")
     framework: str | None = Field(default=None, description="numpy, torch or jax.")
     mode: str = Field(default="submit", description="submit (all tests) or run (visible only).")
+    client_id: str | None = Field(
+        default=None,
+        max_length=intake.MAX_KEY_CHARS,
+        description="One value per click: a repeat within 30 s returns the same submission.",
+    )
 
 
 @router.post("/api/submissions", status_code=202)
@@ -40,10 +47,16 @@ def create(
     session: SessionDep,
     course: CourseDep,
     user: CurrentUser,
+    idempotency_key: Annotated[str | None, Header(max_length=intake.MAX_KEY_CHARS)] = None,
 ) -> JSONResponse:
-    """Store the submission, then queue it; answers before grading starts."""
+    """Store the submission, then queue it; answers before grading starts.
+
+    Send a fresh `Idempotency-Key` header (or `client_id`) per click: a repeat of the same
+    request within 30 s answers with the first submission instead of making another.
+    """
     try:
-        row = service.create_submission(
+        accepted = intake.accept(
+            request=request,
             session=session,
             course=course,
             user=user,
@@ -51,12 +64,30 @@ def create(
             code=body.code,
             framework=body.framework,
             mode=body.mode,
-            max_bytes=get_settings().max_code_bytes,
+            key=idempotency_key or body.client_id,
         )
+    except intake.TooMany as exc:
+        raise HTTPException(
+            429, exc.message, headers={"retry-after": str(exc.retry_after)}
+        ) from exc
     except service.SubmissionError as exc:
         raise HTTPException(exc.status, exc.message) from exc
-    request.app.state.queue.enqueue(row.id)
-    return JSONResponse({"id": row.id, "status": row.status}, status_code=202)
+    row = accepted.row
+    headers = {"idempotent-replayed": "true"} if accepted.repeated else {}
+    if not accepted.repeated:
+        request.app.state.queue.enqueue(row.id)
+    return JSONResponse({"id": row.id, "status": row.status}, status_code=202, headers=headers)
+
+
+@router.get("/api/submissions")
+def list_submissions(
+    session: SessionDep,
+    user: CurrentUser,
+    exercise: str | None = None,
+    limit: Annotated[int, Query(ge=1, le=views.MAX_LISTED)] = 50,
+) -> list[dict[str, Any]]:
+    """Your own submissions (of one exercise when `exercise` is given), newest first."""
+    return views.list_own(session=session, user_id=user.id, exercise=exercise, limit=limit)
 
 
 def _visible(session: Any, user: Any, submission_id: int) -> Submission:
@@ -70,27 +101,41 @@ def _visible(session: Any, user: Any, submission_id: int) -> Submission:
 def read(submission_id: int, session: SessionDep, user: CurrentUser) -> dict[str, Any]:
     """One submission with its report (hidden tests opaque to students)."""
     row = _visible(session, user, submission_id)
-    return service.public_view(row, for_instructor=user.role == Role.instructor)
+    view = service.public_view(row, for_instructor=user.role == Role.instructor)
+    return views.with_labels(view, row)
 
 
 @router.get("/api/submissions/{submission_id}/events")
-def events(submission_id: int, session: SessionDep, user: CurrentUser) -> StreamingResponse:
-    """Server-Sent Events: one event per status change, ending with the final report."""
+def events(
+    submission_id: int, request: Request, session: SessionDep, user: CurrentUser
+) -> StreamingResponse:
+    """Server-Sent Events: one event per status change, ending with the final report.
+
+    A reconnecting browser gets the current status first, so a stream cut by a restart resumes.
+    A stream ends after `STREAM_SECONDS` (the browser reconnects), so a restart never waits long.
+    """
+    from app.jobs.status import STREAM_SECONDS, watch  # workers elsewhere announce via Redis
+
     _visible(session, user, submission_id)
     instructor = user.role == Role.instructor
 
     async def stream() -> AsyncIterator[str]:
         last = None
-        while True:
-            view = await asyncio.to_thread(_load_view, submission_id, instructor)
-            if view is None:
-                return
-            if view["status"] != last:
-                last = view["status"]
-                yield f"event: status\ndata: {json.dumps(view)}\n\n"
-            if last == "done":
-                return
-            await asyncio.sleep(0.05)
+        ends = asyncio.get_running_loop().time() + STREAM_SECONDS
+        async with watch(request.app, submission_id) as wait:
+            while True:
+                view = await asyncio.to_thread(_load_view, submission_id, instructor)
+                if view is None:
+                    return
+                if view["status"] != last:
+                    last = view["status"]
+                    yield f"event: status\ndata: {json.dumps(view)}\n\n"
+                if last == "done":
+                    return
+                if asyncio.get_running_loop().time() > ends:
+                    yield "retry: 1000\n\n"
+                    return
+                await wait()
 
     return StreamingResponse(
         stream(),
@@ -102,4 +147,6 @@ def events(submission_id: int, session: SessionDep, user: CurrentUser) -> Stream
 def _load_view(submission_id: int, instructor: bool) -> dict[str, Any] | None:
     with session_factory()() as session:
         row = session.get(Submission, submission_id)
-        return service.public_view(row, for_instructor=instructor) if row else None
+        if row is None:
+            return None
+        return views.with_labels(service.public_view(row, for_instructor=instructor), row)

@@ -10,6 +10,7 @@ from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session
 
 from app.content.loader import Course
+from app.instructor.deadlines import is_late
 from app.models_base import utcnow
 from app.submissions.models import Submission
 from app.users.models import Role, User
@@ -65,6 +66,15 @@ def create_submission(
         code=code,
         status="queued",
     )
+    # Deadlines (instructor tools): work after the due date is accepted and flagged late.
+    row.late = is_late(
+        session=session,
+        user_id=user.id,
+        kind="exercise",
+        slug=exercise,
+        due=found.meta.due,
+        at=utcnow(),
+    )
     session.add(row)
     session.commit()
     return row
@@ -82,6 +92,7 @@ def public_view(row: Submission, *, for_instructor: bool) -> dict[str, Any]:
     """The API shape of a submission; hidden tests stay opaque to students."""
     report = row.report or {}
     tests = report.get("tests", [])
+    hides_output = any(t.get("hidden") for t in tests)
     if not for_instructor:
         tests = [_student_test(t) for t in tests]
     return {
@@ -95,9 +106,26 @@ def public_view(row: Submission, *, for_instructor: bool) -> dict[str, Any]:
         "message": row.message,
         "tests": tests,
         "duration_ms": row.duration_ms,
-        "stdout": report.get("stdout", ""),
+        # Printed output of a job with hidden tests could show their inputs: Run shows it.
+        "stdout": report.get("stdout", "") if for_instructor or not hides_output else "",
+        "stdout_hidden": hides_output and not for_instructor,
         "line": report.get("line"),
         "created_at": row.created_at.isoformat(),
+        "late": row.late,
+        "override": override_view(row),
+    }
+
+
+def override_view(row: Submission) -> dict[str, Any] | None:
+    """An instructor's manual score with the reason, shown to the student too."""
+    if row.override_score is None:
+        return None
+    report_score = (row.report or {}).get("score")
+    return {
+        "score": row.override_score,
+        "reason": row.override_reason or "",
+        "at": row.override_at.isoformat() if row.override_at else None,
+        "graded_score": report_score,
     }
 
 

@@ -1,39 +1,190 @@
-"""Prometheus-format metrics: what an operator (and the benchmark) needs to see the pool."""
+"""Prometheus metrics for the whole deployment, read at scrape time from the shared stores.
+
+Counts and the grading-time histogram come from the database, so every web process reports the
+same cluster-wide numbers whichever worker did the grading; pool sizes and busy threads come
+from the workers' records in Redis (or from this process's own grader in the embedded mode).
+"""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
-from fastapi.responses import PlainTextResponse
-from sqlalchemy import func, select
+from collections.abc import Iterator
+from typing import Any
 
+import redis
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.exposition import CONTENT_TYPE_LATEST
+from prometheus_client.metrics_core import (
+    CounterMetricFamily,
+    GaugeMetricFamily,
+    HistogramMetricFamily,
+    Metric,
+)
+from prometheus_client.registry import Collector
+from sqlalchemy import case, func, select
+from sqlalchemy.orm import Session
+
+from app.config import get_settings
 from app.db import SessionDep
 from app.grading.service import current_grader
+from app.jobs import leases
+from app.jobs.beacon import live_workers
+from app.models_base import utcnow
 from app.submissions.models import Submission
 
 router = APIRouter()
+BUCKETS_SECONDS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
+
+
+def grading_histogram(session: Session) -> dict[str, tuple[list[int], int, float]]:
+    """Per framework: cumulative counts per bucket, total count, sum of seconds."""
+    seconds = Submission.duration_ms / 1000.0
+    columns = [func.sum(case((seconds <= b, 1), else_=0)) for b in BUCKETS_SECONDS]
+    rows = session.execute(
+        select(Submission.framework, *columns, func.count(), func.sum(seconds))
+        .where(Submission.status == "done", Submission.duration_ms.is_not(None))
+        .group_by(Submission.framework)
+    )
+    return {
+        str(row[0]): ([int(v or 0) for v in row[1:-2]], int(row[-2]), float(row[-1] or 0.0))
+        for row in rows
+    }
+
+
+class DeploymentCollector(Collector):
+    """Collects once per scrape; nothing is kept between scrapes."""
+
+    def __init__(self, request: Request, session: Session) -> None:
+        self.request = request
+        self.session = session
+
+    def collect(self) -> Iterator[Metric]:
+        """Every metric family of one scrape."""
+        yield from self._queue()
+        yield from self._submissions()
+        yield from self._pools()
+
+    def _queue(self) -> Iterator[Metric]:
+        up = GaugeMetricFamily("course_queue_up", "1 when the job queue answered this scrape.")
+        depth = GaugeMetricFamily("course_queue_depth", "Jobs sent and not yet picked up.")
+        try:
+            depth.add_metric([], self.request.app.state.queue.depth())
+            up.add_metric([], 1)
+            yield depth
+        except (redis.RedisError, AttributeError):
+            up.add_metric([], 0)
+        yield up
+
+    def _submissions(self) -> Iterator[Metric]:
+        by_status = leases.counts(session=self.session)
+        submissions = GaugeMetricFamily(
+            "course_submissions", "Submissions by status.", labels=["status"]
+        )
+        for status in (
+            "queued",
+            "running",
+            "done",
+            *sorted(set(by_status) - {"queued", "running", "done"}),
+        ):
+            submissions.add_metric([status], by_status.get(status, 0))
+        yield submissions
+        in_flight = GaugeMetricFamily(
+            "course_jobs_in_flight", "Jobs being graded now (rows holding a lease)."
+        )
+        in_flight.add_metric([], by_status.get("running", 0))
+        yield in_flight
+        oldest = self.session.scalar(
+            select(func.min(Submission.created_at)).where(Submission.status == "queued")
+        )
+        wait = GaugeMetricFamily(
+            "course_oldest_queued_seconds", "Age of the oldest job still waiting (0 if none)."
+        )
+        if oldest is not None and oldest.tzinfo is None:
+            oldest = oldest.replace(tzinfo=utcnow().tzinfo)
+        wait.add_metric([], max(0.0, (utcnow() - oldest).total_seconds()) if oldest else 0.0)
+        yield wait
+        histogram = HistogramMetricFamily(
+            "course_grading_seconds",
+            "Time to grade one submission (sandbox and judging), per framework.",
+            labels=["framework"],
+        )
+        for framework, (cumulative, count, total) in sorted(
+            grading_histogram(self.session).items()
+        ):
+            buckets: list[tuple[str, float]] = [
+                (repr(b), float(n)) for b, n in zip(BUCKETS_SECONDS, cumulative, strict=True)
+            ]
+            buckets.append(("+Inf", float(count)))
+            histogram.add_metric([framework], buckets, total)
+        yield histogram
+        verdicts = CounterMetricFamily(
+            "course_verdicts", "Final verdicts stored, by verdict.", labels=["verdict"]
+        )
+        for verdict, n in self.session.execute(
+            select(Submission.verdict, func.count())
+            .where(Submission.verdict.is_not(None))
+            .group_by(Submission.verdict)
+        ):
+            verdicts.add_metric([str(verdict)], n)
+        yield verdicts
+
+    def _pools(self) -> Iterator[Metric]:
+        records = self._grading_processes()
+        workers = GaugeMetricFamily("course_workers", "Grading processes alive.")
+        workers.add_metric([], len(records))
+        yield workers
+        threads = GaugeMetricFamily(
+            "course_worker_threads", "Jobs the live processes can run at once."
+        )
+        threads.add_metric([], sum(int(r.get("concurrency", 0)) for r in records))
+        yield threads
+        ready: dict[str, int] = {}
+        target: dict[str, int] = {}
+        for record in records:
+            for framework, n in record.get("pool_ready", {}).items():
+                ready[framework] = ready.get(framework, 0) + int(n)
+            for framework, n in record.get("pool_target", {}).items():
+                target[framework] = target.get(framework, 0) + int(n)
+        ready_family = GaugeMetricFamily(
+            "course_pool_ready",
+            "Warm sandboxed interpreters ready, per framework.",
+            labels=["framework"],
+        )
+        for framework, n in sorted(ready.items()):
+            ready_family.add_metric([framework], n)
+        yield ready_family
+        target_family = GaugeMetricFamily(
+            "course_pool_size", "Warm interpreters configured, per framework.", labels=["framework"]
+        )
+        for framework, n in sorted(target.items()):
+            target_family.add_metric([framework], n)
+        yield target_family
+
+    def _grading_processes(self) -> list[dict[str, Any]]:
+        settings = get_settings()
+        if settings.redis_url is None:
+            grader = current_grader()
+            if grader is None:
+                return []
+            jobs = getattr(self.request.app.state, "jobs", None)
+            return [
+                {
+                    "concurrency": jobs.concurrency if jobs is not None and jobs.grade else 0,
+                    "pool_ready": grader.pool.sizes(),
+                    "pool_target": dict(grader.pool.settings.sizes),
+                }
+            ]
+        try:
+            client = self.request.app.state.queue.client
+            return live_workers(client, settings.redis_prefix)
+        except (redis.RedisError, AttributeError):
+            return []
 
 
 @router.get("/metrics", include_in_schema=False)
-def metrics(request: Request, session: SessionDep) -> PlainTextResponse:
-    """Queue depth, jobs by status, verdict counts and ready interpreters per framework."""
-    lines = [
-        "# TYPE course_queue_depth gauge",
-        f"course_queue_depth {request.app.state.queue.depth()}",
-        "# TYPE course_submissions gauge",
-    ]
-    for status, count in session.execute(
-        select(Submission.status, func.count()).group_by(Submission.status)
-    ):
-        lines.append(f'course_submissions{{status="{status}"}} {count}')
-    lines.append("# TYPE course_verdicts_total counter")
-    for verdict, count in session.execute(
-        select(Submission.verdict, func.count())
-        .where(Submission.verdict.is_not(None))
-        .group_by(Submission.verdict)
-    ):
-        lines.append(f'course_verdicts_total{{verdict="{verdict}"}} {count}')
-    lines.append("# TYPE course_pool_ready gauge")
-    grader = current_grader()
-    for framework, ready in (grader.pool.sizes() if grader else {}).items():
-        lines.append(f'course_pool_ready{{framework="{framework}"}} {ready}')
-    return PlainTextResponse("\n".join(lines) + "\n", media_type="text/plain; version=0.0.4")
+def metrics(request: Request, session: SessionDep) -> Response:
+    """Queue depth, jobs in flight, grading-time histogram, verdicts, pools, workers."""
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(DeploymentCollector(request, session))
+    return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)

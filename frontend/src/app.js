@@ -1,5 +1,6 @@
 import "./quiz.js";
 import "./plots.js";
+import "./instructor.js";
 
 // Progressive enhancement only: every page works without this file.
 

@@ -36,6 +36,9 @@ class ExitStatus:
     killed: bool
 
 
+OUTPUT_DRAIN_S = 5.0
+
+
 @dataclass(frozen=True)
 class ResourceUsage:
     """Peak RSS of the largest process and CPU time of the whole tree, once it was reaped."""
@@ -168,7 +171,9 @@ class SandboxProcess:
 
     def output(self) -> tuple[bytes, bool]:
         """Captured stdout+stderr (first output_bytes) and whether more was discarded."""
-        return self._output.result(1.0 if self._status is not None else 0.0)
+        # Once the sandbox has ended every writer is gone, so the reader meets EOF promptly;
+        # a generous wait only matters on a machine too busy to schedule the reader thread.
+        return self._output.result(OUTPUT_DRAIN_S if self._status is not None else 0.0)
 
     def resource_usage(self) -> ResourceUsage:
         """From wait4() of bwrap, which covers every process it and the sandbox init reaped."""

@@ -22,7 +22,12 @@ MISTAKES = [(f.name, m.id) for f in FOLDERS for m in load_spec(f).mistakes]
 @pytest.fixture(scope="module")
 def grader() -> Iterator[Grader]:
     """One warm grader for the module, as the web app would hold it."""
-    instance = Grader(EXERCISES, PoolSettings(sizes={"numpy": 1, "torch": 1, "jax": 1}))
+    instance = Grader(
+        EXERCISES,
+        PoolSettings(
+            sizes={"numpy": 1, "torch": 1, "jax": 1}, jax_cache_dir=str(ROOT / "var" / "jax-cache")
+        ),
+    )
     instance.start()
     yield instance
     instance.stop()

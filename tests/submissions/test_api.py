@@ -72,6 +72,28 @@ def test_wrong_answer_hides_hidden_test_details(
     assert visible[0]["expected_shape"] == visible[0]["received_shape"]
 
 
+PRINTS_INPUTS = (ROOT / "exercises/position-embedding-gather/solutions/numpy.py").read_text() + (
+    "\n\n_inner = position_embedding_gather\n\n\n"
+    "def position_embedding_gather(positions, embedding_table):\n"
+    "    print('INPUT', positions.shape, positions.ravel()[:5])\n"
+    "    return _inner(positions, embedding_table)\n"
+)
+
+
+def test_printed_output_of_hidden_tests_reaches_only_instructors(
+    client: TestClient, student_headers: dict[str, str], instructor_headers: dict[str, str]
+) -> None:
+    sid = submit(client, student_headers, code=PRINTS_INPUTS).json()["id"]
+    body = wait_done(client, sid, student_headers)
+    assert body["verdict"] == "accepted"
+    assert body["stdout"] == "" and body["stdout_hidden"] is True
+    staff = client.get(f"/api/submissions/{sid}", headers=instructor_headers).json()
+    assert "INPUT" in staff["stdout"] and staff["stdout_hidden"] is False
+    run_id = submit(client, student_headers, code=PRINTS_INPUTS, mode="run").json()["id"]
+    run = wait_done(client, run_id, student_headers)
+    assert "INPUT" in run["stdout"] and run["stdout_hidden"] is False
+
+
 def test_run_mode_grades_visible_tests_only(
     client: TestClient, student_headers: dict[str, str]
 ) -> None:

@@ -1,0 +1,128 @@
+"""The part of `validate` that grades: model solutions pass, starters fail, mistakes are named.
+
+An exercise is only right if the real grader (same sandbox, same tests) agrees with its author,
+so every check here goes through `graders.engine.Grader`, in parallel over a warm pool.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.content.loader import Course, Exercise, Problem
+from graders.engine import Grader
+from graders.pool import PoolSettings
+from graders.report import VERDICT_WORDS, Report
+
+Progress = Callable[[int, int, str], None]  # (done, total, what just finished)
+
+
+@dataclass(frozen=True)
+class Check:
+    """One grading run and what its verdict must be."""
+
+    exercise: Exercise
+    kind: str  # "solution", "starter" or "mistake"
+    framework: str
+    code: str
+    mistake_id: str | None = None
+
+    @property
+    def label(self) -> str:
+        """Short name for progress lines."""
+        what = f"mistake {self.mistake_id}" if self.mistake_id else self.kind
+        return f"{self.exercise.meta.slug}: {what} ({self.framework})"
+
+
+def checks_for(course: Course) -> list[Check]:
+    """Every solution and starter per offered framework, and every declared mistake."""
+    found: list[Check] = []
+    for exercise in course.exercises:
+        for framework in exercise.meta.frameworks:
+            if framework in exercise.solutions:
+                found.append(Check(exercise, "solution", framework, exercise.solutions[framework]))
+            if framework in exercise.starters:
+                found.append(Check(exercise, "starter", framework, exercise.starters[framework]))
+        for mistake in exercise.mistakes:
+            found.append(Check(exercise, "mistake", mistake.framework, mistake.code, mistake.id))
+    return found
+
+
+def _rel(path: Path, exercises_dir: Path) -> str:
+    return str(path.relative_to(exercises_dir.parent))
+
+
+def _line_of_mistake(exercise: Exercise, mistake_id: str) -> int | None:
+    text = (exercise.path / "mistakes.yaml").read_text(encoding="utf-8")
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.strip().removeprefix("- ").strip() in (f"id: {mistake_id}", f'id: "{mistake_id}"'):
+            return number
+    return None
+
+
+def judge_check(check: Check, report: Report, exercises_dir: Path) -> Problem | None:
+    """The problem, if the grader's verdict is not what this file promises."""
+    folder = check.exercise.path
+    words = VERDICT_WORDS.get(report.verdict, report.verdict)
+    if check.kind == "solution" and report.verdict != "accepted":
+        path = _rel(folder / "solutions" / f"{check.framework}.py", exercises_dir)
+        return Problem(path, f"the model solution is not accepted: {words}: {report.message}")
+    if check.kind == "starter" and report.verdict == "accepted":
+        path = _rel(folder / "starter" / f"{check.framework}.py", exercises_dir)
+        return Problem(path, "the starter code is accepted: students would have nothing to do")
+    if check.kind != "mistake":
+        return None
+    path = _rel(folder / "mistakes.yaml", exercises_dir)
+    line = _line_of_mistake(check.exercise, check.mistake_id or "")
+    if report.verdict != "wrong_answer":
+        wanted = f"mistake {check.mistake_id} must be a wrong answer"
+        message = f"{wanted}; got {words}: {report.message}"
+        return Problem(path, message, line)
+    if check.exercise.meta.entry.kind == "class":
+        return None  # class exercises are judged without misconception matching
+    named = {t.misconception["id"] for t in report.tests if t.misconception}
+    if check.mistake_id not in named:
+        shown = ", ".join(sorted(named)) or "none"
+        message = f"mistake {check.mistake_id} is rejected but not recognised (named: {shown})"
+        return Problem(path, message, line)
+    return None
+
+
+def grading_problems(
+    course: Course, *, exercises_dir: Path, pool: PoolSettings, progress: Progress | None = None
+) -> list[Problem]:
+    """Grade every check with one warm grader; a grader failure is a problem, not a crash."""
+    checks = checks_for(course)
+    if not checks:
+        return []
+    grader = Grader(exercises_dir, pool)
+    grader.start()
+    workers = max(1, sum(pool.sizes.values()))
+    problems: list[Problem] = []
+    try:
+        with concurrent.futures.ThreadPoolExecutor(workers, "validate-grade") as executor:
+            futures = {
+                executor.submit(
+                    grader.grade,
+                    exercise=c.exercise.meta.slug,
+                    code=c.code,
+                    framework=c.framework,
+                ): c
+                for c in checks
+            }
+            for done, future in enumerate(concurrent.futures.as_completed(futures), 1):
+                check = futures[future]
+                try:
+                    problem = judge_check(check, future.result(), exercises_dir)
+                except Exception as exc:  # the grader itself failed on this file
+                    rel = _rel(check.exercise.path, exercises_dir)
+                    problem = Problem(rel, f"{check.label}: could not be graded: {exc}")
+                if problem is not None:
+                    problems.append(problem)
+                if progress is not None:
+                    progress(done, len(checks), check.label)
+    finally:
+        grader.stop()
+    return sorted(problems, key=lambda p: (p.path, p.line or 0, p.message))

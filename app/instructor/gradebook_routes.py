@@ -1,0 +1,138 @@
+"""The gradebook as a page, as CSV for spreadsheets, and as JSON for scripts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request
+from starlette.responses import Response
+
+from app.content.service import CourseDep
+from app.db import SessionDep
+from app.instructor.deadlines import as_utc
+from app.instructor.gradebook import (
+    ExerciseCell,
+    Gradebook,
+    QuizCell,
+    Row,
+    build_gradebook,
+    gradebook_csv,
+    valid_sort,
+)
+from app.instructor.web import page
+from app.users.deps import InstructorUser
+
+router = APIRouter(tags=["instructor"])
+
+
+def _book(
+    session: SessionDep, course: CourseDep, student: str, exercise: str, sort: str, order: str
+) -> Gradebook:
+    if exercise and course.exercise(exercise) is None:
+        raise HTTPException(404, f"There is no exercise called '{exercise}'.")
+    book = build_gradebook(
+        session=session,
+        course=course,
+        student=student[:200],
+        exercise=exercise,
+        sort=sort,
+        descending=order == "desc",
+    )
+    if not valid_sort(book, sort):
+        raise HTTPException(422, f"Cannot sort by '{sort[:60]}': it is not a column.")
+    return book
+
+
+@router.get("/instructor/gradebook", include_in_schema=False)
+def gradebook_page(
+    request: Request,
+    session: SessionDep,
+    course: CourseDep,
+    user: InstructorUser,
+    student: str = "",
+    exercise: str = "",
+    sort: str = "student",
+    order: str = "asc",
+) -> Response:
+    """Every student's best score, attempts and solve time per exercise, quiz scores, totals."""
+    book = _book(session, course, student, exercise, sort, order)
+    return page(
+        request,
+        "instructor/gradebook.html",
+        user,
+        book=book,
+        student=student,
+        exercise=exercise,
+        sort=sort,
+        order=order,
+        all_exercises=course.exercises,
+    )
+
+
+@router.get("/instructor/gradebook.csv", response_class=Response)
+def gradebook_download(
+    session: SessionDep,
+    course: CourseDep,
+    user: InstructorUser,
+    student: str = "",
+    exercise: str = "",
+    sort: str = "student",
+    order: str = "asc",
+) -> Response:
+    """The same table as CSV (scores 0 to 1, times in UTC); safe to open in a spreadsheet."""
+    book = _book(session, course, student, exercise, sort, order)
+    return Response(
+        gradebook_csv(book),
+        media_type="text/csv; charset=utf-8",
+        headers={
+            "content-disposition": 'attachment; filename="gradebook.csv"',
+            "cache-control": "no-store",
+        },
+    )
+
+
+@router.get("/api/instructor/gradebook")
+def gradebook_json(
+    session: SessionDep,
+    course: CourseDep,
+    user: InstructorUser,
+    student: str = "",
+    exercise: str = "",
+    sort: str = "student",
+    order: str = "asc",
+) -> dict[str, Any]:
+    """The gradebook as JSON: one entry per student with per-exercise and per-quiz cells."""
+    book = _book(session, course, student, exercise, sort, order)
+    return {
+        "exercises": [c.slug for c in book.shown_exercises],
+        "quizzes": [c.slug for c in book.shown_quizzes],
+        "students": [_row_json(book, row) for row in book.rows],
+    }
+
+
+def _row_json(book: Gradebook, row: Row) -> dict[str, Any]:
+    exercises: dict[str, Any] = {}
+    for col in book.shown_exercises:
+        cell = row.exercises.get(col.slug, ExerciseCell())
+        solved_at = as_utc(cell.solved_at).isoformat() if cell.solved_at else None
+        exercises[col.slug] = {
+            "best": cell.best,
+            "attempts": cell.attempts,
+            "solved_at": solved_at,
+            "late": cell.late,
+        }
+    quizzes: dict[str, Any] = {}
+    for col in book.shown_quizzes:
+        quiz = row.quizzes.get(col.slug, QuizCell())
+        quizzes[col.slug] = {"best": quiz.best, "attempts": quiz.attempts, "late": quiz.late}
+    return {
+        "id": row.user_id,
+        "name": row.name,
+        "email": row.email,
+        "exercises": exercises,
+        "quizzes": quizzes,
+        "solved": row.solved,
+        "exercise_points": row.exercise_points,
+        "quiz_points": row.quiz_points,
+        "total": row.total(book.items),
+    }

@@ -1,0 +1,88 @@
+"""What instructors change: replaced reports, score overrides, deadline extensions, regrades."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from sqlalchemy import JSON, DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from app.db import Base
+from app.models_base import created_at_column
+
+
+class RegradeJob(Base):
+    """One re-grade of every stored submission of an exercise, with its progress."""
+
+    __tablename__ = "regrade_jobs"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    exercise_slug: Mapped[str] = mapped_column(String(100), index=True)
+    status: Mapped[str] = mapped_column(String(20), default="queued")
+    total: Mapped[int] = mapped_column(Integer, default=0)
+    done: Mapped[int] = mapped_column(Integer, default=0)
+    changed: Mapped[int] = mapped_column(Integer, default=0)
+    failed: Mapped[int] = mapped_column(Integer, default=0)
+    errors: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
+    started_by: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id", ondelete="SET NULL"), default=None
+    )
+    created_at: Mapped[dt.datetime] = created_at_column()
+    started_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    heartbeat_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    finished_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+
+
+class SubmissionReport(Base):
+    """A report a regrade replaced; the current report stays on the submission row."""
+
+    __tablename__ = "submission_reports"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    submission_id: Mapped[int] = mapped_column(
+        ForeignKey("submissions.id", ondelete="CASCADE"), index=True
+    )
+    regrade_job_id: Mapped[int | None] = mapped_column(
+        ForeignKey("regrade_jobs.id", ondelete="SET NULL"), default=None, index=True
+    )
+    verdict: Mapped[str | None] = mapped_column(String(40), default=None)
+    score: Mapped[float | None] = mapped_column(Float, default=None)
+    report: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    graded_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    replaced_at: Mapped[dt.datetime] = created_at_column()
+
+
+class ScoreOverride(Base):
+    """Every manual score change, kept so the current override can always be explained."""
+
+    __tablename__ = "score_overrides"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    submission_id: Mapped[int] = mapped_column(
+        ForeignKey("submissions.id", ondelete="CASCADE"), index=True
+    )
+    instructor_id: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id", ondelete="SET NULL"), default=None
+    )
+    score: Mapped[float | None] = mapped_column(Float, default=None)  # None: override removed
+    reason: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[dt.datetime] = created_at_column()
+
+
+class DeadlineExtension(Base):
+    """A later due date for one student on one exercise or quiz."""
+
+    __tablename__ = "deadline_extensions"
+    __table_args__ = (UniqueConstraint("user_id", "kind", "slug"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    kind: Mapped[str] = mapped_column(String(10))  # "exercise" or "quiz" (slug of the lesson)
+    slug: Mapped[str] = mapped_column(String(100))
+    due_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
+    reason: Mapped[str] = mapped_column(Text, default="")
+    granted_by: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id", ondelete="SET NULL"), default=None
+    )
+    created_at: Mapped[dt.datetime] = created_at_column()

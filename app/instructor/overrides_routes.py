@@ -1,0 +1,204 @@
+"""Forms and JSON endpoints for score overrides and deadline extensions."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Form, HTTPException, Request
+from fastapi.responses import RedirectResponse
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.responses import Response
+
+from app.content.service import CourseDep
+from app.db import SessionDep
+from app.instructor.overrides import (
+    InstructorError,
+    grant_extension,
+    remove_extension,
+    set_override,
+)
+from app.instructor.students_routes import get_person, student_page
+from app.instructor.web import parse_due
+from app.submissions.models import Submission
+from app.submissions.service import public_view
+from app.users.deps import InstructorUser
+
+router = APIRouter(tags=["instructor"])
+FormStr = Annotated[str, Form()]
+
+
+def _submission(session: SessionDep, submission_id: int) -> Submission:
+    row = session.get(Submission, submission_id)
+    if row is None:
+        raise HTTPException(404, "There is no submission with that id.")
+    return row
+
+
+class OverrideIn(BaseModel):
+    """Body of the override API: a score from 0 to 1, or null to remove the override."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    score: float | None = Field(description="New score 0–1; null removes the override.")
+    reason: str = Field(default="", max_length=1000, description="Shown to the student.")
+
+
+@router.post("/api/instructor/submissions/{submission_id}/override")
+def override_api(
+    submission_id: int,
+    body: Annotated[OverrideIn, Body()],
+    session: SessionDep,
+    user: InstructorUser,
+) -> dict[str, Any]:
+    """Set or remove a manual score; the answer is the submission as instructors see it."""
+    row = _submission(session, submission_id)
+    try:
+        set_override(
+            session=session, submission=row, score=body.score, reason=body.reason, instructor=user
+        )
+    except InstructorError as exc:
+        raise HTTPException(422, str(exc)) from exc
+    return public_view(row, for_instructor=True)
+
+
+@router.post("/instructor/submissions/{submission_id}/override", include_in_schema=False)
+def override_form(
+    submission_id: int,
+    request: Request,
+    session: SessionDep,
+    course: CourseDep,
+    user: InstructorUser,
+    percent: FormStr = "",
+    reason: FormStr = "",
+    action: FormStr = "set",
+) -> Response:
+    """The student page's override form: a percentage and a reason, or 'remove'."""
+    row = _submission(session, submission_id)
+    person = get_person(session, row.user_id)
+    try:
+        if action == "remove":
+            score = None
+        else:
+            try:
+                score = float(percent.strip().rstrip("%")) / 100
+            except ValueError as exc:
+                raise InstructorError("Type the new score as a percentage, e.g. 80.") from exc
+        set_override(session=session, submission=row, score=score, reason=reason, instructor=user)
+    except InstructorError as exc:
+        return student_page(
+            request,
+            session=session,
+            course=course,
+            user=user,
+            person=person,
+            error=f"Submission {row.id}: {exc}",
+            status_code=400,
+        )
+    saved = "override-removed" if score is None else "override"
+    target = f"/instructor/students/{person.id}?saved={saved}#submission-{row.id}"
+    return RedirectResponse(target, status_code=303)
+
+
+class ExtensionIn(BaseModel):
+    """Body of the extension API."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: str = Field(description="'exercise' or 'quiz' (a quiz is named by its lesson's slug).")
+    slug: str = Field(max_length=100)
+    due: str = Field(description="New due date, ISO 8601; without a zone it is UTC.")
+    reason: str = Field(default="", max_length=1000)
+
+
+@router.post("/api/instructor/students/{user_id}/extensions")
+def extension_api(
+    user_id: int,
+    body: Annotated[ExtensionIn, Body()],
+    session: SessionDep,
+    course: CourseDep,
+    user: InstructorUser,
+) -> dict[str, Any]:
+    """Give one student a later due date for an exercise or a quiz."""
+    person = get_person(session, user_id)
+    try:
+        row = grant_extension(
+            session=session,
+            course=course,
+            student=person,
+            kind=body.kind,
+            slug=body.slug,
+            due_at=parse_due(body.due),
+            reason=body.reason,
+            instructor=user,
+        )
+    except ValueError as exc:
+        raise HTTPException(422, str(exc)) from exc
+    return {"id": row.id, "kind": row.kind, "slug": row.slug, "due": row.due_at.isoformat()}
+
+
+@router.post("/instructor/students/{user_id}/extensions", include_in_schema=False)
+def extension_form(
+    user_id: int,
+    request: Request,
+    session: SessionDep,
+    course: CourseDep,
+    user: InstructorUser,
+    item: FormStr = "",
+    due: FormStr = "",
+    reason: FormStr = "",
+) -> Response:
+    """The student page's extension form: item ('exercise:slug' or 'quiz:slug') and date."""
+    person = get_person(session, user_id)
+    kind, _, slug = item.partition(":")
+    try:
+        grant_extension(
+            session=session,
+            course=course,
+            student=person,
+            kind=kind,
+            slug=slug,
+            due_at=parse_due(due),
+            reason=reason,
+            instructor=user,
+        )
+    except ValueError as exc:
+        return student_page(
+            request,
+            session=session,
+            course=course,
+            user=user,
+            person=person,
+            error=str(exc),
+            status_code=400,
+        )
+    return RedirectResponse(f"/instructor/students/{person.id}?saved=extension", status_code=303)
+
+
+@router.post(
+    "/instructor/students/{user_id}/extensions/{extension_id}/delete", include_in_schema=False
+)
+def extension_delete(
+    user_id: int,
+    extension_id: int,
+    request: Request,
+    session: SessionDep,
+    course: CourseDep,
+    user: InstructorUser,
+) -> Response:
+    """Take an extension back."""
+    person = get_person(session, user_id)
+    try:
+        remove_extension(session=session, course=course, extension_id=extension_id, student=person)
+    except InstructorError as exc:
+        return student_page(
+            request,
+            session=session,
+            course=course,
+            user=user,
+            person=person,
+            error=str(exc),
+            status_code=400,
+        )
+    return RedirectResponse(
+        f"/instructor/students/{person.id}?saved=extension-removed", status_code=303
+    )

@@ -1,0 +1,211 @@
+"""Re-grade every stored submission of an exercise after its tests change, in the background.
+
+The job row is the truth: progress is counted there, each replaced report goes to the history
+table, and a job whose thread died (a restart) is resumed where it stopped. Grading is one
+submission at a time so students' own submissions keep most of the grader pool.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from app.db import session_factory
+from app.grading.service import get_grader
+from app.instructor.deadlines import as_utc
+from app.instructor.models import RegradeJob, SubmissionReport
+from app.models_base import utcnow
+from app.submissions.models import Submission
+from app.users.models import User
+from graders.engine import Grader, Mode
+from graders.pool import PoolStopped
+
+log = logging.getLogger(__name__)
+STALE = dt.timedelta(seconds=60)
+ACTIVE = ("queued", "running")
+MAX_ERRORS_KEPT = 200
+Launcher = Callable[[int], None]
+
+
+class RegradeFailed(Exception):
+    """This submission could not be re-graded; its current report stays."""
+
+
+def forget_exercise(grader: Grader, slug: str) -> None:
+    """Make the grader re-read an exercise's tests and known mistakes from disk."""
+    grader.forget(slug)
+
+
+def latest_job(*, session: Session, slug: str) -> RegradeJob | None:
+    """The newest regrade of this exercise, if any."""
+    return session.scalar(
+        select(RegradeJob)
+        .where(RegradeJob.exercise_slug == slug)
+        .order_by(RegradeJob.id.desc())
+        .limit(1)
+    )
+
+
+def _is_stale(job: RegradeJob) -> bool:
+    beat = job.heartbeat_at or job.started_at or job.created_at
+    return job.status in ACTIVE and utcnow() - as_utc(beat) > STALE
+
+
+def job_view(job: RegradeJob | None, slug: str) -> dict[str, Any]:
+    """The progress a page or script polls: done/total, and every submission that failed."""
+    if job is None:
+        return {"exercise": slug, "status": "none", "done": 0, "total": 0}
+    return {
+        "id": job.id,
+        "exercise": job.exercise_slug,
+        "status": "interrupted" if _is_stale(job) else job.status,
+        "done": job.done,
+        "total": job.total,
+        "changed": job.changed,
+        "failed": job.failed,
+        "errors": job.errors or [],
+        "created_at": as_utc(job.created_at).isoformat(),
+        "finished_at": as_utc(job.finished_at).isoformat() if job.finished_at else None,
+    }
+
+
+def _graded_ids(session: Session, slug: str) -> list[int]:
+    return list(
+        session.scalars(
+            select(Submission.id)
+            .where(Submission.exercise_slug == slug, Submission.status == "done")
+            .order_by(Submission.id)
+        )
+    )
+
+
+def start_thread(job_id: int) -> None:
+    """Run a job on its own daemon thread so no web worker waits for it."""
+    threading.Thread(target=run_job, args=(job_id,), daemon=True, name=f"regrade-{job_id}").start()
+
+
+def start_regrade(
+    *, session: Session, slug: str, instructor: User, launch: Launcher = start_thread
+) -> tuple[RegradeJob, bool]:
+    """Start (or resume) the exercise's regrade; (job, False) when one is already running."""
+    job = latest_job(session=session, slug=slug)
+    if job is not None and job.status in ACTIVE:
+        if not _is_stale(job):
+            return job, False
+        job.status, job.heartbeat_at = "queued", utcnow()  # resume where it stopped
+        session.commit()
+        launch(job.id)
+        return job, True
+    job = RegradeJob(
+        exercise_slug=slug,
+        status="queued",
+        total=len(_graded_ids(session, slug)),
+        errors=[],
+        started_by=instructor.id,
+        heartbeat_at=utcnow(),
+    )
+    session.add(job)
+    session.commit()
+    launch(job.id)
+    return job, True
+
+
+def regrade_one(*, session: Session, grader: Grader, submission_id: int, job_id: int) -> bool:
+    """Grade one stored submission again; True when its score changed."""
+    row = session.get(Submission, submission_id)
+    if row is None or row.status != "done":
+        return False
+    mode: Mode = "run" if row.mode == "run" else "submit"
+    report = grader.grade(
+        exercise=row.exercise_slug, code=row.code, framework=row.framework, mode=mode
+    ).to_dict()
+    if report["verdict"] == "internal_error":
+        raise RegradeFailed(f"the grader failed: {report['message']}")
+    session.add(
+        SubmissionReport(
+            submission_id=row.id,
+            regrade_job_id=job_id,
+            verdict=row.verdict,
+            score=(row.report or {}).get("score", row.score),
+            report=row.report,
+            graded_at=row.finished_at,
+        )
+    )
+    before = row.score
+    row.report = report
+    row.verdict = report["verdict"]
+    row.message = report["message"]
+    row.duration_ms = report["duration_ms"]
+    # An instructor's override stays in force; otherwise the new report decides.
+    row.score = row.override_score if row.override_score is not None else report["score"]
+    session.commit()
+    return before != row.score
+
+
+def _remaining(session: Session, job: RegradeJob) -> list[int]:
+    finished = set(
+        session.scalars(
+            select(SubmissionReport.submission_id).where(SubmissionReport.regrade_job_id == job.id)
+        )
+    )
+    return [i for i in _graded_ids(session, job.exercise_slug) if i not in finished]
+
+
+def _record_error(job: RegradeJob, submission_id: int, message: str) -> None:
+    job.failed += 1
+    if len(job.errors or []) < MAX_ERRORS_KEPT:
+        job.errors = [*(job.errors or []), {"submission_id": submission_id, "message": message}]
+
+
+def run_job(job_id: int) -> None:
+    """Work through the job's submissions; an error is recorded per submission, never fatal."""
+    with session_factory()() as session:
+        job = session.get(RegradeJob, job_id)
+        if job is None:
+            return
+        job.status, job.started_at, job.heartbeat_at = "running", utcnow(), utcnow()
+        session.commit()
+        try:
+            grader = get_grader()
+            forget_exercise(grader, job.exercise_slug)
+            todo = _remaining(session, job)
+            job.total = job.done + len(todo)
+            session.commit()
+            for submission_id in todo:
+                try:
+                    changed = regrade_one(
+                        session=session, grader=grader, submission_id=submission_id, job_id=job.id
+                    )
+                    job.changed += changed
+                except PoolStopped:
+                    session.rollback()
+                    log.info("regrade %s paused: the grader is shutting down", job_id)
+                    return  # stays 'running'; resumed by the next start once stale
+                except Exception as exc:
+                    session.rollback()
+                    log.warning("regrade %s: submission %s failed", job_id, submission_id)
+                    _record_error(job, submission_id, str(exc)[:500] or type(exc).__name__)
+                job.done += 1
+                job.heartbeat_at = utcnow()
+                session.commit()
+            job.status, job.finished_at = "done", utcnow()
+            session.commit()
+            log.info("regrade %s of %s: %s changed", job_id, job.exercise_slug, job.changed)
+        except Exception:
+            log.exception("regrade %s failed", job_id)
+            session.rollback()
+            job.status, job.finished_at = "failed", utcnow()
+            session.commit()
+
+
+def active_count(*, session: Session) -> int:
+    """Regrades still going (shown on the instructor pages)."""
+    return int(
+        session.scalar(select(func.count(RegradeJob.id)).where(RegradeJob.status.in_(ACTIVE))) or 0
+    )

@@ -1,0 +1,49 @@
+"""Start a regrade and follow its progress: a JSON API for scripts and the page's button."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+from fastapi.responses import JSONResponse, RedirectResponse
+from starlette.responses import Response
+
+from app.content.service import CourseDep
+from app.db import SessionDep
+from app.instructor.regrade import job_view, latest_job, start_regrade
+from app.instructor.web import find_exercise
+from app.users.deps import InstructorUser
+
+router = APIRouter(tags=["instructor"])
+
+
+@router.post("/api/exercises/{slug}/regrade", status_code=202)
+def regrade(
+    slug: str, session: SessionDep, course: CourseDep, user: InstructorUser
+) -> JSONResponse:
+    """Re-grade every stored submission of the exercise in the background (202 at once).
+
+    If a regrade of this exercise is already running the answer is 200 with its progress.
+    """
+    find_exercise(course, slug)
+    job, started = start_regrade(session=session, slug=slug, instructor=user)
+    return JSONResponse(job_view(job, slug), status_code=202 if started else 200)
+
+
+@router.get("/api/exercises/{slug}/regrade")
+def regrade_status(
+    slug: str, session: SessionDep, course: CourseDep, user: InstructorUser
+) -> dict[str, Any]:
+    """Progress of the newest regrade: status, done/total, changed scores, failures."""
+    find_exercise(course, slug)
+    return job_view(latest_job(session=session, slug=slug), slug)
+
+
+@router.post("/instructor/exercises/{slug}/regrade", include_in_schema=False)
+def regrade_form(
+    slug: str, session: SessionDep, course: CourseDep, user: InstructorUser
+) -> Response:
+    """The analytics page's button without JavaScript: start, then show the page again."""
+    find_exercise(course, slug)
+    start_regrade(session=session, slug=slug, instructor=user)
+    return RedirectResponse(f"/instructor/exercises/{slug}?regrade=started", status_code=303)

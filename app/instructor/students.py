@@ -1,0 +1,127 @@
+"""Everything one student handed in: submissions with full reports, quiz attempts, deadlines."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.content.loader import Course
+from app.instructor.deadlines import as_utc, late_at
+from app.instructor.models import DeadlineExtension, ScoreOverride, SubmissionReport
+from app.instructor.overrides import extensions_of, override_log
+from app.progress.models import QuizAttempt
+from app.submissions.models import Submission
+from app.users.models import Role, User
+
+
+@dataclass
+class SubmissionEntry:
+    """A submission with the reports regrades replaced and the override changes."""
+
+    row: Submission
+    history: list[SubmissionReport] = field(default_factory=list)
+    overrides: list[ScoreOverride] = field(default_factory=list)
+
+
+@dataclass
+class QuizEntry:
+    """One quiz attempt and whether it came after the due date."""
+
+    attempt: QuizAttempt
+    late: bool
+
+
+@dataclass
+class Deadline:
+    """An exercise or quiz with a due date, and this student's extension if any."""
+
+    kind: str
+    slug: str
+    title: str
+    due: dt.datetime
+    extension: DeadlineExtension | None
+
+
+@dataclass
+class StudentView:
+    """The instructor's page about one student."""
+
+    user: User
+    submissions: dict[str, list[SubmissionEntry]]
+    quizzes: dict[str, list[QuizEntry]]
+    deadlines: list[Deadline]
+    extensions: list[DeadlineExtension]
+
+
+def list_people(*, session: Session) -> list[User]:
+    """Every account, students first, then by name."""
+    users = session.scalars(select(User).order_by(User.name, User.email))
+    return sorted(users, key=lambda u: (u.role != Role.student, u.name.lower(), u.email))
+
+
+def _history(session: Session, ids: list[int]) -> dict[int, list[SubmissionReport]]:
+    found: dict[int, list[SubmissionReport]] = {}
+    if not ids:
+        return found
+    rows = session.scalars(
+        select(SubmissionReport)
+        .where(SubmissionReport.submission_id.in_(ids))
+        .order_by(SubmissionReport.replaced_at, SubmissionReport.id)
+    )
+    for row in rows:
+        found.setdefault(row.submission_id, []).append(row)
+    return found
+
+
+def _deadlines(course: Course, extensions: list[DeadlineExtension]) -> list[Deadline]:
+    by_item = {(e.kind, e.slug): e for e in extensions}
+    found = [
+        Deadline("exercise", ex.meta.slug, ex.meta.title, as_utc(ex.meta.due), None)
+        for ex in course.exercises
+        if ex.meta.due is not None
+    ]
+    found += [
+        Deadline("quiz", les.meta.slug, les.meta.title, as_utc(les.meta.due), None)
+        for les in course.lessons
+        if les.meta.due is not None and les.meta.quiz
+    ]
+    for item in found:
+        item.extension = by_item.get((item.kind, item.slug))
+    return found
+
+
+def student_view(
+    *, session: Session, course: Course, user: User, exercise: str = ""
+) -> StudentView:
+    """Submissions (newest first, per exercise), quiz attempts with answers, deadlines."""
+    query = select(Submission).where(Submission.user_id == user.id)
+    if exercise:
+        query = query.where(Submission.exercise_slug == exercise)
+    rows = list(session.scalars(query.order_by(Submission.created_at.desc(), Submission.id.desc())))
+    ids = [r.id for r in rows]
+    history, overrides = _history(session, ids), override_log(session=session, submission_ids=ids)
+    submissions: dict[str, list[SubmissionEntry]] = {}
+    for row in rows:
+        entry = SubmissionEntry(row, history.get(row.id, []), overrides.get(row.id, []))
+        submissions.setdefault(row.exercise_slug, []).append(entry)
+    extensions = extensions_of(session=session, user_id=user.id)
+    deadlines = _deadlines(course, extensions)
+    quiz_due = {
+        d.slug: (d.extension.due_at if d.extension else d.due)
+        for d in deadlines
+        if d.kind == "quiz"
+    }
+    quizzes: dict[str, list[QuizEntry]] = {}
+    if not exercise:
+        attempts = session.scalars(
+            select(QuizAttempt)
+            .where(QuizAttempt.user_id == user.id)
+            .order_by(QuizAttempt.created_at.desc(), QuizAttempt.id.desc())
+        )
+        for attempt in attempts:
+            late = late_at(attempt.created_at, quiz_due.get(attempt.lesson_slug))
+            quizzes.setdefault(attempt.lesson_slug, []).append(QuizEntry(attempt, late))
+    return StudentView(user, submissions, quizzes, deadlines, extensions)

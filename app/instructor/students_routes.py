@@ -1,0 +1,113 @@
+"""People pages: the list of accounts, one student's work, and changing a role."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi.responses import RedirectResponse
+from starlette.responses import Response
+
+from app.content.loader import Course
+from app.content.service import CourseDep
+from app.db import SessionDep
+from app.instructor.students import list_people, student_view
+from app.instructor.web import page
+from app.users.deps import InstructorUser
+from app.users.models import Role, User
+
+router = APIRouter(tags=["instructor"])
+SAVED = {
+    "override": "The score override is saved; the student sees it with your reason.",
+    "override-removed": "The override is removed; the grader's score applies again.",
+    "extension": "The extension is saved; late flags were updated.",
+    "extension-removed": "The extension is removed; the course due date applies again.",
+    "role": "The role is changed.",
+}
+
+
+def get_person(session: SessionDep, user_id: int) -> User:
+    """The account with this id, or a 404."""
+    person = session.get(User, user_id)
+    if person is None:
+        raise HTTPException(404, "There is no account with that id.")
+    return person
+
+
+def student_page(
+    request: Request,
+    *,
+    session: SessionDep,
+    course: Course,
+    user: User,
+    person: User,
+    exercise: str = "",
+    error: str | None = None,
+    status_code: int = 200,
+) -> Response:
+    """Render one person's page, with a form error when an action failed."""
+    view = student_view(session=session, course=course, user=person, exercise=exercise)
+    return page(
+        request,
+        "instructor/student.html",
+        user,
+        status_code=status_code,
+        view=view,
+        course=course,
+        exercise=exercise,
+        error=error,
+        saved=SAVED.get(request.query_params.get("saved", "")),
+    )
+
+
+@router.get("/instructor/students", include_in_schema=False)
+def people_page(request: Request, session: SessionDep, user: InstructorUser) -> Response:
+    """Every account with its role; each name opens that person's work."""
+    return page(request, "instructor/students.html", user, people=list_people(session=session))
+
+
+@router.get("/instructor/students/{user_id}", include_in_schema=False)
+def student_detail(
+    user_id: int,
+    request: Request,
+    session: SessionDep,
+    course: CourseDep,
+    user: InstructorUser,
+    exercise: str = "",
+) -> Response:
+    """Every submission with code and full report, quiz attempts with answers, deadlines."""
+    person = get_person(session, user_id)
+    return student_page(
+        request, session=session, course=course, user=user, person=person, exercise=exercise
+    )
+
+
+@router.post("/instructor/students/{user_id}/role", include_in_schema=False)
+def change_role(
+    user_id: int,
+    request: Request,
+    session: SessionDep,
+    course: CourseDep,
+    user: InstructorUser,
+    role: Annotated[str, Form()] = "",
+) -> Response:
+    """Promote a student to instructor, or back; nobody changes their own role."""
+    person = get_person(session, user_id)
+    problem = None
+    if role not in (Role.student.value, Role.instructor.value):
+        problem = "Choose the role 'student' or 'instructor'."
+    elif person.id == user.id:
+        problem = "You cannot change your own role; ask another instructor."
+    if problem:
+        return student_page(
+            request,
+            session=session,
+            course=course,
+            user=user,
+            person=person,
+            error=problem,
+            status_code=400,
+        )
+    person.role = Role(role)
+    session.commit()
+    return RedirectResponse(f"/instructor/students/{person.id}?saved=role", status_code=303)

@@ -1,0 +1,206 @@
+"""The job semantics on the submission row: claim with a lease, renew, finish once, recover.
+
+`attempts` doubles as a fencing token: every claim increments it, and renewals and the final
+store only succeed for the token that claimed last, so a worker that lost its lease (frozen,
+cut off) can never overwrite the report of the worker that took the job over.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import func, or_, select, update
+from sqlalchemy.orm import Session
+
+from app.models_base import utcnow
+from app.submissions.models import Submission
+from graders.report import file_level
+
+GAVE_UP_MESSAGE = (
+    "Grading stopped {n} times before it could finish (the grading machine went away). "
+    "This is our fault, not yours; your code is saved, please submit again."
+)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A job this process holds: what to grade, and the token that proves the lease is ours."""
+
+    submission_id: int
+    token: int
+    exercise: str
+    framework: str
+    mode: str
+    code: str
+
+
+def _claimable(now: dt.datetime) -> Any:
+    return or_(
+        Submission.status == "queued",
+        (Submission.status == "running") & (Submission.lease_expires_at < now),
+    )
+
+
+def claim(*, session: Session, submission_id: int, lease_seconds: float) -> Claim | None:
+    """Take the job if it is queued or its lease ran out; None if it is done or leased."""
+    now = utcnow()
+    result = session.execute(
+        update(Submission)
+        .where(Submission.id == submission_id, _claimable(now))
+        .values(
+            status="running",
+            lease_expires_at=now + dt.timedelta(seconds=lease_seconds),
+            attempts=Submission.attempts + 1,
+        )
+    )
+    session.commit()
+    if result.rowcount != 1:  # type: ignore[attr-defined]
+        return None
+    row = session.get(Submission, submission_id, populate_existing=True)
+    if row is None:  # deleted between the two statements
+        return None
+    return Claim(
+        submission_id=row.id,
+        token=row.attempts,
+        exercise=row.exercise_slug,
+        framework=row.framework,
+        mode=row.mode,
+        code=row.code,
+    )
+
+
+def renew(*, session: Session, held: dict[int, int], lease_seconds: float) -> list[int]:
+    """Extend the leases of the jobs held ({id: token}); return the ids whose lease was lost."""
+    until = utcnow() + dt.timedelta(seconds=lease_seconds)
+    lost = []
+    for submission_id, token in held.items():
+        result = session.execute(
+            update(Submission)
+            .where(
+                Submission.id == submission_id,
+                Submission.attempts == token,
+                Submission.status == "running",
+            )
+            .values(lease_expires_at=until)
+        )
+        if result.rowcount != 1:  # type: ignore[attr-defined]
+            lost.append(submission_id)
+    session.commit()
+    return lost
+
+
+def finish(*, session: Session, held: Claim, report: dict[str, Any]) -> bool:
+    """Store the final report if the lease is still ours (or the job was only re-queued).
+
+    False when another run took the job over or already finished it: nothing is written, so
+    a submission never gets a second final report.
+    """
+    result = session.execute(
+        update(Submission)
+        .where(
+            Submission.id == held.submission_id,
+            Submission.attempts == held.token,
+            Submission.status.in_(("running", "queued")),
+        )
+        .values(
+            status="done",
+            verdict=report["verdict"],
+            score=report["score"],
+            message=report["message"],
+            report=report,
+            duration_ms=report["duration_ms"],
+            finished_at=utcnow(),
+            lease_expires_at=None,
+        )
+    )
+    session.commit()
+    return bool(result.rowcount == 1)  # type: ignore[attr-defined]
+
+
+def release(*, session: Session, held: Claim) -> bool:
+    """Give a job back unfinished (the process is stopping): it is queued again at once."""
+    result = session.execute(
+        update(Submission)
+        .where(
+            Submission.id == held.submission_id,
+            Submission.attempts == held.token,
+            Submission.status == "running",
+        )
+        .values(status="queued", lease_expires_at=None)
+    )
+    session.commit()
+    return bool(result.rowcount == 1)  # type: ignore[attr-defined]
+
+
+def expire(*, session: Session, max_attempts: int) -> tuple[list[int], list[int]]:
+    """Reset running jobs whose lease ran out: (re-queued ids, ids given up as internal_error).
+
+    Each reset is conditional on the lease still being expired, so when several reapers run at
+    once exactly one of them re-queues a given job.
+    """
+    now = utcnow()
+    expired = session.execute(
+        select(Submission.id, Submission.attempts).where(
+            Submission.status == "running", Submission.lease_expires_at < now
+        )
+    ).all()
+    requeued: list[int] = []
+    gave_up: list[int] = []
+    for submission_id, attempts in expired:
+        still_expired = (
+            Submission.id == submission_id,
+            Submission.status == "running",
+            Submission.lease_expires_at < now,
+        )
+        if attempts >= max_attempts:
+            report = file_level("internal_error", GAVE_UP_MESSAGE.format(n=attempts), 0.0).to_dict()
+            values: dict[str, Any] = {
+                "status": "done",
+                "verdict": report["verdict"],
+                "score": report["score"],
+                "message": report["message"],
+                "report": report,
+                "duration_ms": report["duration_ms"],
+                "finished_at": now,
+                "lease_expires_at": None,
+            }
+            target = gave_up
+        else:
+            values = {"status": "queued", "lease_expires_at": None}
+            target = requeued
+        result = session.execute(update(Submission).where(*still_expired).values(**values))
+        if result.rowcount == 1:  # type: ignore[attr-defined]
+            target.append(submission_id)
+    session.commit()
+    return requeued, gave_up
+
+
+def queued_ids(*, session: Session, created_before: dt.datetime) -> list[int]:
+    """Queued jobs old enough that their message must exist by now, oldest first."""
+    return list(
+        session.scalars(
+            select(Submission.id)
+            .where(Submission.status == "queued", Submission.created_at < created_before)
+            .order_by(Submission.id)
+        )
+    )
+
+
+def not_queued(*, session: Session, ids: list[int]) -> set[int]:
+    """Which of these ids are no longer waiting (running, done or deleted)."""
+    if not ids:
+        return set()
+    waiting = set(
+        session.scalars(
+            select(Submission.id).where(Submission.id.in_(ids), Submission.status == "queued")
+        )
+    )
+    return set(ids) - waiting
+
+
+def counts(*, session: Session) -> dict[str, int]:
+    """Submissions per status (for metrics)."""
+    rows = session.execute(select(Submission.status, func.count()).group_by(Submission.status))
+    return {str(status): int(n) for status, n in rows}

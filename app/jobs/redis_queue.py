@@ -1,0 +1,130 @@
+"""The distributed queue: Dramatiq on Redis carries ids; a sorted set records what was sent.
+
+Dramatiq acknowledges a message only after the job returns, and moves the unacknowledged
+messages of a worker whose heartbeat stopped back to the queue ("queue maintenance"). We run
+that maintenance on every broker command (it is two small sorted-set reads when nobody died), so
+a SIGKILLed worker's prefetched messages come back within `heartbeat_timeout`. The job it was
+running is covered by the row's lease instead (see `reaper`).
+
+`<prefix>:jobs:sent` holds the ids sent and not yet picked up (score: when sent). After a Redis
+restart it is empty like the queue itself, so the reaper can tell which queued rows lost their
+message and send them again.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Sequence
+from typing import cast
+
+import dramatiq
+import redis
+from dramatiq.brokers.redis import MAINTENANCE_SCALE, RedisBroker
+from dramatiq.middleware import Retries, TimeLimit
+
+from app.jobs.base import Handler
+
+log = logging.getLogger(__name__)
+QUEUE_NAME = "grading"
+ACTOR_NAME = "grade_submission"
+JOB_TIME_LIMIT_MS = 10 * 60 * 1000  # the grader's own limits are far lower; this is a backstop
+WORKER_TIMEOUT_MS = 500  # how often an idle consumer polls (and heartbeats)
+
+
+def redis_client(url: str) -> redis.Redis:
+    """A client that fails fast instead of hanging a request when Redis is away."""
+    return redis.Redis.from_url(
+        url, socket_connect_timeout=3, socket_timeout=10, health_check_interval=30
+    )
+
+
+class RedisQueue:
+    """Producer everywhere; consumer too where `start_consumers` is called (`worker`)."""
+
+    def __init__(self, *, url: str, prefix: str, heartbeat_seconds: float) -> None:
+        self.client = redis_client(url)
+        self.prefix = prefix
+        self.sent_key = f"{prefix}:jobs:sent"
+        self.broker = RedisBroker(  # type: ignore[no-untyped-call]
+            client=self.client,
+            namespace=f"{prefix}:dramatiq",
+            heartbeat_timeout=int(heartbeat_seconds * 1000),
+            maintenance_chance=MAINTENANCE_SCALE,
+            middleware=[TimeLimit(), Retries(max_retries=10, min_backoff=1000, max_backoff=60000)],
+        )
+        self.actor: dramatiq.Actor[[int], None] = dramatiq.actor(
+            broker=self.broker,
+            actor_name=ACTOR_NAME,
+            queue_name=QUEUE_NAME,
+            time_limit=JOB_TIME_LIMIT_MS,
+        )(self._on_message)
+        self._handler: Handler | None = None
+        self._worker: dramatiq.Worker | None = None
+
+    def enqueue(self, submission_id: int) -> None:
+        """Send the message, then record it (a crash in between only causes a harmless resend)."""
+        try:
+            self.actor.send(submission_id)
+            self.client.zadd(self.sent_key, {str(submission_id): time.time()})
+        except (redis.RedisError, dramatiq.errors.DramatiqError) as exc:
+            log.warning(
+                "could not queue submission %s (%s); it stays queued and will be sent again",
+                submission_id,
+                exc,
+                extra={"submission_id": submission_id},
+            )
+
+    def depth(self) -> int:
+        """Jobs sent and not yet picked up."""
+        return int(self.client.zcard(self.sent_key))
+
+    def unsent(self, ids: Sequence[int], stale_seconds: float) -> list[int]:
+        """Queued ids with no record of a message, or whose message is older than stale."""
+        if not ids:
+            return []
+        scores = self.client.zmscore(self.sent_key, [str(i) for i in ids])
+        oldest = time.time() - stale_seconds
+        return [i for i, score in zip(ids, scores, strict=True) if score is None or score < oldest]
+
+    def waiting(self, older_than_seconds: float) -> list[int]:
+        """Ids recorded as sent before that age (for the reaper's sweep)."""
+        members = self.client.zrangebyscore(self.sent_key, "-inf", time.time() - older_than_seconds)
+        return [int(m) for m in cast(list[bytes], members)]
+
+    def forget(self, ids: Sequence[int]) -> None:
+        """Drop the records of ids that no longer wait."""
+        if ids:
+            self.client.zrem(self.sent_key, *[str(i) for i in ids])
+
+    def try_lock(self, name: str, seconds: float) -> bool:
+        """SET NX with an expiry: one holder per deployment until it expires."""
+        key = f"{self.prefix}:lock:{name}"
+        return bool(self.client.set(key, uuid.uuid4().hex, nx=True, px=int(seconds * 1000)))
+
+    def _on_message(self, submission_id: int) -> None:
+        """Dramatiq calls this in a worker thread; the ack follows when it returns."""
+        self.client.zrem(self.sent_key, str(submission_id))
+        if self._handler is None:
+            raise RuntimeError("this process does not grade")
+        self._handler(submission_id)
+
+    def start_consumers(self, concurrency: int, handler: Handler) -> None:
+        """Start a Dramatiq worker with `concurrency` threads in this process."""
+        self._handler = handler
+        self._worker = dramatiq.Worker(
+            self.broker,
+            queues={QUEUE_NAME},
+            worker_threads=concurrency,
+            worker_timeout=WORKER_TIMEOUT_MS,
+        )
+        self._worker.start()
+
+    def stop(self, drain_seconds: float) -> None:
+        """Finish running jobs, give prefetched messages back to Redis, close connections."""
+        if self._worker is not None:
+            self._worker.stop(timeout=int(drain_seconds * 1000))
+            self._worker = None
+        self.broker.close()
+        self.client.close()

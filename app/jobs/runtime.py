@@ -1,0 +1,94 @@
+"""Wires queue, leases, reaper and status for one process, in either mode, from the settings.
+
+The web app (lifespan) and `python -m app worker` both build a `JobRuntime`; the only
+differences are whether this process grades and which queue carries the ids.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from app.config import Settings
+from app.jobs.base import JobQueue
+from app.jobs.beacon import Beacon
+from app.jobs.embedded import EmbeddedQueue
+from app.jobs.reaper import Reaper
+from app.jobs.redis_queue import RedisQueue
+from app.jobs.runner import Held, Publisher, run_job
+from app.jobs.status import NullPublisher, PollingWatcher, RedisPublisher, RedisWatcher, Watcher
+
+log = logging.getLogger(__name__)
+
+
+class JobRuntime:
+    """Everything job-related one process runs; `start` and `stop` bracket its life."""
+
+    def __init__(
+        self, settings: Settings, *, grade: bool, concurrency: int | None = None, role: str = "web"
+    ) -> None:
+        self.settings = settings
+        self.grade = grade
+        self.concurrency = concurrency or settings.grading_workers
+        self.held = Held(settings.lease_seconds)
+        self.beacon: Beacon | None = None
+        self.queue: JobQueue
+        self.publisher: Publisher
+        self.watcher: Watcher
+        if settings.redis_url is not None:
+            redis_queue = RedisQueue(
+                url=settings.redis_url,
+                prefix=settings.redis_prefix,
+                heartbeat_seconds=settings.lease_seconds,
+            )
+            self.queue = redis_queue
+            self.publisher = RedisPublisher(redis_queue.client, settings.redis_prefix)
+            self.watcher = RedisWatcher(settings.redis_url, settings.redis_prefix)
+            if grade:
+                self.beacon = Beacon(
+                    redis_queue.client,
+                    settings.redis_prefix,
+                    held=self.held,
+                    concurrency=self.concurrency,
+                    role=role,
+                )
+        else:
+            self.queue = EmbeddedQueue()
+            self.publisher = NullPublisher()
+            self.watcher = PollingWatcher()
+        self.reaper = Reaper(
+            self.queue,
+            self.publisher,
+            interval=settings.reaper_interval_seconds,
+            max_attempts=settings.max_job_attempts,
+        )
+
+    def handle(self, submission_id: int) -> object:
+        """The job function both queues call."""
+        return run_job(
+            submission_id,
+            held=self.held,
+            publisher=self.publisher,
+            max_attempts=self.settings.max_job_attempts,
+        )
+
+    def start(self) -> None:
+        """Recover what a previous run left, start grading threads (if any) and the reaper."""
+        if not self.settings.distributed:
+            # The in-memory queue starts empty: every queued row must be sent again, now.
+            self.reaper.run_once(force=True, grace=0)
+        if self.grade:
+            self.held.start()
+            self.queue.start_consumers(self.concurrency, self.handle)
+            if self.beacon is not None:
+                self.beacon.start()
+        elif not self.settings.distributed:
+            log.warning("SERVE_GRADES is off and REDIS_URL is unset: nothing will grade jobs")
+        self.reaper.start()
+
+    def stop(self, drain_seconds: float) -> None:
+        """Stop the reaper, drain the running jobs, then stop renewing leases."""
+        self.reaper.stop()
+        if self.beacon is not None:
+            self.beacon.stop()
+        self.queue.stop(drain_seconds)
+        self.held.stop()

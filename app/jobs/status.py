@@ -1,0 +1,183 @@
+"""Live status across processes: workers publish on Redis, each web process listens once.
+
+A worker publishes `<prefix>:submission:<id>` when a job starts and when its report is stored.
+A web process keeps one pattern subscription and wakes the event streams waiting on that id.
+A message can be missed (Redis restarted, the subscription was reconnecting), so a stream always
+re-reads the database at least every `fallback_seconds`: a lost message costs a second, never a
+hung stream. In the embedded mode the stream simply re-reads the database every 50 ms, as before.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, Protocol
+
+import redis
+import redis.asyncio as aioredis
+from fastapi import FastAPI
+
+log = logging.getLogger(__name__)
+Wait = Callable[[], Awaitable[None]]
+EMBEDDED_POLL_SECONDS = 0.05
+# A stream is closed after this long and the browser reconnects: a web process being stopped
+# waits for open responses, so an endless stream would hold up every restart.
+STREAM_SECONDS = 30.0
+
+
+def channel(prefix: str, submission_id: int | str) -> str:
+    """The pub/sub channel of one submission."""
+    return f"{prefix}:submission:{submission_id}"
+
+
+class NullPublisher:
+    """Embedded mode: streams poll the database in-process, nothing to send."""
+
+    def publish(self, submission_id: int, status: str) -> None:
+        """Nothing to do."""
+
+
+class RedisPublisher:
+    """Publishes status changes; a failure is logged, never raised (streams re-check the DB)."""
+
+    def __init__(self, client: redis.Redis, prefix: str) -> None:
+        self._client = client
+        self._prefix = prefix
+
+    def publish(self, submission_id: int, status: str) -> None:
+        """PUBLISH one small JSON message."""
+        message = json.dumps({"id": submission_id, "status": status})
+        try:
+            self._client.publish(channel(self._prefix, submission_id), message)
+        except redis.RedisError as exc:
+            log.warning(
+                "could not publish status of submission %s: %s",
+                submission_id,
+                exc,
+                extra={"submission_id": submission_id},
+            )
+
+
+class Watcher(Protocol):
+    """What an event stream needs: a way to wait until its submission may have changed."""
+
+    async def start(self) -> None:
+        """Begin listening (inside the running event loop)."""
+
+    async def stop(self) -> None:
+        """Stop listening."""
+
+    def watch(self, submission_id: int) -> contextlib.AbstractAsyncContextManager[Wait]:
+        """Register before the first database read; yields `wait()`."""
+
+
+class PollingWatcher:
+    """Embedded mode: wake every 50 ms and re-read the database (the original behaviour)."""
+
+    def __init__(self, interval: float = EMBEDDED_POLL_SECONDS) -> None:
+        self.interval = interval
+
+    async def start(self) -> None:
+        """Nothing to start."""
+
+    async def stop(self) -> None:
+        """Nothing to stop."""
+
+    @contextlib.asynccontextmanager
+    async def watch(self, submission_id: int) -> AsyncIterator[Wait]:
+        """Yield a fixed sleep."""
+
+        async def wait() -> None:
+            await asyncio.sleep(self.interval)
+
+        yield wait
+
+
+class RedisWatcher:
+    """One pattern subscription per web process, fanned out to the streams waiting on an id."""
+
+    def __init__(self, url: str, prefix: str, fallback_seconds: float = 1.0) -> None:
+        self._url = url
+        self._prefix = prefix
+        self.fallback_seconds = fallback_seconds
+        self._waiters: dict[int, set[asyncio.Event]] = {}
+        self._task: asyncio.Task[None] | None = None
+        self.connected = asyncio.Event()
+
+    async def start(self) -> None:
+        """Start the listening task."""
+        self._task = asyncio.create_task(self._listen(), name="status-listener")
+
+    async def stop(self) -> None:
+        """Cancel the listening task."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    @contextlib.asynccontextmanager
+    async def watch(self, submission_id: int) -> AsyncIterator[Wait]:
+        """Yield `wait()`: returns on a message for this id or after the fallback interval."""
+        event = asyncio.Event()
+        self._waiters.setdefault(submission_id, set()).add(event)
+
+        async def wait() -> None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(event.wait(), self.fallback_seconds)
+            event.clear()
+
+        try:
+            yield wait
+        finally:
+            waiting = self._waiters.get(submission_id)
+            if waiting is not None:
+                waiting.discard(event)
+                if not waiting:
+                    del self._waiters[submission_id]
+
+    def _wake(self, message: dict[str, Any]) -> None:
+        name = message.get("channel")
+        text = name.decode() if isinstance(name, bytes) else str(name)
+        try:
+            submission_id = int(text.rsplit(":", 1)[1])
+        except (IndexError, ValueError):
+            return
+        for event in self._waiters.get(submission_id, ()):
+            event.set()
+
+    async def _listen(self) -> None:
+        while True:
+            client = aioredis.Redis.from_url(self._url, socket_connect_timeout=3)
+            try:
+                async with client.pubsub() as pubsub:
+                    await pubsub.psubscribe(channel(self._prefix, "*"))
+                    self.connected.set()
+                    while True:
+                        message = await pubsub.get_message(
+                            ignore_subscribe_messages=True, timeout=5.0
+                        )
+                        if message is not None:
+                            self._wake(message)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # Redis away: streams fall back to the database
+                self.connected.clear()
+                log.warning("status listener lost Redis (%s); retrying in 1 s", exc)
+                await asyncio.sleep(1.0)
+            finally:
+                await client.aclose()
+
+
+def watcher_of(app: FastAPI) -> Watcher:
+    """The app's watcher; a polling one when the app was started without its lifespan."""
+    found: Watcher | None = getattr(app.state, "status_watcher", None)
+    return found if found is not None else PollingWatcher()
+
+
+def watch(app: FastAPI, submission_id: int) -> contextlib.AbstractAsyncContextManager[Wait]:
+    """For the SSE endpoint: `async with watch(app, id) as wait: ... await wait()`."""
+    return watcher_of(app).watch(submission_id)

@@ -1,0 +1,264 @@
+"""A student's standing in the whole course, for the home page: one or two queries per table."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from sqlalchemy import and_, case, func, select
+from sqlalchemy.orm import Session
+
+from app.content.loader import Exercise, Lesson
+from app.progress.models import LessonRead, QuizAttempt
+from app.submissions.models import Submission
+
+ExerciseState = Literal["solved", "attempted", "untouched"]
+Kind = Literal["lesson", "exercise"]
+STATE_WORDS: dict[str, str] = {
+    "solved": "Solved",
+    "attempted": "Attempted",
+    "untouched": "Not started",
+}
+
+
+@dataclass(frozen=True)
+class QuizScore:
+    """Questions right out of questions asked, as stored with one attempt."""
+
+    correct: int
+    total: int
+
+    def __str__(self) -> str:
+        return f"{self.correct}/{self.total}"
+
+
+@dataclass(frozen=True)
+class LessonProgress:
+    """Whether a lesson was opened and how its quiz went."""
+
+    read: bool
+    quiz_attempts: int = 0
+    best: QuizScore | None = None
+    latest: QuizScore | None = None
+
+
+@dataclass(frozen=True)
+class ExerciseProgress:
+    """Where a student stands on one exercise; scores count submit mode only (all tests)."""
+
+    state: ExerciseState
+    submissions: int = 0
+    best_score: float | None = None
+    submitted: int = 0
+
+    @property
+    def solved(self) -> bool:
+        """Accepted at least once in submit mode."""
+        return self.state == "solved"
+
+    @property
+    def words(self) -> str:
+        """The state as the page prints it."""
+        return STATE_WORDS[self.state]
+
+    @property
+    def best_percent(self) -> int | None:
+        """Best submit-mode score as a whole percentage, if there is one."""
+        return None if self.best_score is None else round(100 * self.best_score)
+
+
+UNTOUCHED = ExerciseProgress(state="untouched")
+
+
+@dataclass(frozen=True)
+class NextStep:
+    """Where the 'Continue' link on the home page points, and why."""
+
+    kind: Kind
+    slug: str
+    title: str
+    reason: str
+
+    @property
+    def url(self) -> str:
+        """The page to open."""
+        return f"/{self.kind}s/{self.slug}"
+
+
+@dataclass(frozen=True)
+class CourseProgress:
+    """Everything the home page shows about one student."""
+
+    lessons: dict[str, LessonProgress]
+    exercises: dict[str, ExerciseProgress]
+    lessons_read: int
+    lessons_total: int
+    exercises_solved: int
+    exercises_total: int
+    next_step: NextStep | None
+
+    @property
+    def done(self) -> int:
+        """Lessons read plus exercises solved."""
+        return self.lessons_read + self.exercises_solved
+
+    @property
+    def total(self) -> int:
+        """Lessons plus exercises."""
+        return self.lessons_total + self.exercises_total
+
+    @property
+    def percent(self) -> int:
+        """Overall completion as a whole percentage."""
+        return round(100 * self.done / self.total) if self.total else 0
+
+
+def _aware(value: dt.datetime) -> dt.datetime:
+    """SQLite hands back naive datetimes; they were written in UTC."""
+    return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
+
+
+def exercise_stats(
+    *, session: Session, user_id: int, slugs: Iterable[str] | None = None
+) -> dict[str, ExerciseProgress]:
+    """Per-exercise standing from one grouped query over the student's submissions."""
+    accepted = and_(Submission.mode == "submit", Submission.verdict == "accepted")
+    query = (
+        select(
+            Submission.exercise_slug,
+            func.count(Submission.id),
+            func.max(case((accepted, 1), else_=0)),
+            func.max(case((Submission.mode == "submit", Submission.score), else_=None)),
+            func.sum(case((Submission.mode == "submit", 1), else_=0)),
+        )
+        .where(Submission.user_id == user_id)
+        .group_by(Submission.exercise_slug)
+    )
+    if slugs is not None:
+        query = query.where(Submission.exercise_slug.in_(list(slugs)))
+    stats: dict[str, ExerciseProgress] = {}
+    for slug, count, solved, best, submitted in session.execute(query):
+        state: ExerciseState = "solved" if solved else "attempted"
+        best_score = None if best is None else float(best)
+        stats[str(slug)] = ExerciseProgress(state, int(count), best_score, int(submitted or 0))
+    return stats
+
+
+def _quiz_score(results: Any, score: float, questions: int) -> QuizScore:
+    stored = results.get("questions") if isinstance(results, dict) else None
+    if isinstance(stored, list) and stored:
+        right = sum(1 for q in stored if isinstance(q, dict) and q.get("correct"))
+        return QuizScore(right, len(stored))
+    return QuizScore(round(score * questions), questions)
+
+
+def _lesson_progress(
+    session: Session, user_id: int, lessons: Sequence[Lesson]
+) -> tuple[dict[str, LessonProgress], list[tuple[dt.datetime, Kind, str]]]:
+    """Reads and quiz attempts in two queries; also returns them as dated activity."""
+    activity: list[tuple[dt.datetime, Kind, str]] = []
+    read: set[str] = set()
+    for slug, when in session.execute(
+        select(LessonRead.lesson_slug, LessonRead.created_at).where(LessonRead.user_id == user_id)
+    ):
+        read.add(str(slug))
+        activity.append((_aware(when), "lesson", str(slug)))
+    sizes = {les.meta.slug: len(les.meta.quiz) for les in lessons}
+    attempts: dict[str, list[tuple[dt.datetime, int, float, QuizScore]]] = {}
+    for slug, score, results, when, attempt_id in session.execute(
+        select(
+            QuizAttempt.lesson_slug,
+            QuizAttempt.score,
+            QuizAttempt.results,
+            QuizAttempt.created_at,
+            QuizAttempt.id,
+        ).where(QuizAttempt.user_id == user_id)
+    ):
+        quiz = _quiz_score(results, float(score), sizes.get(str(slug), 0))
+        attempts.setdefault(str(slug), []).append((_aware(when), int(attempt_id), score, quiz))
+        activity.append((_aware(when), "lesson", str(slug)))
+    progress: dict[str, LessonProgress] = {}
+    for lesson in lessons:
+        slug = lesson.meta.slug
+        mine = attempts.get(slug, [])
+        latest = max(mine, key=lambda a: (a[0], a[1]))[3] if mine else None
+        best = max(mine, key=lambda a: (a[2], a[0], a[1]))[3] if mine else None
+        progress[slug] = LessonProgress(slug in read, len(mine), best, latest)
+    return progress, activity
+
+
+def course_sequence(
+    lessons: Sequence[Lesson], exercises: Sequence[Exercise]
+) -> list[tuple[Kind, str, str]]:
+    """Course order: each lesson followed by the exercises that practise it; loose ones last."""
+    sequence: list[tuple[Kind, str, str]] = []
+    placed: set[str] = set()
+    for lesson in lessons:
+        sequence.append(("lesson", lesson.meta.slug, lesson.meta.title))
+        for ex in exercises:
+            if ex.meta.lesson == lesson.meta.slug:
+                sequence.append(("exercise", ex.meta.slug, ex.meta.title))
+                placed.add(ex.meta.slug)
+    sequence.extend(
+        ("exercise", ex.meta.slug, ex.meta.title) for ex in exercises if ex.meta.slug not in placed
+    )
+    return sequence
+
+
+def next_step(
+    sequence: Sequence[tuple[Kind, str, str]],
+    done: set[tuple[Kind, str]],
+    latest: tuple[Kind, str] | None,
+) -> NextStep | None:
+    """The unsolved exercise just worked on, else the next unfinished item after the latest one."""
+    titles = {(kind, slug): title for kind, slug, title in sequence}
+    if latest is not None and latest[0] == "exercise" and latest not in done and latest in titles:
+        return NextStep(latest[0], latest[1], titles[latest], "You were working on")
+    keys = [(kind, slug) for kind, slug, _ in sequence]
+    start = keys.index(latest) + 1 if latest in keys else 0
+    for key in keys[start:] + keys[:start]:
+        if key not in done:
+            reason = "Next up" if latest is not None else "Start here"
+            return NextStep(key[0], key[1], titles[key], reason)
+    return None
+
+
+def course_progress(
+    *,
+    session: Session,
+    user_id: int,
+    lessons: Sequence[Lesson],
+    exercises: Sequence[Exercise],
+) -> CourseProgress:
+    """The home page's view of one student: reads, quiz scores, exercise states, next step."""
+    lesson_progress, activity = _lesson_progress(session, user_id, lessons)
+    stats = exercise_stats(session=session, user_id=user_id)
+    exercise_progress = {ex.meta.slug: stats.get(ex.meta.slug, UNTOUCHED) for ex in exercises}
+    last = session.execute(
+        select(Submission.exercise_slug, Submission.created_at)
+        .where(Submission.user_id == user_id)
+        .order_by(Submission.created_at.desc(), Submission.id.desc())
+        .limit(1)
+    ).first()
+    if last is not None:
+        activity.append((_aware(last[1]), "exercise", str(last[0])))
+    # On a tie the submission (added last) wins: max keeps the first maximum it meets.
+    latest = max(reversed(activity), key=lambda a: a[0]) if activity else None
+    done: set[tuple[Kind, str]] = {("lesson", s) for s, p in lesson_progress.items() if p.read}
+    done |= {("exercise", s) for s, p in exercise_progress.items() if p.solved}
+    step = next_step(
+        course_sequence(lessons, exercises),
+        done,
+        (latest[1], latest[2]) if latest is not None else None,
+    )
+    return CourseProgress(
+        lessons=lesson_progress,
+        exercises=exercise_progress,
+        lessons_read=sum(p.read for p in lesson_progress.values()),
+        lessons_total=len(lessons),
+        exercises_solved=sum(p.solved for p in exercise_progress.values()),
+        exercises_total=len(exercises),
+        next_step=step,
+    )

@@ -1,0 +1,82 @@
+"""Draft API: the editor saves here as the student types, and reads back on any device."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, HTTPException
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.config import get_settings
+from app.content.service import CourseDep
+from app.db import SessionDep
+from app.submissions import drafts
+from app.submissions.service import SubmissionError
+from app.users.deps import CurrentUser
+
+router = APIRouter(tags=["drafts"])
+
+
+class DraftIn(BaseModel):
+    """Body of PUT /api/drafts/{exercise}."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    code: str = Field(description="The editor's whole text.")
+
+
+@router.get("/api/drafts/{exercise}")
+def read_draft(
+    exercise: str,
+    session: SessionDep,
+    course: CourseDep,
+    user: CurrentUser,
+    framework: str | None = None,
+) -> dict[str, Any]:
+    """Your saved code for this exercise and framework; `code` is null when nothing is saved."""
+    try:
+        found, chosen = drafts.check_target(
+            course=course, user=user, exercise=exercise, framework=framework
+        )
+    except SubmissionError as exc:
+        raise HTTPException(exc.status, exc.message) from exc
+    row = drafts.get_draft(
+        session=session, user_id=user.id, exercise=found.meta.slug, framework=chosen
+    )
+    return {
+        "exercise": found.meta.slug,
+        "framework": chosen,
+        "code": row.code if row else None,
+        "updated_at": drafts.as_utc(row.updated_at).isoformat() if row else None,
+    }
+
+
+@router.put("/api/drafts/{exercise}")
+def write_draft(
+    exercise: str,
+    body: Annotated[DraftIn, Body()],
+    session: SessionDep,
+    course: CourseDep,
+    user: CurrentUser,
+    framework: str | None = None,
+) -> dict[str, Any]:
+    """Replace your saved code for this exercise and framework."""
+    try:
+        found, chosen = drafts.check_target(
+            course=course, user=user, exercise=exercise, framework=framework
+        )
+        drafts.check_size(body.code, get_settings().max_code_bytes)
+        row = drafts.save_draft(
+            session=session,
+            user_id=user.id,
+            exercise=found.meta.slug,
+            framework=chosen,
+            code=body.code,
+        )
+    except SubmissionError as exc:
+        raise HTTPException(exc.status, exc.message) from exc
+    return {
+        "exercise": found.meta.slug,
+        "framework": chosen,
+        "updated_at": drafts.as_utc(row.updated_at).isoformat(),
+    }

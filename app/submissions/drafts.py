@@ -1,0 +1,113 @@
+"""Students' saved editor contents, one per exercise and framework, so no work is lost."""
+
+from __future__ import annotations
+
+import datetime as dt
+import secrets
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from app.content.loader import Course, Exercise
+from app.models_base import utcnow
+from app.submissions.models import Draft
+from app.submissions.service import SubmissionError, visible_submission
+from app.users.models import Role, User
+
+
+def as_utc(value: dt.datetime) -> dt.datetime:
+    """SQLite returns naive datetimes; they were written in UTC."""
+    return value.replace(tzinfo=dt.UTC) if value.tzinfo is None else value
+
+
+def check_target(
+    *, course: Course, user: User, exercise: str, framework: str | None
+) -> tuple[Exercise, str]:
+    """The exercise and framework a draft belongs to; 404 or 422 when there is no such pair."""
+    found = course.exercise(exercise)
+    if found is None or (found.meta.draft and user.role != Role.instructor):
+        raise SubmissionError(404, f"There is no exercise called '{exercise}'.")
+    chosen = framework or found.meta.default_framework
+    if chosen not in found.meta.frameworks:
+        offered = ", ".join(found.meta.frameworks)
+        raise SubmissionError(
+            422, f"This exercise is not offered in '{chosen}'; choose one of: {offered}."
+        )
+    return found, chosen
+
+
+def check_size(code: str, max_bytes: int) -> None:
+    """413 with the sizes in words when the code is over the limit."""
+    size = len(code.encode("utf-8", "surrogatepass"))
+    if size > max_bytes:
+        raise SubmissionError(
+            413,
+            f"Your code is {size // 1024} KB; the limit is {max_bytes // 1024} KB. "
+            "Your text is still in the editor: shorten it and try again.",
+        )
+
+
+def get_draft(*, session: Session, user_id: int, exercise: str, framework: str) -> Draft | None:
+    """This student's saved code for one exercise and framework."""
+    return session.scalar(
+        select(Draft).where(
+            Draft.user_id == user_id,
+            Draft.exercise_slug == exercise,
+            Draft.framework == framework,
+        )
+    )
+
+
+def save_draft(
+    *, session: Session, user_id: int, exercise: str, framework: str, code: str
+) -> Draft:
+    """Insert or replace the draft (a concurrent first save from another tab is retried)."""
+    for _ in range(2):
+        row = get_draft(session=session, user_id=user_id, exercise=exercise, framework=framework)
+        if row is None:
+            row = Draft(user_id=user_id, exercise_slug=exercise, framework=framework, code=code)
+            session.add(row)
+        else:
+            row.code = code
+            row.updated_at = utcnow()
+        try:
+            session.commit()
+            return row
+        except IntegrityError:
+            session.rollback()
+    raise SubmissionError(409, "Your draft was saved from two places at once; try again.")
+
+
+@dataclass(frozen=True)
+class EditorState:
+    """What the exercise page's editor starts with, and where that text came from."""
+
+    code: str
+    source: str  # "starter", "draft" or "submission"
+    saved_at: str | None
+    click_key: str
+
+
+def editor_state(
+    *,
+    session: Session,
+    user: User | None,
+    exercise: Exercise,
+    framework: str,
+    from_submission: int | None,
+) -> EditorState:
+    """A chosen earlier submission, else the saved draft, else the starter code."""
+    key = secrets.token_urlsafe(12)  # one per page view: a double-posted no-JS form is one attempt
+    slug = exercise.meta.slug
+    if user is not None and from_submission is not None:
+        row = visible_submission(session=session, user=user, submission_id=from_submission)
+        if row is not None and row.exercise_slug == slug and row.framework == framework:
+            return EditorState(row.code, "submission", None, key)
+    if user is not None:
+        draft = get_draft(session=session, user_id=user.id, exercise=slug, framework=framework)
+        if draft is not None:
+            saved = as_utc(draft.updated_at).isoformat(timespec="seconds")
+            return EditorState(draft.code, "draft", saved, key)
+    return EditorState(exercise.starters[framework], "starter", None, key)

@@ -1,0 +1,125 @@
+"""Pages for looking back: an exercise's submission history, one submission, the solution."""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import RedirectResponse
+from starlette.responses import Response
+
+from app.content.loader import Course, Exercise
+from app.content.service import CourseDep
+from app.db import SessionDep
+from app.progress.attempts import (
+    history_rows,
+    own_submissions,
+    solution_blocks,
+    submission_view,
+)
+from app.progress.summary import UNTOUCHED, ExerciseProgress, exercise_stats
+from app.submissions.service import visible_submission
+from app.users.deps import OptionalUser
+from app.users.models import Role, User
+from app.web.templating import render
+
+router = APIRouter(include_in_schema=False)
+
+
+def _login_redirect(request: Request) -> Response:
+    """Visitors are sent to log in and brought back here afterwards."""
+    target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+    return RedirectResponse(f"/login?next={quote(target, safe='/')}", status_code=303)
+
+
+def _is_instructor(user: User) -> bool:
+    return user.role == Role.instructor
+
+
+def _exercise(course: Course, slug: str, user: User) -> Exercise:
+    found = course.exercise(slug)
+    if found is None or (found.meta.draft and not _is_instructor(user)):
+        raise HTTPException(404, f"There is no exercise called '{slug}'.")
+    return found
+
+
+def _standing(session: SessionDep, user: User, slug: str) -> ExerciseProgress:
+    return exercise_stats(session=session, user_id=user.id, slugs=[slug]).get(slug, UNTOUCHED)
+
+
+@router.get("/exercises/{slug}/history")
+def exercise_history(
+    slug: str, request: Request, course: CourseDep, session: SessionDep, user: OptionalUser
+) -> Response:
+    """Your own submissions of one exercise, newest first; the solution too once solved."""
+    if user is None:
+        return _login_redirect(request)
+    exercise = _exercise(course, slug, user)
+    standing = _standing(session, user, slug)
+    reveal = standing.solved or _is_instructor(user)
+    rows = own_submissions(session=session, user_id=user.id, exercise_slug=slug)
+    return render(
+        request,
+        "history/exercise.html",
+        user=user,
+        exercise=exercise,
+        standing=standing,
+        rows=history_rows(rows),
+        reveal=reveal,
+        solutions=solution_blocks(exercise) if reveal else [],
+    )
+
+
+@router.get("/exercises/{slug}/solution")
+def exercise_solution(
+    slug: str, request: Request, course: CourseDep, session: SessionDep, user: OptionalUser
+) -> Response:
+    """The model solutions and the discussion; only after an accepted submit (or to teachers)."""
+    if user is None:
+        return _login_redirect(request)
+    exercise = _exercise(course, slug, user)
+    standing = _standing(session, user, slug)
+    if not (standing.solved or _is_instructor(user)):
+        return render(
+            request,
+            "history/solution_locked.html",
+            status_code=403,
+            user=user,
+            exercise=exercise,
+            standing=standing,
+        )
+    return render(
+        request,
+        "history/solution.html",
+        user=user,
+        exercise=exercise,
+        standing=standing,
+        solutions=solution_blocks(exercise),
+    )
+
+
+@router.get("/submissions/{submission_id}")
+def submission_page(
+    submission_id: int,
+    request: Request,
+    course: CourseDep,
+    session: SessionDep,
+    user: OptionalUser,
+) -> Response:
+    """One submission: its code and its report. Only its author and instructors may see it."""
+    if user is None:
+        return _login_redirect(request)
+    row = visible_submission(session=session, user=user, submission_id=submission_id)
+    if row is None:
+        raise HTTPException(404, "There is no submission with that number.")
+    author = ""
+    if row.user_id != user.id:
+        owner = session.get(User, row.user_id)
+        author = (owner.name or owner.email) if owner else f"account {row.user_id}"
+    view = submission_view(
+        row,
+        exercise=course.exercise(row.exercise_slug),
+        for_instructor=_is_instructor(user),
+        author=author,
+    )
+    return render(request, "history/submission.html", user=user, view=view)

@@ -1,0 +1,185 @@
+"""The exercise page's editor, and the form path that works without JavaScript."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+from urllib.parse import quote
+
+from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi.responses import RedirectResponse
+from sqlalchemy.orm import Session
+from starlette.responses import Response
+
+from app.content.loader import Course, Exercise
+from app.content.service import CourseDep
+from app.db import SessionDep
+from app.submissions import drafts, intake, views
+from app.submissions.service import SubmissionError, public_view, visible_submission
+from app.users.deps import OptionalUser
+from app.users.models import Role, User
+from app.web.templating import render
+
+router = APIRouter(include_in_schema=False)
+FormStr = Annotated[str, Form()]
+PENDING_REFRESH_SECONDS = 1
+NOT_LOGGED_IN = (
+    "You are not logged in, or your session has ended, so this code was not run. "
+    "Copy it somewhere safe, then log in and send it again."
+)
+
+
+def _exercise(course: Course, slug: str, user: User | None) -> Exercise:
+    found = course.exercise(slug)
+    if found is None or (found.meta.draft and (user is None or user.role != Role.instructor)):
+        raise HTTPException(404, f"There is no exercise called '{slug}'.")
+    return found
+
+
+def _framework(exercise: Exercise, framework: str | None) -> str:
+    chosen = framework or exercise.meta.default_framework
+    if chosen not in exercise.meta.frameworks:
+        offered = ", ".join(exercise.meta.frameworks)
+        raise HTTPException(404, f"This exercise is not offered in '{chosen}'; try: {offered}.")
+    return chosen
+
+
+def login_url(slug: str, framework: str) -> str:
+    """The login page, coming back to this exercise in this framework."""
+    return "/login?next=" + quote(f"/exercises/{slug}?framework={framework}", safe="/")
+
+
+def exercise_response(
+    request: Request,
+    *,
+    course: Course,
+    session: Session,
+    user: User | None,
+    slug: str,
+    framework: str | None,
+    from_submission: int | None = None,
+    code: str | None = None,
+    error: str | None = None,
+    status_code: int = 200,
+) -> Response:
+    """The exercise page: statement, framework tabs, and the editor form with its code."""
+    exercise = _exercise(course, slug, user)
+    chosen = _framework(exercise, framework)
+    editor = drafts.editor_state(
+        session=session,
+        user=user,
+        exercise=exercise,
+        framework=chosen,
+        from_submission=from_submission,
+    )
+    response = render(
+        request,
+        "exercise.html",
+        status_code=status_code,
+        user=user,
+        exercise=exercise,
+        framework=chosen,
+        starter=exercise.starters[chosen],
+        labels=views.FRAMEWORK_LABELS,
+        editor=editor,
+        code=editor.code if code is None else code,
+        error=error,
+        login_url=login_url(exercise.meta.slug, chosen),
+    )
+    response.headers["cache-control"] = "no-store"  # the draft in it is private and changes
+    return response
+
+
+@router.post("/exercises/{slug}/submit")
+def submit_form(
+    slug: str,
+    request: Request,
+    session: SessionDep,
+    course: CourseDep,
+    user: OptionalUser,
+    code: FormStr = "",
+    framework: FormStr = "",
+    mode: FormStr = "submit",
+    client_id: FormStr = "",
+) -> Response:
+    """The editor form without JavaScript: store the attempt, then show its result page."""
+    exercise = _exercise(course, slug, user)
+    chosen = framework or exercise.meta.default_framework
+
+    def again(error: str, status_code: int) -> Response:
+        """The same page, with the student's code kept and the problem said above it."""
+        return exercise_response(
+            request,
+            course=course,
+            session=session,
+            user=user,
+            slug=slug,
+            framework=chosen,
+            code=code,
+            error=error,
+            status_code=status_code,
+        )
+
+    if user is None:
+        return again(NOT_LOGGED_IN, 401)
+    try:
+        accepted = intake.accept(
+            request=request,
+            session=session,
+            course=course,
+            user=user,
+            exercise=exercise.meta.slug,
+            code=code,
+            framework=chosen,
+            mode=mode,
+            key=client_id,
+        )
+    except SubmissionError as exc:
+        if exc.status == 422 and chosen not in exercise.meta.frameworks:
+            raise HTTPException(422, exc.message) from exc
+        return again(exc.message, exc.status)
+    row = accepted.row
+    if not accepted.repeated:
+        request.app.state.queue.enqueue(row.id)
+        drafts.save_draft(
+            session=session, user_id=user.id, exercise=slug, framework=row.framework, code=code
+        )
+    return RedirectResponse(f"/exercises/{slug}/results/{row.id}", status_code=303)
+
+
+@router.get("/exercises/{slug}/results/{submission_id}")
+def result_page(
+    slug: str,
+    submission_id: int,
+    request: Request,
+    session: SessionDep,
+    course: CourseDep,
+    user: OptionalUser,
+) -> Response:
+    """One attempt's verdict; reloads itself every second while it is still being graded."""
+    if user is None:
+        target = quote(f"/exercises/{slug}/results/{submission_id}", safe="/")
+        return RedirectResponse(f"/login?next={target}", status_code=303)
+    exercise = _exercise(course, slug, user)
+    row = visible_submission(session=session, user=user, submission_id=submission_id)
+    if row is None or row.exercise_slug != exercise.meta.slug:
+        raise HTTPException(404, "There is no submission with that id for this exercise.")
+    report: dict[str, Any] = row.report or {}
+    public = public_view(row, for_instructor=user.role == Role.instructor)
+    response = render(
+        request,
+        "exercise/result.html",
+        user=user,
+        exercise=exercise,
+        row=row,
+        pending=row.status != "done",
+        refresh=PENDING_REFRESH_SECONDS,
+        verdict=views.verdict_label(row.verdict, status=row.status, line=report.get("line")),
+        framework_label=views.FRAMEWORK_LABELS.get(row.framework, row.framework),
+        tests=views.test_lines(public["tests"]),
+        passed=sum(1 for t in public["tests"] if t.get("passed")),
+        stdout=public["stdout"],
+        stdout_truncated=bool(report.get("stdout_truncated")),
+        editor_url=f"/exercises/{slug}?framework={row.framework}",
+    )
+    response.headers["cache-control"] = "no-store"
+    return response

@@ -1,0 +1,64 @@
+"""`validate` grades each exercise: a broken model solution, an accepted starter and a mistake
+that is not wrong are all reported at their file (and line), through the real grader."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from app.config import ROOT
+from app.content.grading_check import grading_problems
+from app.content.loader import load_course
+from graders.pool import PoolSettings
+
+SLUG = "position-embedding-gather"
+
+
+def _one_numpy_exercise(tmp_path: Path) -> Path:
+    """A copy of the gather exercise offering NumPy only, with one declared mistake."""
+    exercises = tmp_path / "exercises"
+    folder = exercises / SLUG
+    shutil.copytree(ROOT / "exercises" / SLUG, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    meta = (folder / "exercise.yaml").read_text()
+    meta = meta.replace("frameworks: [numpy, torch, jax]", "frameworks: [numpy]")
+    (folder / "exercise.yaml").write_text(meta.replace("lesson: learned-absolute\n", ""))
+    (folder / "mistakes.yaml").write_text(
+        "mistakes:\n"
+        "  - id: not-a-mistake\n"
+        "    title: Actually right\n"
+        "    hint: This code is correct.\n"
+        "    framework: numpy\n"
+        "    code: |\n"
+        + "".join(
+            f"      {line}\n" for line in (folder / "solutions/numpy.py").read_text().splitlines()
+        )
+    )
+    return exercises
+
+
+def _problems(exercises: Path) -> dict[str, str]:
+    (exercises.parent / "lessons").mkdir(exist_ok=True)
+    course = load_course(exercises.parent / "lessons", exercises)
+    assert course.problems == []
+    found = grading_problems(course, exercises_dir=exercises, pool=PoolSettings(sizes={"numpy": 1}))
+    return {f"{p.path}:{p.line}" if p.line else p.path: p.message for p in found}
+
+
+def test_the_real_exercise_copy_passes_except_the_fake_mistake(tmp_path: Path) -> None:
+    problems = _problems(_one_numpy_exercise(tmp_path))
+    assert list(problems) == [f"exercises/{SLUG}/mistakes.yaml:2"]
+    assert "must be a wrong answer; got Accepted" in problems[f"exercises/{SLUG}/mistakes.yaml:2"]
+
+
+def test_broken_solution_and_finished_starter_are_reported(tmp_path: Path) -> None:
+    exercises = _one_numpy_exercise(tmp_path)
+    folder = exercises / SLUG
+    solution = (folder / "solutions/numpy.py").read_text()
+    (folder / "starter/numpy.py").write_text(solution)
+    (folder / "solutions/numpy.py").write_text(solution.replace("return ", "return 1 + ", 1))
+    problems = _problems(exercises)
+    assert (
+        "the model solution is not accepted: Wrong answer"
+        in problems[f"exercises/{SLUG}/solutions/numpy.py"]
+    )
+    assert "the starter code is accepted" in problems[f"exercises/{SLUG}/starter/numpy.py"]
