@@ -33,13 +33,6 @@ def channel(prefix: str, submission_id: int | str) -> str:
     return f"{prefix}:submission:{submission_id}"
 
 
-class NullPublisher:
-    """Embedded mode: streams poll the database in-process, nothing to send."""
-
-    def publish(self, submission_id: int, status: str) -> None:
-        """Nothing to do."""
-
-
 class RedisPublisher:
     """Publishes status changes; a failure is logged, never raised (streams re-check the DB)."""
 
@@ -94,6 +87,60 @@ class PollingWatcher:
             await asyncio.sleep(self.interval)
 
         yield wait
+
+
+class LocalWatcher:
+    """Embedded mode: grading threads in this process wake the streams directly.
+
+    It is both the publisher (called from any thread) and the watcher (in the event loop);
+    streams still re-read the database every `fallback_seconds`, so nothing can hang.
+    """
+
+    def __init__(self, fallback_seconds: float = 1.0) -> None:
+        self.fallback_seconds = fallback_seconds
+        self._waiters: dict[int, set[asyncio.Event]] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    async def start(self) -> None:
+        """Remember the loop the streams run in."""
+        self._loop = asyncio.get_running_loop()
+
+    async def stop(self) -> None:
+        """Forget the loop."""
+        self._loop = None
+
+    def publish(self, submission_id: int, status: str) -> None:
+        """From a grading thread: wake the streams of this submission."""
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+                loop.call_soon_threadsafe(self._wake, submission_id)
+
+    def _wake(self, submission_id: int) -> None:
+        for event in self._waiters.get(submission_id, ()):
+            event.set()
+
+    @contextlib.asynccontextmanager
+    async def watch(self, submission_id: int) -> AsyncIterator[Wait]:
+        """Yield `wait()`: returns when the submission changed or after the fallback interval."""
+        if self._loop is None:
+            self._loop = asyncio.get_running_loop()
+        event = asyncio.Event()
+        self._waiters.setdefault(submission_id, set()).add(event)
+
+        async def wait() -> None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(event.wait(), self.fallback_seconds)
+            event.clear()
+
+        try:
+            yield wait
+        finally:
+            waiting = self._waiters.get(submission_id)
+            if waiting is not None:
+                waiting.discard(event)
+                if not waiting:
+                    del self._waiters[submission_id]
 
 
 class RedisWatcher:

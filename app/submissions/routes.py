@@ -118,6 +118,7 @@ def events(
 
     _visible(session, user, submission_id)
     instructor = user.role == Role.instructor
+    session.close()  # the stream reads with short sessions of its own; free this connection now
 
     async def stream() -> AsyncIterator[str]:
         last = None

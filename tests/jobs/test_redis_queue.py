@@ -1,0 +1,236 @@
+"""The Redis queue on the real Redis and PostgreSQL: delivery, acks, dead workers, lost messages.
+
+Each test runs a real Dramatiq worker in this process (the same `JobRuntime` that
+`python -m app worker` runs) grading with the real sandboxed grader.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.config import get_settings
+from app.db import session_factory
+from app.grading.service import get_grader
+from app.jobs import leases
+from app.jobs.redis_queue import QUEUE_NAME, RedisQueue
+from app.jobs.runtime import JobRuntime
+from tests.jobs.conftest import RedisSpace, add_submissions, rows
+from tests.jobs.helpers import GOOD, wait_until
+
+TIMEOUT = 180.0  # generous: the machine is shared and each job starts a sandbox
+
+
+@pytest.fixture
+def grader(scale_env: dict[str, str]) -> None:
+    """A grader that starts interpreters on demand and skips the background priming."""
+    get_grader(warm=False)
+
+
+def producer() -> JobRuntime:
+    """What the web process holds in the scale-out mode: a queue it only sends to."""
+    return JobRuntime(get_settings(), grade=False)
+
+
+def worker() -> JobRuntime:
+    """What `python -m app worker` runs, with a short grace so the reaper acts quickly."""
+    runtime = JobRuntime(get_settings(), grade=True, concurrency=2, role="worker")
+    runtime.reaper.grace_seconds = 1.0
+    return runtime
+
+
+def all_done(ids: list[int]) -> bool:
+    found = rows(ids)
+    return all(found[i].status == "done" for i in ids)
+
+
+def dramatiq_keys(space: RedisSpace) -> dict[str, int]:
+    """Sizes of Dramatiq's queue list and message hash for our queue."""
+    ns = f"{space.prefix}:dramatiq:{QUEUE_NAME}"
+    return {"queue": int(space.client.llen(ns)), "messages": int(space.client.hlen(f"{ns}.msgs"))}
+
+
+def test_jobs_are_delivered_graded_and_acknowledged(grader: None, redis_space: RedisSpace) -> None:
+    ids = add_submissions([GOOD] * 3)
+    web = producer()
+    for sid in ids:
+        web.queue.enqueue(sid)
+    assert web.queue.depth() == 3
+    assert dramatiq_keys(redis_space) == {"queue": 3, "messages": 3}
+    runtime = worker()
+    runtime.start()
+    try:
+        wait_until(lambda: all_done(ids), TIMEOUT, "three jobs")
+    finally:
+        runtime.stop(30)
+        web.stop(1)
+    found = rows(ids)
+    assert {(found[i].verdict, found[i].attempts) for i in ids} == {("accepted", 1)}
+    assert web.queue.depth() == 0
+    wait_until(lambda: dramatiq_keys(redis_space)["messages"] == 0, 10, "acks")
+    assert dramatiq_keys(redis_space) == {"queue": 0, "messages": 0}
+
+
+def test_a_dead_workers_jobs_are_rerun_within_the_lease(
+    grader: None, redis_space: RedisSpace
+) -> None:
+    running, prefetched = add_submissions([GOOD, GOOD])
+    web = producer()
+    web.queue.enqueue(running)
+    web.queue.enqueue(prefetched)
+    # A worker takes both messages, starts the first job, then is killed: nothing acks them.
+    dead = RedisQueue(
+        url=redis_space.url,
+        prefix=redis_space.prefix,
+        heartbeat_seconds=get_settings().lease_seconds,
+    )
+    consumer = dead.broker.consume(QUEUE_NAME, prefetch=2, timeout=100)
+    taken = [next(consumer), next(consumer)]
+    assert [m.args[0] for m in taken if m is not None] == [running, prefetched]
+    dead.client.zrem(dead.sent_key, str(running))
+    with session_factory()() as session:
+        assert leases.claim(session=session, submission_id=running, lease_seconds=4) is not None
+    runtime = worker()
+    runtime.start()
+    try:
+        took = wait_until(lambda: all_done([running, prefetched]), TIMEOUT, "recovery")
+    finally:
+        runtime.stop(30)
+        web.stop(1)
+    found = rows([running, prefetched])
+    # the started job ran again under a new lease; the waiting one ran once (redelivered)
+    assert (found[running].verdict, found[running].attempts) == ("accepted", 2)
+    assert (found[prefetched].verdict, found[prefetched].attempts) == ("accepted", 1)
+    assert took < TIMEOUT
+    # Dramatiq also gave the dead worker's message back; its extra run stored nothing new
+    wait_until(lambda: dramatiq_keys(redis_space)["messages"] == 0, 30, "redelivered acks")
+
+
+def test_jobs_lost_with_redis_data_are_sent_again_from_the_database(
+    grader: None, redis_space: RedisSpace
+) -> None:
+    ids = add_submissions([GOOD, GOOD])
+    web = producer()
+    for sid in ids:
+        web.queue.enqueue(sid)
+    for key in redis_space.all_keys():  # what a Redis restart without persistence leaves behind
+        redis_space.client.delete(key)
+    assert web.queue.depth() == 0
+    runtime = worker()
+    runtime.start()
+    try:
+        wait_until(lambda: all_done(ids), TIMEOUT, "recovered jobs")
+    finally:
+        runtime.stop(30)
+        web.stop(1)
+    found = rows(ids)
+    assert {(found[i].verdict, found[i].attempts) for i in ids} == {("accepted", 1)}
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def private_redis(tmp_path: Path) -> Iterator[tuple[int, list[subprocess.Popen[bytes]]]]:
+    """A redis-server of our own (no persistence) that a test may kill and start again."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        if os.environ.get("CI"):
+            pytest.fail("redis-server is required in CI")
+        pytest.skip("redis-server is not installed")
+    port = _free_port()
+    procs: list[subprocess.Popen[bytes]] = []
+
+    def start() -> None:
+        procs.append(
+            subprocess.Popen(
+                [
+                    binary,
+                    "--port",
+                    str(port),
+                    "--save",
+                    "",
+                    "--appendonly",
+                    "no",
+                    "--dir",
+                    str(tmp_path),
+                    "--bind",
+                    "127.0.0.1",
+                ],
+                stdout=subprocess.DEVNULL,
+            )
+        )
+        wait_until(lambda: _answers(port), 15, "redis-server to start")
+
+    start()
+    yield port, procs
+    for proc in procs:
+        proc.kill()
+        proc.wait()
+
+
+def _answers(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5) as sock:
+            sock.sendall(b"PING\r\n")
+            return sock.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+def test_a_redis_restart_loses_no_job(
+    grader: None,
+    private_redis: tuple[int, list[subprocess.Popen[bytes]]],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    port, procs = private_redis
+    monkeypatch.setenv("REDIS_URL", f"redis://127.0.0.1:{port}/0")
+    get_settings.cache_clear()
+    before = add_submissions([GOOD])
+    runtime = worker()
+    web = producer()
+    runtime.start()
+    try:
+        web.queue.enqueue(before[0])
+        wait_until(lambda: all_done(before), TIMEOUT, "the job before the restart")
+        procs[0].kill()
+        procs[0].wait()
+        during = add_submissions([GOOD, GOOD])
+        for sid in during:
+            web.queue.enqueue(sid)  # Redis is down: logged, the rows stay queued
+        assert {r.status for r in rows(during).values()} == {"queued"}
+        procs.append(
+            subprocess.Popen(
+                [
+                    "redis-server",
+                    "--port",
+                    str(port),
+                    "--save",
+                    "",
+                    "--appendonly",
+                    "no",
+                    "--dir",
+                    str(tmp_path),
+                    "--bind",
+                    "127.0.0.1",
+                ],
+                stdout=subprocess.DEVNULL,
+            )
+        )
+        wait_until(lambda: _answers(port), 15, "redis-server to restart")
+        wait_until(lambda: all_done(during), TIMEOUT, "the jobs queued while Redis was down")
+    finally:
+        runtime.stop(30)
+        web.stop(1)
+    found = rows(before + during)
+    assert {found[i].verdict for i in found} == {"accepted"}

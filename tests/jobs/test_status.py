@@ -1,0 +1,137 @@
+"""Live status across processes: the web's event stream hears about verdicts stored elsewhere."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import redis
+from fastapi.testclient import TestClient
+
+from app.config import get_settings
+from app.db import session_factory
+from app.grading.service import get_grader
+from app.jobs import leases
+from app.jobs.runtime import JobRuntime
+from app.jobs.status import RedisPublisher, RedisWatcher
+from app.main import create_app
+from app.users.models import Role
+from tests.conftest import make_token
+from tests.jobs.conftest import RedisSpace, add_submissions
+from tests.jobs.helpers import GOOD
+
+REPORT = {"verdict": "accepted", "score": 1.0, "message": "ok", "duration_ms": 5.0, "tests": []}
+
+
+def test_a_published_status_wakes_the_watcher_at_once(
+    scale_env: dict[str, str], redis_space: RedisSpace
+) -> None:
+    async def scenario() -> tuple[float, float]:
+        watcher = RedisWatcher(redis_space.url, redis_space.prefix, fallback_seconds=30)
+        await watcher.start()
+        await asyncio.wait_for(watcher.connected.wait(), 10)
+        publisher = RedisPublisher(redis.Redis.from_url(redis_space.url), redis_space.prefix)
+        try:
+            async with watcher.watch(7) as wait, watcher.watch(8) as wait_other:
+                started = time.monotonic()
+                asyncio.get_running_loop().call_later(0.2, publisher.publish, 7, "done")
+                await wait()
+                woke = time.monotonic() - started
+                watcher.fallback_seconds = 0.5
+                started = time.monotonic()
+                await wait_other()  # nothing was published for 8: only the fallback wakes it
+                return woke, time.monotonic() - started
+        finally:
+            await watcher.stop()
+
+    woke, fallback = asyncio.run(scenario())
+    assert woke < 10  # far below the 30 s fallback: the message did it
+    assert fallback >= 0.45
+
+
+def _events(client: TestClient, sid: int, headers: dict[str, str]) -> list[dict[str, Any]]:
+    seen = []
+    with client.stream("GET", f"/api/submissions/{sid}/events", headers=headers) as response:
+        assert response.status_code == 200
+        for line in response.iter_lines():
+            if line.startswith("data: "):
+                seen.append(json.loads(line[len("data: ") :]))
+    return seen
+
+
+@pytest.fixture
+def serve_only(scale_env: dict[str, str]) -> Iterator[TestClient]:
+    """The web app in the scale-out mode: it queues and streams, it does not grade."""
+    with TestClient(create_app()) as client:
+        assert client.app.state.jobs.grade is False  # type: ignore[attr-defined]
+        yield client
+
+
+def test_the_stream_ends_with_the_verdict_of_a_worker_elsewhere(
+    serve_only: TestClient, redis_space: RedisSpace
+) -> None:
+    get_grader(warm=False)
+    serve_only.app.state.status_watcher.fallback_seconds = 30  # type: ignore[attr-defined]
+    headers = {"Authorization": f"Bearer {make_token('sse@example.org', Role.student)}"}
+    answer = serve_only.post(
+        "/api/submissions",
+        json={"exercise": "position-embedding-gather", "code": GOOD},
+        headers=headers,
+    )
+    sid = answer.json()["id"]
+    worker = JobRuntime(get_settings(), grade=True, concurrency=1, role="worker")
+    threading.Timer(1.0, worker.start).start()  # the stream is open before grading starts
+    started = time.monotonic()
+    try:
+        seen = _events(serve_only, sid, headers)
+    finally:
+        worker.stop(30)
+    assert [e["status"] for e in seen][-1] == "done"
+    assert seen[-1]["verdict"] == "accepted"
+    assert [e["status"] for e in seen].count("done") == 1
+    assert time.monotonic() - started < 120
+
+
+def test_a_missed_message_costs_a_database_recheck_not_a_hung_stream(
+    serve_only: TestClient,
+) -> None:
+    headers = {"Authorization": f"Bearer {make_token('quiet@example.org', Role.instructor)}"}
+    (sid,) = add_submissions([GOOD])
+    with session_factory()() as session:
+        held = leases.claim(session=session, submission_id=sid, lease_seconds=30)
+        assert held is not None
+
+    def finish_silently() -> None:  # stored without any pub/sub message
+        with session_factory()() as session:
+            assert held is not None
+            leases.finish(session=session, held=held, report=REPORT)
+
+    threading.Timer(0.5, finish_silently).start()
+    started = time.monotonic()
+    seen = _events(serve_only, sid, headers)
+    assert time.monotonic() - started < 15
+    assert [e["status"] for e in seen] in (["running", "done"], ["done"])
+
+
+def test_local_watcher_wakes_a_stream_from_a_grading_thread() -> None:
+    """Embedded mode: a report stored by a worker thread wakes its stream; without the publish
+    the stream would sleep for its whole (here hour-long) fallback interval."""
+    import asyncio
+    import threading
+
+    from app.jobs.status import LocalWatcher
+
+    async def scenario() -> bool:
+        watcher = LocalWatcher(fallback_seconds=3600.0)
+        await watcher.start()
+        async with watcher.watch(7) as wait:
+            threading.Timer(0.05, watcher.publish, args=(7, "done")).start()
+            await asyncio.wait_for(wait(), timeout=60)  # raises if the publish was lost
+            return True
+
+    assert asyncio.run(scenario())
