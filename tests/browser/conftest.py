@@ -70,7 +70,7 @@ class Server:
             )
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")  # stopped before other packages: its pool and event loop
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """`python -m app serve` on a free port, migrated, with a warm grader pool."""
     _require_browser()
@@ -182,7 +182,7 @@ def _warm_grader(url: str, env: dict[str, str], log: Path) -> None:
     raise AssertionError(f"the grader never warmed up ({verdicts}):\n{log.read_text()[-3000:]}")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")  # Playwright runs an event loop on this thread
 def browser(server: Server) -> Iterator[Any]:
     """Chromium from Debian, headless; --no-sandbox only when running as root."""
     from playwright.sync_api import sync_playwright

@@ -146,16 +146,21 @@ def claimed_verdicts(path: Path) -> set[str]:
 
 
 def _descends_from(pid: int, ancestor: int) -> bool:
+    """True when `pid` runs in a sandbox that `ancestor` launched itself: the chain reaches
+    `ancestor` through a bwrap it forked (a server started by another test has its own)."""
     for _ in range(64):
         try:
             stat = Path(f"/proc/{pid}/stat").read_text()
         except OSError:
             return False
-        pid = int(stat.rsplit(")", 1)[1].split()[1])
-        if pid == ancestor:
-            return True
-        if pid <= 1:
+        parent = int(stat.rsplit(")", 1)[1].split()[1])
+        if parent == ancestor:
+            with contextlib.suppress(OSError):
+                return b"bwrap" in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0]
             return False
+        if parent <= 1:
+            return False
+        pid = parent
     return False
 
 
