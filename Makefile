@@ -27,7 +27,7 @@ migrate: install
 	$(BIN)/python -m app migrate
 
 run: install assets migrate
-	-$(BIN)/python -m app validate
+	-$(BIN)/python -m app validate --no-grade  # quick content check; `make validate` also grades
 	$(BIN)/python -m app serve --host $(HOST) --port $(PORT)
 
 lint: install

@@ -4,7 +4,7 @@ A worker publishes `<prefix>:submission:<id>` when a job starts and when its rep
 A web process keeps one pattern subscription and wakes the event streams waiting on that id.
 A message can be missed (Redis restarted, the subscription was reconnecting), so a stream always
 re-reads the database at least every `fallback_seconds`: a lost message costs a second, never a
-hung stream. In the embedded mode the stream simply re-reads the database every 50 ms, as before.
+hung stream. In the embedded mode the grading threads wake the streams in-process (LocalWatcher).
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ class Watcher(Protocol):
 
 
 class PollingWatcher:
-    """Embedded mode: wake every 50 ms and re-read the database (the original behaviour)."""
+    """Fallback for an app started without its lifespan: re-read the database every 50 ms."""
 
     def __init__(self, interval: float = EMBEDDED_POLL_SECONDS) -> None:
         self.interval = interval
