@@ -8,7 +8,6 @@ from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
 from starlette.responses import Response
 
-from app.content.loader import Course
 from app.content.plots import PlotError, UnknownPlot, etag_matches, render_plot
 from app.content.render import pygments_css
 from app.content.service import CourseDep, visible_exercises, visible_lessons
@@ -111,13 +110,6 @@ def exercise_page(
         framework=framework,
         from_submission=from_submission,
     )
-
-
-def _find_exercise(course: Course, slug: str, user: User | None) -> Any:
-    exercise = course.exercise(slug)
-    if exercise is None or (exercise.meta.draft and not _is_instructor(user)):
-        raise HTTPException(404, f"There is no exercise called '{slug}'.")
-    return exercise
 
 
 @router.get("/styles/code.css", include_in_schema=False)

@@ -22,9 +22,9 @@ from app.content.loader import Exercise
 from app.models_base import utcnow
 from app.submissions.models import Submission
 from app.submissions.service import public_view
+from app.submissions.views import FRAMEWORK_LABELS
 from graders.report import VERDICT_WORDS
 
-FRAMEWORK_LABELS = {"numpy": "NumPy", "torch": "PyTorch", "jax": "JAX / Flax"}
 STATUS_WORDS = {"queued": "Waiting to be graded", "running": "Being graded"}
 # Same class names as the lesson code blocks, so /styles/code.css colours this code too.
 _FORMATTER = HtmlFormatter(cssclass="highlight", nowrap=True)

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import logging
 from typing import Any
 
-from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session
 
 from app.content.loader import Course
@@ -16,7 +14,6 @@ from app.submissions.models import Submission
 from app.users.models import Role, User
 
 log = logging.getLogger(__name__)
-LEASE = dt.timedelta(seconds=120)
 
 
 class SubmissionError(Exception):
@@ -134,58 +131,3 @@ def _student_test(test: dict[str, Any]) -> dict[str, Any]:
         return test
     keep = ("name", "hidden", "passed", "verdict", "message", "misconception")
     return {k: test.get(k) for k in keep}
-
-
-def claim(*, session: Session, submission_id: int) -> Submission | None:
-    """Take the job: queued, or running with an expired lease; None if someone else has it."""
-    now = utcnow()
-    result = session.execute(
-        update(Submission)
-        .where(Submission.id == submission_id)
-        .where(
-            or_(
-                Submission.status == "queued",
-                (Submission.status == "running") & (Submission.lease_expires_at < now),
-            )
-        )
-        .values(status="running", lease_expires_at=now + LEASE, attempts=Submission.attempts + 1)
-    )
-    session.commit()
-    if result.rowcount != 1:  # type: ignore[attr-defined]
-        return None
-    return session.get(Submission, submission_id)
-
-
-def store_report(*, session: Session, submission_id: int, report: dict[str, Any]) -> None:
-    """Write the final report once; a duplicate run of the same job changes nothing."""
-    session.execute(
-        update(Submission)
-        .where(Submission.id == submission_id, Submission.status == "running")
-        .values(
-            status="done",
-            verdict=report["verdict"],
-            score=report["score"],
-            message=report["message"],
-            report=report,
-            duration_ms=report["duration_ms"],
-            finished_at=utcnow(),
-            lease_expires_at=None,
-        )
-    )
-    session.commit()
-
-
-def pending_ids(*, session: Session) -> list[int]:
-    """Jobs to (re)queue at start-up: queued ones and running ones whose lease ran out."""
-    now = utcnow()
-    rows = session.scalars(
-        select(Submission.id)
-        .where(
-            or_(
-                Submission.status == "queued",
-                (Submission.status == "running") & (Submission.lease_expires_at < now),
-            )
-        )
-        .order_by(Submission.id)
-    )
-    return list(rows)
