@@ -13,9 +13,8 @@ from typing import Literal
 
 from graders import jax_cache, protocol
 from graders.judge import Mistakes, judge_outputs, result_ids
-from graders.pool import PoolSettings, PoolStopped, WarmPool, discard
+from graders.pool import PoolSettings, PoolStopped, Running, WarmPool
 from graders.report import Report, file_level
-from graders.sandbox import SandboxProcess
 from graders.spec import ExerciseSpec, SpecError, load_spec
 from graders.warmup import encode_warmup, warmup_bundles
 
@@ -50,6 +49,7 @@ class RawRun:
     protocol_error: str | None
     result_overflow: bool = False
     time_limit_ms: int = 0
+    memory_limit_mb: int = 0
 
 
 class Grader:
@@ -158,9 +158,10 @@ class Grader:
                 job,
                 wanted=result_ids(spec, cases),
                 deadline_s=time_limit_ms(spec, framework) / 1000,
+                memory_limit_mb=self.pool.settings.memory_mb,
             )
         finally:
-            discard(proc)
+            self.pool.release(proc)
 
     def _mistakes(self, spec: ExerciseSpec) -> Mistakes:
         """Known mistakes' outputs; if they cannot be had now, the verdict stands without hints."""
@@ -220,7 +221,9 @@ def _ms(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 2)
 
 
-def _exchange(proc: SandboxProcess, job: bytes, *, wanted: list[int], deadline_s: float) -> RawRun:
+def _exchange(
+    proc: Running, job: bytes, *, wanted: list[int], deadline_s: float, memory_limit_mb: int = 0
+) -> RawRun:
     """Send the job, read frames until the end or the wall clock, then judge the exit."""
     deadline = time.monotonic() + deadline_s
     buffer = bytearray()
@@ -283,6 +286,7 @@ def _exchange(proc: SandboxProcess, job: bytes, *, wanted: list[int], deadline_s
         protocol_error=error,
         result_overflow=overflow.is_set(),
         time_limit_ms=round(deadline_s * 1000),
+        memory_limit_mb=memory_limit_mb,
     )
 
 

@@ -237,16 +237,26 @@ def _warm_up(framework: str) -> None:
     gc.collect()
 
 
-def main() -> None:
-    """Warm up, say ready, wait for one job, run it, exit."""
-    framework = sys.argv[1]
-    _import_framework(framework)
-    _warm_up(framework)
+def _take_one_job() -> None:
+    """Read the job from fd 3, run it, write its frames to fd 4."""
     result = os.fdopen(RESULT_FD, "wb", buffering=0)
-    result.write(READY)
     with os.fdopen(JOB_FD, "rb") as job_stream:
         job = protocol.read_job(job_stream)
     run_job(job, _writer(result))
+
+
+def main() -> None:
+    """Warm up, say ready, wait for one job, run it, exit (or serve forked jobs: zygote.py)."""
+    framework = sys.argv[1]
+    _import_framework(framework)
+    _warm_up(framework)
+    if sys.argv[2:] == ["fork"]:
+        import zygote  # type: ignore[import-not-found]  # bound beside this file
+
+        zygote.serve(_take_one_job)
+        os._exit(0)
+    os.write(RESULT_FD, READY)
+    _take_one_job()
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)

@@ -75,6 +75,12 @@ def _line_of(message: str) -> int | None:
     return None
 
 
+def _far_below_memory_limit(run: RawRun) -> bool:
+    """Peak memory known and under half the limit: a SIGKILL then cannot be the memory's."""
+    limit = run.memory_limit_mb
+    return bool(limit) and run.max_rss_mb is not None and run.max_rss_mb < limit / 2
+
+
 def _missing(run: RawRun, limit_ms: int) -> tuple[Verdict, str]:
     """Why a test produced no result at all."""
     if run.result_overflow:
@@ -88,6 +94,13 @@ def _missing(run: RawRun, limit_ms: int) -> tuple[Verdict, str]:
             f"Your code did not finish within {limit_ms / 1000:g} s. "
             "Look for a loop that never ends, or work repeated for "
             "every position that could be done once."
+        )
+    if run.exit_signal == signal.SIGKILL and _far_below_memory_limit(run):
+        # A job in a fork server's child is not pid 1, so it can kill itself.
+        return "runtime_error", (
+            "Your code's process was stopped by a SIGKILL signal that the grader did not send, "
+            "while it used little memory. Does your code kill its own process (os.kill, "
+            "os.killpg)? Return the result instead."
         )
     if run.exit_signal == signal.SIGKILL:
         # The grader marks its own kills as time or output limits above; a SIGKILL it did not

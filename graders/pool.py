@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import logging
 import os
@@ -13,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from graders.forkserver import ForkedJob, ForkServer, ForkServerGone
 from graders.jax_cache import SANDBOX_CACHE_DIR
 from graders.sandbox import SandboxLimits, SandboxProcess, spawn
 
@@ -35,6 +37,10 @@ class PoolSettings:
     warmups: dict[str, bytes] = field(default_factory=dict)  # slug -> encode_warmup() frame
     jax_warm_up: bool = True  # False: plain JAX interpreters (the benchmark's fresh baseline)
     jax_cache_dir: str | None = None  # filled by graders.jax_cache; bound read-only into JAX
+    # Frameworks served by fork servers (graders/zygote.py): safe to fork once imported. JAX is
+    # not (its backend is multithreaded once it ran, and its warm-up runs it).
+    fork: tuple[str, ...] = ("numpy", "torch")
+    fork_max_jobs: int = 500  # a fork server is replaced after this many jobs
 
 
 def _limits(settings: PoolSettings) -> SandboxLimits:
@@ -55,22 +61,33 @@ def start_interpreter(key: str, settings: PoolSettings) -> SandboxProcess:
     `key` is a framework, or `jax:<exercise slug>` for a JAX interpreter warmed for one exercise.
     """
     framework, _, slug = key.partition(":")
+    forks = framework in settings.fork
     argv = [sys.executable, "-E", "-s", "-B", f"{SANDBOX_GRADERS}/harness.py", framework]
     binds = [
         (str(HERE / "harness.py"), f"{SANDBOX_GRADERS}/harness.py"),
         (str(HERE / "protocol.py"), f"{SANDBOX_GRADERS}/protocol.py"),
     ]
+    if forks:
+        argv.append("fork")
+        binds.append((str(HERE / "zygote.py"), f"{SANDBOX_GRADERS}/zygote.py"))
     if framework == "jax" and settings.jax_cache_dir:
         binds.append((settings.jax_cache_dir, SANDBOX_CACHE_DIR))
-    proc = spawn(argv, limits=_limits(settings), ro_binds=binds, env={})
+    proc = spawn(argv, limits=_limits(settings), ro_binds=binds, env={}, control_socket=forks)
     warmup = settings.warmups.get(slug, NO_WARMUP) if framework == "jax" else NO_WARMUP
     with contextlib.suppress(OSError):  # if it died while starting, wait_ready says so
         _write_all(proc.job_fd, warmup)  # the harness reads this frame before it says READY
     return proc
 
 
-def discard(proc: SandboxProcess) -> None:
+Running = SandboxProcess | ForkedJob  # what acquire() hands out: one job's process
+Idle = SandboxProcess | ForkServer  # what waits in the pool
+
+
+def discard(proc: SandboxProcess | ForkServer) -> None:
     """Kill a used or unwanted interpreter and close its descriptors at once (not at GC)."""
+    if isinstance(proc, ForkServer):
+        proc.discard()
+        return
     proc.kill_tree()
     proc.close()
 
@@ -99,10 +116,11 @@ class WarmPool:
     ):
         self.settings = settings
         self._start = starter
-        self._ready: dict[str, deque[SandboxProcess]] = {fw: deque() for fw in settings.sizes}
+        self._ready: dict[str, deque[Idle]] = {fw: deque() for fw in settings.sizes}
         self._cond = threading.Condition()
         self._stopped = False
         self._pending: dict[str, int] = dict.fromkeys(settings.sizes, 0)
+        self._busy: collections.Counter[str] = collections.Counter()  # fork servers in use
         self._starting: set[SandboxProcess] = set()
         self._prepare: dict[str, Callable[[], None]] = {}
         self._prepared: set[str] = set()
@@ -161,17 +179,85 @@ class WarmPool:
             if not self._stopped:
                 time.sleep(1.0)
             return
+        idle: Idle = proc
+        if framework in self.settings.fork:
+            idle = ForkServer(
+                proc,
+                key=framework,
+                max_jobs=self.settings.fork_max_jobs,
+                output_bytes=self.settings.output_bytes,
+            )
         with self._cond:
             self._pending[framework] -= 1
             self._starting.discard(proc)
             if not self._stopped:
-                self._ready[framework].append(proc)
+                self._ready[framework].append(idle)
                 self._cond.notify_all()
                 return
-        discard(proc)
+        discard(idle)
 
-    def acquire(self, framework: str, timeout: float | None = None) -> SandboxProcess:
-        """A ready interpreter (waits for one); a replacement starts at once."""
+    def acquire(self, framework: str, timeout: float | None = None) -> Running:
+        """A process ready for one job: a fresh interpreter or a fork server's child."""
+        while True:
+            idle = self._acquire_idle(framework, timeout)
+            if isinstance(idle, SandboxProcess):
+                if self.settings.sizes.get(framework, 0) > 0:
+                    self._refill(framework)
+                return idle
+            try:
+                job = idle.start_job()
+            except ForkServerGone:
+                log.warning("a %s fork server was gone; starting another", framework)
+                self._replace(framework, idle)
+                continue
+            with self._cond:
+                self._busy[framework] += 1
+            return job
+
+    def release(self, running: Running) -> None:
+        """After the job: a fork server that cleaned up goes back; anything else is replaced."""
+        if isinstance(running, SandboxProcess):
+            discard(running)
+            return
+        running.close()
+        server = running.server
+        with self._cond:
+            self._busy[server.key] -= 1
+            if running.reusable and server.is_alive() and not self._stopped:
+                self._ready[server.key].appendleft(server)
+                self._cond.notify_all()
+                return
+        self._replace(server.key, server)
+
+    def _replace(self, framework: str, server: ForkServer) -> None:
+        discard(server)
+        if self.settings.sizes.get(framework, 0) > 0:
+            self._refill(framework)
+
+    def _pop_ready(self, framework: str) -> Idle | None:
+        """The first live idle interpreter; dead ones are discarded (fork servers replaced)."""
+        while self._ready[framework]:
+            proc = self._ready[framework].popleft()
+            if proc.is_alive():
+                return proc
+            if isinstance(proc, ForkServer):
+                self._cond.release()
+                try:
+                    self._replace(framework, proc)
+                finally:
+                    self._cond.acquire()
+            else:
+                discard(proc)
+        return None
+
+    def _may_start(self, framework: str) -> bool:
+        """Start one more on demand? Fork servers are reused, so not while `size` are busy."""
+        size = self.settings.sizes.get(framework, 0)
+        forks = framework.partition(":")[0] in self.settings.fork
+        return not forks or size == 0 or self._busy[framework] < size
+
+    def _acquire_idle(self, framework: str, timeout: float | None = None) -> Idle:
+        """An idle interpreter or fork server (waits for one)."""
         # A cold start may first fill the JAX cache, then start an interpreter: allow for both.
         timeout = 2 * self.settings.ready_timeout_s if timeout is None else timeout
         if framework not in self._ready:
@@ -182,16 +268,10 @@ class WarmPool:
             while True:
                 if self._stopped:
                     raise PoolStopped("the grader is shutting down")
-                while self._ready[framework]:
-                    proc = self._ready[framework].popleft()
-                    if proc.is_alive():
-                        break
-                    discard(proc)
-                else:
-                    proc = None
+                proc = self._pop_ready(framework)
                 if proc is not None:
                     break
-                if self._pending[framework] == 0:
+                if self._pending[framework] == 0 and self._may_start(framework):
                     self._cond.release()
                     try:
                         self._refill(framework)
@@ -201,8 +281,6 @@ class WarmPool:
                 if remaining <= 0:
                     raise TimeoutError(f"no {framework} interpreter became ready in {timeout} s")
                 self._cond.wait(remaining)
-        if self.settings.sizes.get(framework, 0) > 0:
-            self._refill(framework)
         return proc
 
     def sizes(self) -> dict[str, int]:

@@ -14,6 +14,7 @@ when they come from inside the namespace, so a job cannot kill its own harness b
 from __future__ import annotations
 
 import os
+import socket
 import sys
 
 from graders.sandbox import launch
@@ -76,9 +77,18 @@ def _check_env(env: dict[str, str]) -> dict[str, str]:
 
 
 def spawn(
-    argv: list[str], *, limits: SandboxLimits, ro_binds: list[tuple[str, str]], env: dict[str, str]
+    argv: list[str],
+    *,
+    limits: SandboxLimits,
+    ro_binds: list[tuple[str, str]],
+    env: dict[str, str],
+    control_socket: bool = False,
 ) -> SandboxProcess:
-    """Start `argv` in a fresh sandbox; `ro_binds` are (host path, sandbox path) pairs."""
+    """Start `argv` in a fresh sandbox; `ro_binds` are (host path, sandbox path) pairs.
+
+    With `control_socket`, fd 3 is a Unix socket instead of the job pipe (for a fork server,
+    which receives each job's descriptors over it); `job_fd` is then the parent's end.
+    """
     if not argv:
         raise ValueError("argv must not be empty")
     sandbox_env = _check_env({**base_env(), **env})
@@ -111,10 +121,12 @@ def spawn(
         "--",
         *argv,
     ]
-    return launch.in_spawner(lambda: _start(bwrap_argv, limits, filesystem))
+    return launch.in_spawner(lambda: _start(bwrap_argv, limits, filesystem, control_socket))
 
 
-def _start(argv: list[str], limits: SandboxLimits, filesystem: FilesystemPlan) -> SandboxProcess:
+def _start(
+    argv: list[str], limits: SandboxLimits, filesystem: FilesystemPlan, control_socket: bool
+) -> SandboxProcess:
     opened: list[int] = []
 
     def track(*fds: int) -> tuple[int, ...]:
@@ -123,7 +135,12 @@ def _start(argv: list[str], limits: SandboxLimits, filesystem: FilesystemPlan) -
 
     uid = launch.allocate_uid()
     try:
-        job_r, job_w = track(*os.pipe())
+        if control_socket:
+            job_w, job_r = (s.detach() for s in socket.socketpair(socket.AF_UNIX))
+            track(job_r, job_w)
+            os.set_inheritable(job_w, False)
+        else:
+            job_r, job_w = track(*os.pipe())
         result_r, result_w = track(*os.pipe())
         out_r, out_w = track(*os.pipe())
         info_r, info_w = track(*os.pipe())

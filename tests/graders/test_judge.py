@@ -1,12 +1,14 @@
-"""Reports must survive strict JSON: previews of outputs with NaN or infinities included."""
+"""Judging edge cases: strict-JSON previews (NaN, infinities) and signals nobody expected."""
 
 from __future__ import annotations
 
 import json
+import signal
 
 import numpy as np
 
-from graders.judge import _preview
+from graders.engine import RawRun
+from graders.judge import _missing, _preview
 
 
 def test_preview_turns_non_finite_values_into_null() -> None:
@@ -25,3 +27,31 @@ def test_preview_skips_scalars_empty_and_huge_outputs() -> None:
     assert _preview(np.float32(3.0).reshape(())) is None
     assert _preview(np.zeros((0, 4))) is None
     assert _preview(np.zeros((100, 100))) is None
+
+
+def _killed_run(max_rss_mb: float | None) -> RawRun:
+    return RawRun(
+        frames={},
+        ended=False,
+        timed_out=False,
+        exit_code=None,
+        exit_signal=signal.SIGKILL,
+        output="",
+        output_truncated=False,
+        max_rss_mb=max_rss_mb,
+        cpu_ms=5.0,
+        protocol_error=None,
+        time_limit_ms=2000,
+        memory_limit_mb=2048,
+    )
+
+
+def test_a_sigkill_with_little_memory_used_is_the_jobs_own_doing() -> None:
+    verdict, message = _missing(_killed_run(60.0), 2000)
+    assert verdict == "runtime_error"
+    assert "kill its own process" in message
+
+
+def test_a_sigkill_near_the_memory_limit_or_of_unknown_size_is_memory() -> None:
+    assert _missing(_killed_run(2000.0), 2000)[0] == "memory_limit_exceeded"
+    assert _missing(_killed_run(None), 2000)[0] == "memory_limit_exceeded"

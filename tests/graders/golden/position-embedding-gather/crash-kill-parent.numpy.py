@@ -1,4 +1,4 @@
-# Attack: SIGKILL to the parent (getppid() is 0 outside the namespace) and to the process group, then the right answer; nothing outside can be reached -> accepted.
+# Attack: SIGKILL to the parent (pid 1, the fork server, which ignores signals from inside its namespace) and to the job's own process group; only the job itself dies, nothing outside can be reached -> runtime_error.
 import contextlib
 import os
 import signal

@@ -1,4 +1,4 @@
-# Attack: os.kill(os.getpid(), SIGKILL) then the right answer; the harness is pid 1 of its namespace, so the signal is ignored -> accepted.
+# Attack: os.kill(os.getpid(), SIGKILL) then the right answer; the job runs in a fork server's child, so it kills only itself and the grader says so -> runtime_error.
 import os
 import signal
 

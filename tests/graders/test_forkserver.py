@@ -1,0 +1,173 @@
+"""Fork servers (graders/zygote.py, graders/forkserver.py): one job must not see the one before.
+
+Each test plants something with one job and probes for it with the next, in one fork server
+(pool size 1), through the real Grader and bubblewrap. A probe returns the right answer only
+when it finds nothing, so "accepted" means nothing crossed from job to job.
+"""
+
+from __future__ import annotations
+
+import collections
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from graders.engine import Grader
+from graders.forkserver import ForkServer
+from graders.pool import PoolSettings
+from tests.graders.sandbox.helpers import requires_sandbox
+
+pytestmark = requires_sandbox
+
+ROOT = Path(__file__).resolve().parents[2]
+EXERCISE = "position-embedding-gather"
+GOOD = (ROOT / "exercises" / EXERCISE / "solutions" / "numpy.py").read_text()
+ANSWER = "    return np.asarray(embedding_table)[np.asarray(positions).astype(np.int64)]\n"
+
+
+def _solution(prelude: str, check: str = "False") -> str:
+    """A right answer that first runs `prelude`, and returns zeros when `check` is true."""
+    return (
+        "import os, signal, sys, time\nimport numpy as np\n"
+        f"{prelude}\n"
+        "def position_embedding_gather(positions, embedding_table):\n"
+        "    answer = np.asarray(embedding_table)[np.asarray(positions).astype(np.int64)]\n"
+        f"    return np.zeros_like(answer) if ({check}) else answer\n"
+    )
+
+
+@pytest.fixture(scope="module")
+def grader() -> Iterator[Grader]:
+    settings = PoolSettings(sizes={"numpy": 1}, jax_warm_up=False, fork_max_jobs=1000)
+    grader = Grader(ROOT / "exercises", settings)
+    grader.start()
+    try:
+        yield grader
+    finally:
+        grader.stop()
+
+
+def _grade(grader: Grader, code: str, mode: str = "submit") -> str:
+    report = grader.grade(exercise=EXERCISE, code=code, framework="numpy", mode=mode)  # type: ignore[arg-type]
+    return report.verdict
+
+
+def _server(grader: Grader) -> ForkServer:
+    """The idle fork server (waits for it after a replacement)."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        ready = list(grader.pool._ready.get("numpy", collections.deque()))
+        if ready and isinstance(ready[0], ForkServer):
+            return ready[0]
+        time.sleep(0.05)
+    raise AssertionError("no idle numpy fork server")
+
+
+def test_one_server_takes_job_after_job(grader: Grader) -> None:
+    server = _server(grader)
+    before = server.jobs
+    for _ in range(3):
+        assert _grade(grader, GOOD) == "accepted"
+    assert _server(grader) is server
+    assert server.jobs == before + 3
+
+
+def test_files_left_in_tmp_are_gone_for_the_next_job(grader: Grader) -> None:
+    plant = _solution(
+        "os.makedirs('/tmp/deep/er', exist_ok=True)\n"
+        "open('/tmp/planted', 'w').write('x')\n"
+        "open('/tmp/deep/er/f', 'w').write('x')\n"
+        "os.chmod('/tmp/deep/er', 0)\nos.chmod('/tmp/deep', 0)\n"
+    )
+    server = _server(grader)
+    assert _grade(grader, plant) == "accepted"
+    assert _server(grader) is server  # it cleaned up, so it stays
+    assert _grade(grader, _solution("", "os.listdir('/tmp') or os.listdir(os.getcwd())")) == (
+        "accepted"
+    )
+
+
+def test_a_process_left_behind_is_killed_before_the_next_job(grader: Grader) -> None:
+    plant = _solution(
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    if os.fork() == 0:\n"
+        "        signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+        "        time.sleep(60)\n"
+        "    os._exit(0)\n"
+    )
+    assert _grade(grader, plant) == "accepted"
+    # Only the fork server (pid 1) and the probe itself may exist.
+    probe = (
+        "sorted(p for p in os.listdir('/proc') if p.isdigit()) != sorted(['1', str(os.getpid())])"
+    )
+    assert _grade(grader, _solution("", probe)) == "accepted"
+
+
+def test_the_server_cannot_be_read_written_or_signalled(grader: Grader) -> None:
+    attack = (
+        "for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGKILL,"
+        " signal.SIGSTOP):\n"
+        "    try:\n        os.kill(1, sig)\n    except OSError:\n        pass\n"
+        "def _opened(path, mode):\n"
+        "    try:\n        open(path, mode).close()\n        return True\n"
+        "    except OSError:\n        return False\n"
+        "LEAK = any(_opened(p, m) for p, m in (('/proc/1/mem', 'rb'), ('/proc/1/mem', 'r+b'),"
+        " ('/proc/1/environ', 'rb')))\n"
+        "try:\n    LEAK = LEAK or bool(os.listdir('/proc/1/fd'))\nexcept OSError:\n    pass\n"
+    )
+    server = _server(grader)
+    assert _grade(grader, _solution(attack, "LEAK")) == "accepted"
+    assert _server(grader) is server
+    assert _grade(grader, GOOD) == "accepted"
+
+
+def test_ipc_objects_cannot_be_created(grader: Grader) -> None:
+    probe = (
+        "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+        "MADE = libc.shmget(0, 4096, 0o1666) >= 0 or libc.msgget(0, 0o1666) >= 0"
+        " or libc.semget(0, 1, 0o1666) >= 0\n"
+    )
+    assert _grade(grader, _solution(probe, "MADE")) == "accepted"
+
+
+def test_a_job_sees_none_of_the_servers_descriptors(grader: Grader) -> None:
+    # 0 /dev/null, 1 and 2 output, 4 result (the job pipe, 3, is closed once read; listdir's
+    # own descriptor takes its number); anything more came from the server.
+    probe = (
+        "sorted(int(f) for f in os.listdir('/proc/self/fd')) not in ([0, 1, 2, 4], [0, 1, 2, 3, 4])"
+    )
+    assert _grade(grader, _solution("", probe)) == "accepted"
+
+
+def test_timeouts_and_crashes_replace_the_server(grader: Grader) -> None:
+    server = _server(grader)
+    assert _grade(grader, _solution("while True:\n    pass")) == "time_limit_exceeded"
+    replacement = _server(grader)
+    assert replacement is not server
+    assert _grade(grader, _solution("os.kill(os.getpid(), signal.SIGSEGV)")) == "runtime_error"
+    assert _grade(grader, GOOD) == "accepted"
+
+
+def test_output_belongs_to_its_own_job(grader: Grader) -> None:
+    noisy = _solution("print('from the first job')")
+    report = grader.grade(exercise=EXERCISE, code=noisy, framework="numpy", mode="run")
+    assert "from the first job" in report.stdout
+    quiet = grader.grade(exercise=EXERCISE, code=GOOD, framework="numpy", mode="run")
+    assert "from the first job" not in quiet.stdout
+
+
+def test_a_server_is_replaced_after_max_jobs() -> None:
+    settings = PoolSettings(sizes={"numpy": 1}, jax_warm_up=False, fork_max_jobs=2)
+    grader = Grader(ROOT / "exercises", settings)
+    grader.start()
+    try:
+        first = _server(grader)
+        assert _grade(grader, GOOD) == "accepted"
+        assert _grade(grader, GOOD) == "accepted"
+        assert _server(grader) is not first
+        assert _grade(grader, GOOD) == "accepted"
+    finally:
+        grader.stop()
