@@ -194,8 +194,8 @@ def baseline(samples: int) -> dict[str, float]:
     from graders.engine import Grader
     from graders.pool import PoolSettings
 
-    # No warm-up and no compilation cache: every job pays for its interpreter, as usual.
-    grader = Grader(ROOT / "exercises", PoolSettings(sizes={}, jax_warm_up=False))
+    # No warm-up, no compilation cache, no fork server: every job pays for its interpreter.
+    grader = Grader(ROOT / "exercises", PoolSettings(sizes={}, jax_warm_up=False, fork=()))
     grader.start()
     results: dict[str, float] = {}
     try:

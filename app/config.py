@@ -41,7 +41,25 @@ class Settings(BaseSettings):
         default_factory=lambda: {"numpy": 2, "torch": 1, "jax": 1},
         description="Warm sandboxed interpreters kept ready per framework.",
     )
+    pool_fork: list[str] = Field(
+        default_factory=lambda: ["numpy", "torch"],
+        description=(
+            "Frameworks whose pool entries are fork servers: one sandbox imports once and forks "
+            "one child per job (not JAX: forking after JAX ran is unsafe)."
+        ),
+    )
+    pool_fork_max_jobs: int = Field(
+        default=500, ge=1, description="Jobs a fork server takes before it is replaced."
+    )
     grading_workers: int = Field(default=4, ge=1, description="Jobs graded at once per process.")
+    sse_stream_seconds: float = Field(
+        default=30.0,
+        gt=0,
+        description=(
+            "A live status stream ends after this long and the browser reconnects, so a web "
+            "restart never waits longer for open streams."
+        ),
+    )
     pool_warm_on_start: bool = Field(
         default=True, description="Start the warm pool when the app starts (off in unit tests)."
     )

@@ -19,6 +19,8 @@ def pool_settings(*, warm: bool) -> PoolSettings:
     return PoolSettings(
         sizes=sizes,
         memory_mb=settings.sandbox_memory_mb,
+        fork=tuple(fw for fw in settings.pool_fork if fw != "jax"),
+        fork_max_jobs=settings.pool_fork_max_jobs,
         jax_cache_dir=str(
             (settings.jax_cache_dir or settings.app_data_dir / "jax-cache").resolve()
         ),

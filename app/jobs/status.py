@@ -25,7 +25,6 @@ Wait = Callable[[], Awaitable[None]]
 EMBEDDED_POLL_SECONDS = 0.05
 # A stream is closed after this long and the browser reconnects: a web process being stopped
 # waits for open responses, so an endless stream would hold up every restart.
-STREAM_SECONDS = 30.0
 
 
 def channel(prefix: str, submission_id: int | str) -> str:

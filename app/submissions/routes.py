@@ -11,6 +11,7 @@ from fastapi import APIRouter, Body, Header, HTTPException, Query, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.config import get_settings
 from app.content.service import CourseDep
 from app.db import SessionDep, session_factory
 from app.submissions import draft_routes, intake, pages, service, views
@@ -112,9 +113,10 @@ def events(
     """Server-Sent Events: one event per status change, ending with the final report.
 
     A reconnecting browser gets the current status first, so a stream cut by a restart resumes.
-    A stream ends after `STREAM_SECONDS` (the browser reconnects), so a restart never waits long.
+    A stream ends after `sse_stream_seconds` (the browser reconnects), so a restart never waits
+    long.
     """
-    from app.jobs.status import STREAM_SECONDS, watch  # workers elsewhere announce via Redis
+    from app.jobs.status import watch  # workers elsewhere announce via Redis
 
     _visible(session, user, submission_id)
     instructor = user.role == Role.instructor
@@ -122,7 +124,7 @@ def events(
 
     async def stream() -> AsyncIterator[str]:
         last = None
-        ends = asyncio.get_running_loop().time() + STREAM_SECONDS
+        ends = asyncio.get_running_loop().time() + get_settings().sse_stream_seconds
         async with watch(request.app, submission_id) as wait:
             while True:
                 view = await asyncio.to_thread(_load_view, submission_id, instructor)
