@@ -12,6 +12,9 @@ Isolation between consecutive jobs of one fork server:
   "not clean" and exits, and the grader replaces the whole sandbox;
 - the server is not dumpable, so a child cannot open /proc/1/mem or /proc/1/fd, and as pid 1 it
   ignores every signal a child sends it;
+- what a process of the same uid may change in another (rlimits through prlimit, nice value,
+  CPU affinity, scheduling policy) is compared with its value at start after every job; any
+  change also means "not clean", since the next child would inherit it;
 - the child gets only its job's descriptors (job 3, result 4, output 1 and 2, /dev/null 0).
 Frameworks that start threads or are unsafe to fork (JAX once it has run) never use this.
 
@@ -25,6 +28,7 @@ import contextlib
 import ctypes
 import json
 import os
+import resource
 import shutil
 import signal
 import socket
@@ -95,10 +99,26 @@ def _no_ipc_objects() -> bool:
     return True
 
 
-def _cleanup() -> bool:
+def _inherited_state() -> tuple[object, ...]:
+    """What a child inherits from this process that another process of its uid could change."""
+    limits = tuple(
+        resource.getrlimit(getattr(resource, name))
+        for name in sorted(dir(resource))
+        if name.startswith("RLIMIT_")
+    )
+    return (
+        limits,
+        os.getpriority(os.PRIO_PROCESS, 0),
+        sorted(os.sched_getaffinity(0)),
+        os.sched_getscheduler(0),
+    )
+
+
+def _cleanup(expected: tuple[object, ...]) -> bool:
     _kill_the_rest()
     try:
         clean = _empty_tmp(time.monotonic() + CLEANUP_BUDGET_S) and _no_ipc_objects()
+        clean = clean and _inherited_state() == expected
     except OSError:
         clean = False
     return clean and _threads() == 1
@@ -137,6 +157,7 @@ def serve(run_one: Callable[[], None]) -> None:
     if _threads() != 1:
         raise RuntimeError("the framework started threads; forking it would not be safe")
     control = socket.socket(fileno=CONTROL_FD)
+    expected = _inherited_state()
     os.write(STATUS_FD, READY)
     while True:
         try:
@@ -156,7 +177,7 @@ def serve(run_one: Callable[[], None]) -> None:
             os.close(fd)
         _, status, usage = os.wait4(pid, 0)
         wall_ms = (time.monotonic() - started) * 1000
-        clean = _cleanup()
+        clean = _cleanup(expected)
         _send_status(
             {
                 "status": status,

@@ -171,3 +171,27 @@ def test_a_server_is_replaced_after_max_jobs() -> None:
         assert _grade(grader, GOOD) == "accepted"
     finally:
         grader.stop()
+
+
+def test_changes_to_what_the_next_child_inherits_replace_the_server(grader: Grader) -> None:
+    attack = (
+        "import resource\n"
+        "for change in (\n"
+        "    lambda: resource.prlimit(1, resource.RLIMIT_DATA, (20 * 2**20, 20 * 2**20)),\n"
+        "    lambda: resource.prlimit(1, resource.RLIMIT_CPU, (1, 1)),\n"
+        "    lambda: os.setpriority(os.PRIO_PROCESS, 1, 19),\n"
+        "    lambda: os.sched_setaffinity(1, {min(os.sched_getaffinity(0))}),\n"
+        "):\n"
+        "    try:\n        change()\n    except OSError:\n        pass\n"
+    )
+    server = _server(grader)
+    assert _grade(grader, _solution(attack)) == "accepted"
+    assert _server(grader) is not server  # the changed server was not reused
+    # A job that needs more than 20 MB and a full second of CPU runs normally.
+    heavy = _solution(
+        "big = np.ones(8 * 2**20)\nend = time.process_time() + 1.2\n"
+        "while time.process_time() < end:\n    pass\n"
+        "NICE = os.getpriority(os.PRIO_PROCESS, 0)\n",
+        "NICE != 0",
+    )
+    assert _grade(grader, heavy) == "accepted"
