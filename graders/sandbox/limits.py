@@ -5,7 +5,8 @@ How each limit is enforced (measured on the 2-core Debian 12 development machine
 - cpu_seconds: RLIMIT_CPU with soft = hard, so the kernel sends SIGKILL at the limit (the
   interpreter runs as the namespace's pid 1, which ignores SIGXCPU). It is per process and counts
   from exec, imports included; a child forked by the job starts its own count, which the process
-  cap bounds (a fork server's child per job too: each job has the whole budget). Wall time is the caller's job (`SandboxProcess.kill_tree`).
+  cap bounds (a fork server's child per job too: each job has the whole budget). Wall time is
+  the caller's job (`SandboxProcess.kill_tree`).
 - memory_mb: RLIMIT_DATA = memory_mb for every process of the tree. RLIMIT_AS alone cannot be
   used at realistic limits: `import jax` + one computation peaks at ~1.5 GB of *virtual* memory
   (XLA reserves address space) while its data segment is ~230 MB; torch: 0.64 GB / 0.22 GB.
