@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-from graders import jax_cache, protocol
+from graders import jax_cache, protocol, results
 from graders.judge import Mistakes, judge_outputs, result_ids
 from graders.pool import PoolSettings, PoolStopped, Running, WarmPool
 from graders.report import Report, file_level
@@ -267,7 +267,7 @@ def _exchange(
     usage = proc.resource_usage()
     error: str | None = None
     try:
-        frames = protocol.decode_results(bytes(buffer), wanted, protocol.RESULT_BYTES)
+        frames = results.decode_results(bytes(buffer), wanted, protocol.RESULT_BYTES)
         ended = not overflow.is_set()
     except protocol.ProtocolError as exc:
         frames, ended = dict(getattr(exc, "partial", {})), False

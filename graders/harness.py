@@ -1,8 +1,8 @@
 """Runs INSIDE the sandbox: warm up a framework, take one job, send outputs back as frames.
 
 This file is executed as a script by the sandboxed interpreter; it must import nothing from the
-project except `protocol` (bound read-only next to it). It never sees reference code or expected
-values: only the job's inputs arrive, and only plain arrays leave.
+project except `protocol` and `zygote` (bound read-only next to it). It never sees reference code
+or expected values: only the job's inputs arrive, and only plain arrays leave.
 """
 
 from __future__ import annotations

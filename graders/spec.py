@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import yaml
 
-from graders import protocol
+from graders import results as result_stream
 from graders.compare import DEFAULT_ATOL, DEFAULT_RTOL
 
 Value = np.ndarray | int | float
@@ -98,7 +98,7 @@ def _run_reference(spec: ExerciseSpec) -> dict[int, np.ndarray]:
     if proc.returncode != 0:
         tail = proc.stderr.decode("utf-8", "replace")[-2000:]
         raise SpecError(f"{spec.slug}/reference.py failed: {tail}")
-    results = protocol.decode_results(proc.stdout, wanted, 1 << 30)
+    results = result_stream.decode_results(proc.stdout, wanted, 1 << 30)
     expected: dict[int, np.ndarray] = {}
     for index, value in results.items():
         if not isinstance(value, np.ndarray):

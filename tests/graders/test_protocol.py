@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from graders import protocol as p
+from graders import results as r
 
 ALLOWED = ["bool", "int8", "int16", "int32", "int64", "uint8", "float16", "float32", "float64"]
 
@@ -49,7 +50,7 @@ def _stream() -> bytes:
 
 
 def _decode(data: bytes, tests: list[int] | None = None, budget: int = 10**6) -> Any:
-    return p.decode_results(data, [0, 1, 2] if tests is None else tests, budget)
+    return r.decode_results(data, [0, 1, 2] if tests is None else tests, budget)
 
 
 # ---------------------------------------------------------------- round trips
@@ -117,7 +118,7 @@ def test_reads_from_a_pipe_fd_written_by_another_thread() -> None:
     thread = threading.Thread(target=writer)
     thread.start()
     try:
-        results = p.read_results(read_fd, [0, 1, 2], 10**6)
+        results = r.read_results(read_fd, [0, 1, 2], 10**6)
     finally:
         thread.join()
         os.close(read_fd)
@@ -128,7 +129,7 @@ def test_reads_from_a_binary_file(tmp_path: Path) -> None:
     path = tmp_path / "frames.bin"
     path.write_bytes(_stream())
     with path.open("rb") as stream:
-        assert set(p.read_results(stream, [0, 1, 2], 10**6)) == {0, 1, 2}
+        assert set(r.read_results(stream, [0, 1, 2], 10**6)) == {0, 1, 2}
 
 
 # ---------------------------------------------------------------- encoder refusals
@@ -267,7 +268,7 @@ def test_huge_claimed_payload_is_over_budget_not_allocated() -> None:
 
     source = Source(_header(dims=(2**30, 8), length=2**35))
     with pytest.raises(p.OverBudget, match="too large"):
-        p.read_results(source, [0], 64 * 2**20)
+        r.read_results(source, [0], 64 * 2**20)
     assert source.requested == p.HEADER_SIZE
 
 
@@ -320,9 +321,9 @@ def test_reader_failures_become_protocol_errors() -> None:
 
     for source in (Broken(), Texty()):
         with pytest.raises(p.ProtocolError):
-            p.read_results(source, [0], 100)
+            r.read_results(source, [0], 100)
     with pytest.raises(p.ProtocolError):
-        p.read_results(987654, [0], 100)  # a closed / unknown fd
+        r.read_results(987654, [0], 100)  # a closed / unknown fd
 
 
 # ---------------------------------------------------------------- fuzzing
