@@ -68,24 +68,59 @@ def _kill_the_rest() -> None:
             time.sleep(0.0005)
 
 
-def _empty_tmp(deadline: float) -> bool:
-    """Remove everything the job left in /tmp; False if that cannot be done quickly."""
+def _mounts_under_tmp() -> tuple[frozenset[str], frozenset[str]]:
+    """Mount points below /tmp (an interpreter checked out under /tmp is bound there) and the
+    folders leading to them: these are the sandbox's own and stay; everything else goes."""
+    mounts: set[str] = set()
+    with open("/proc/self/mountinfo", encoding="utf-8") as table:
+        for line in table:
+            point = line.split()[4].encode().decode("unicode_escape")
+            if point.startswith(SANDBOX_TMP + "/"):
+                mounts.add(point)
+    keep = {parent for point in mounts for parent in _parents(point)}
+    return frozenset(mounts), frozenset(keep - mounts)
+
+
+def _parents(path: str) -> list[str]:
+    parts = path[len(SANDBOX_TMP) + 1 :].split("/")
+    return [f"{SANDBOX_TMP}/{'/'.join(parts[:n])}" for n in range(1, len(parts))]
+
+
+def _empty_tmp(folder: str, deadline: float, kept: tuple[frozenset[str], frozenset[str]]) -> bool:
+    """Remove everything a job left under `folder`; False if that cannot be done quickly."""
+    mounts, keep = kept
+    with os.scandir(folder) as scan:
+        entries = list(scan)
+    for entry in entries:
+        if entry.path in mounts:
+            continue
+        if entry.path in keep:
+            if not _empty_tmp(entry.path, deadline, kept):
+                return False
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            if not _unlock(entry.path, deadline):
+                return False
+            shutil.rmtree(entry.path)
+        else:
+            os.unlink(entry.path)
+    left = {os.path.join(folder, name) for name in os.listdir(folder)}
+    return left <= (mounts | keep)
+
+
+def _unlock(folder: str, deadline: float) -> bool:
+    """Give back the permissions a job may have removed from its own folders."""
+    os.chmod(folder, 0o700)
     count = 0
-    for root, dirs, files in os.walk(SANDBOX_TMP, topdown=True):
+    for root, dirs, files in os.walk(folder, topdown=True):
         count += len(dirs) + len(files)
         if count > MAX_TMP_ENTRIES or time.monotonic() > deadline:
             return False
-        for name in dirs:  # a job may have removed permissions from its own folders
+        for name in dirs:
             path = os.path.join(root, name)
             if not os.path.islink(path):
                 os.chmod(path, 0o700)
-    with os.scandir(SANDBOX_TMP) as entries:
-        for entry in entries:
-            if entry.is_dir(follow_symlinks=False):
-                shutil.rmtree(entry.path)
-            else:
-                os.unlink(entry.path)
-    return not os.listdir(SANDBOX_TMP)
+    return True
 
 
 def _no_ipc_objects() -> bool:
@@ -114,10 +149,11 @@ def _inherited_state() -> tuple[object, ...]:
     )
 
 
-def _cleanup(expected: tuple[object, ...]) -> bool:
+def _cleanup(expected: tuple[object, ...], kept: tuple[frozenset[str], frozenset[str]]) -> bool:
     _kill_the_rest()
     try:
-        clean = _empty_tmp(time.monotonic() + CLEANUP_BUDGET_S) and _no_ipc_objects()
+        deadline = time.monotonic() + CLEANUP_BUDGET_S
+        clean = _empty_tmp(SANDBOX_TMP, deadline, kept) and _no_ipc_objects()
         clean = clean and _inherited_state() == expected
     except OSError:
         clean = False
@@ -158,6 +194,7 @@ def serve(run_one: Callable[[], None]) -> None:
         raise RuntimeError("the framework started threads; forking it would not be safe")
     control = socket.socket(fileno=CONTROL_FD)
     expected = _inherited_state()
+    kept = _mounts_under_tmp()
     os.write(STATUS_FD, READY)
     while True:
         try:
@@ -177,7 +214,7 @@ def serve(run_one: Callable[[], None]) -> None:
             os.close(fd)
         _, status, usage = os.wait4(pid, 0)
         wall_ms = (time.monotonic() - started) * 1000
-        clean = _cleanup(expected)
+        clean = _cleanup(expected, kept)
         _send_status(
             {
                 "status": status,

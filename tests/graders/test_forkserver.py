@@ -80,13 +80,19 @@ def test_files_left_in_tmp_are_gone_for_the_next_job(grader: Grader) -> None:
         "open('/tmp/planted', 'w').write('x')\n"
         "open('/tmp/deep/er/f', 'w').write('x')\n"
         "os.chmod('/tmp/deep/er', 0)\nos.chmod('/tmp/deep', 0)\n"
+        # a checkout under /tmp (as in CI) is bound there: plant beside it too
+        "for name in os.listdir('/tmp'):\n"
+        "    try:\n        open(f'/tmp/{name}/planted', 'w').close()\n"
+        "    except OSError:\n        pass\n"
     )
     server = _server(grader)
     assert _grade(grader, plant) == "accepted"
     assert _server(grader) is server  # it cleaned up, so it stays
-    assert _grade(grader, _solution("", "os.listdir('/tmp') or os.listdir(os.getcwd())")) == (
-        "accepted"
+    probe = (
+        "any(os.path.lexists(p) for p in ('/tmp/planted', '/tmp/deep', 'planted'))"
+        " or any(os.path.lexists(f'/tmp/{n}/planted') for n in os.listdir('/tmp'))"
     )
+    assert _grade(grader, _solution("", probe)) == "accepted"
 
 
 def test_a_process_left_behind_is_killed_before_the_next_job(grader: Grader) -> None:
