@@ -7,7 +7,7 @@ ASSETS := frontend/dist/.built
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install assets migrate run test lint typecheck validate bench soak clean
+.PHONY: install assets migrate run test test-grader lint typecheck validate bench soak clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -42,6 +42,10 @@ validate: install
 
 test: install assets migrate lint typecheck validate
 	$(BIN)/python -m pytest
+
+# The grader's suites alone (CI runs them again as an ordinary user: .ci/as-user).
+test-grader: install
+	$(BIN)/python -m pytest tests/graders
 
 bench: install
 	$(BIN)/python -m app bench

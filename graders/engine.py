@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import math
 import os
 import threading
 import time
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import Literal
 
 from graders import jax_cache, protocol, results
+from graders.forkserver import ForkedJob
 from graders.judge import Mistakes, judge_outputs, result_ids
 from graders.pool import PoolSettings, PoolStopped, Running, WarmPool
 from graders.report import Report, file_level
@@ -23,6 +25,7 @@ Mode = Literal["submit", "run"]
 MAX_CODE_BYTES = 256 * 1024
 JAX_TIME_FACTOR = 3  # vmap/jit code compiles each of ~10 test shapes: 0.3-0.6 s apiece here
 EXIT_GRACE_S = 1.0  # a finished job exits in milliseconds; this only absorbs a busy machine
+SERVER_GRACE_S = 2.0  # a fork server stops its job at the deadline; the grader only after this
 
 
 class UnknownExercise(LookupError):
@@ -50,6 +53,8 @@ class RawRun:
     result_overflow: bool = False
     time_limit_ms: int = 0
     memory_limit_mb: int = 0
+    sys_ms: float | None = None
+    wall_ms: int = 0
 
 
 class Grader:
@@ -140,6 +145,8 @@ class Grader:
         """Send one job to a warm interpreter and collect its frames within the time limit."""
         by_index = {c.index: c for c in spec.cases}
         cases = [by_index[i] for i in case_indices]
+        deadline_ms = time_limit_ms(spec, framework)
+        memory_mb = min(spec.memory_mb, self.pool.settings.memory_mb)
         job = protocol.encode_job(
             protocol.Job(
                 entry_name=spec.entry_name,
@@ -148,17 +155,20 @@ class Grader:
                 mode="submit",
                 code=code,
                 cases=[protocol.JobCase(c.index, dict(c.inputs)) for c in cases],
+                memory_mb=memory_mb,
+                cpu_seconds=job_cpu_seconds(deadline_ms),
             )
         )
         per_exercise = framework == "jax" and spec.slug in self.pool.settings.warmups
-        proc = self.pool.acquire(f"jax:{spec.slug}" if per_exercise else framework)
+        key = f"jax:{spec.slug}" if per_exercise else framework
+        proc = self.pool.acquire(key, wall_ms=deadline_ms)
         try:
             return _exchange(
                 proc,
                 job,
                 wanted=result_ids(spec, cases),
-                deadline_s=time_limit_ms(spec, framework) / 1000,
-                memory_limit_mb=self.pool.settings.memory_mb,
+                deadline_s=deadline_ms / 1000,
+                memory_limit_mb=memory_mb,
             )
         finally:
             self.pool.release(proc)
@@ -217,6 +227,11 @@ def time_limit_ms(spec: ExerciseSpec, framework: str) -> int:
     return spec.time_ms * (JAX_TIME_FACTOR if framework == "jax" else 1)
 
 
+def job_cpu_seconds(deadline_ms: int) -> int:
+    """CPU budget of one job: its threads may use both cores for the whole wall-clock limit."""
+    return 2 * math.ceil(deadline_ms / 1000) + 1
+
+
 def _ms(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 2)
 
@@ -224,8 +239,15 @@ def _ms(started: float) -> float:
 def _exchange(
     proc: Running, job: bytes, *, wanted: list[int], deadline_s: float, memory_limit_mb: int = 0
 ) -> RawRun:
-    """Send the job, read frames until the end or the wall clock, then judge the exit."""
-    deadline = time.monotonic() + deadline_s
+    """Send the job, read frames until the end or the wall clock, then judge the exit.
+
+    A fork server's child is stopped at the deadline by its server, which then reports how much
+    CPU and memory it used; the grader kills the whole sandbox only if that does not happen.
+    """
+    started = time.monotonic()
+    deadline = started + deadline_s
+    if isinstance(proc, ForkedJob):
+        deadline += SERVER_GRACE_S
     buffer = bytearray()
     overflow = threading.Event()
 
@@ -263,6 +285,7 @@ def _exchange(
         timed_out = not overflow.is_set()
         proc.kill_tree()
         status = proc.wait(timeout=5)
+    timed_out = timed_out or status.timed_out
     output, truncated = proc.output()
     usage = proc.resource_usage()
     error: str | None = None
@@ -283,6 +306,8 @@ def _exchange(
         output_truncated=truncated,
         max_rss_mb=usage.max_rss_mb,
         cpu_ms=usage.cpu_ms,
+        sys_ms=usage.sys_ms,
+        wall_ms=round((time.monotonic() - started) * 1000),
         protocol_error=error,
         result_overflow=overflow.is_set(),
         time_limit_ms=round(deadline_s * 1000),

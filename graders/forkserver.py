@@ -2,8 +2,9 @@
 
 A `ForkedJob` offers what the engine uses of a `SandboxProcess` (job and result pipes, wait,
 kill, output, usage), so a job runs the same way whether it got a fresh interpreter or a child
-of a fork server. Any doubt (a kill, a wall-clock timeout, a malformed or missing status, a
-server that says it could not clean up) ends the whole sandbox; the pool starts a new one.
+of a fork server. The server stops a job at its deadline itself and cleans up as after any job.
+Any doubt (the grader had to kill the sandbox, a malformed or missing status, a server that
+says it could not clean up) ends the whole sandbox; the pool starts a new one.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import select
 import signal
 import socket
 import time
+from dataclasses import replace
 
 from graders.sandbox import ExitStatus, ResourceUsage, SandboxProcess
 from graders.sandbox.process import OUTPUT_DRAIN_S, OutputCollector
@@ -42,8 +44,11 @@ class ForkServer:
         """Alive and willing to take another job."""
         return not self.broken and self.jobs < self.max_jobs and self.proc.is_alive()
 
-    def start_job(self) -> ForkedJob:
-        """Hand the server fresh pipes for one job; the caller writes the job and reads frames."""
+    def start_job(self, wall_ms: int) -> ForkedJob:
+        """Hand the server fresh pipes for one job; the caller writes the job and reads frames.
+
+        The server stops the job's child after `wall_ms` milliseconds (graders/zygote.py).
+        """
         opened: list[int] = []
         try:
             job_r, job_w = os.pipe()
@@ -54,7 +59,8 @@ class ForkServer:
             opened += [out_r, out_w]
             control = socket.socket(fileno=self.proc.job_fd)
             try:
-                socket.send_fds(control, [JOB_BYTE], [job_r, result_w, out_w])
+                message = JOB_BYTE + max(wall_ms, 1).to_bytes(4, "big")
+                socket.send_fds(control, [message], [job_r, result_w, out_w])
             finally:
                 control.detach()
         except OSError as exc:
@@ -114,14 +120,16 @@ class ForkedJob:
             raw = int(report["status"])
             max_rss_kb = float(report["max_rss_kb"])
             cpu_ms = float(report["cpu_ms"])
+            sys_ms = float(report["sys_ms"])
+            timed_out = report["timed_out"] is True
             clean = report["clean"] is True
         except (ValueError, KeyError, TypeError):
             # The server died (its sandbox was killed) or sent nonsense: it is not reused.
             self.server.broken = True
             self._status = ExitStatus(None, None, killed=False)
             return
-        self._status = _decode(raw)
-        self._usage = ResourceUsage(round(max_rss_kb / 1024, 1), round(cpu_ms, 1))
+        self._status = replace(_decode(raw), timed_out=timed_out)
+        self._usage = ResourceUsage(round(max_rss_kb / 1024, 1), round(cpu_ms, 1), round(sys_ms, 1))
         self._clean = clean
         if not clean:
             self.server.broken = True

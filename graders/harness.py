@@ -1,13 +1,20 @@
 """Runs INSIDE the sandbox: warm up a framework, take one job, send outputs back as frames.
 
 This file is executed as a script by the sandboxed interpreter; it must import nothing from the
-project except `protocol` and `zygote` (bound read-only next to it). It never sees reference code
-or expected values: only the job's inputs arrive, and only plain arrays leave.
+project except `protocol`, `seccomp` and `zygote` (bound read-only next to it). It never sees
+reference code or expected values: only the job's inputs arrive, and only plain arrays leave.
+
+The process that runs a job first makes itself the whole job (`_enter_job`): the exercise's
+memory limit and a CPU budget as its own rlimits, then the job seccomp filter, which refuses new
+processes (threads still work), so those per-process limits bound everything the code can use.
 """
 
 from __future__ import annotations
 
+import errno
+import linecache
 import os
+import resource
 import sys
 import traceback
 import types
@@ -87,6 +94,33 @@ def _to_numpy(value: Any) -> Any:
     return np.ascontiguousarray(array)
 
 
+REFUSED_HINTS = (
+    (
+        ("fork", "subprocess", "multiprocessing", "Popen", "spawn", "system("),
+        "the grader runs your code as one process: starting another one (os.fork, "
+        "subprocess, multiprocessing) is not allowed, but threads are",
+    ),
+    (
+        ("mmap", "memfd", "shared_memory"),
+        "memory shared between processes is not available here: use an ordinary NumPy array",
+    ),
+)
+
+
+def _refusal_hint(exc: BaseException) -> str:
+    """Plain words for an operation the job refused (EPERM/ENOSYS; EROFS for /dev/shm)."""
+    if not isinstance(exc, OSError) or exc.errno not in (errno.EPERM, errno.ENOSYS, errno.EROFS):
+        return ""
+    try:
+        text = "".join(traceback.format_exception(exc))
+    except BaseException:
+        return ""
+    for words, hint in REFUSED_HINTS:
+        if any(word in text for word in words):
+            return f": {hint}"
+    return ""
+
+
 def _short_traceback(exc: BaseException) -> str:
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == "submission.py"]
     where = f" (line {frames[-1].lineno} of your code)" if frames else ""
@@ -94,7 +128,7 @@ def _short_traceback(exc: BaseException) -> str:
         text = str(exc)
     except BaseException:  # a hostile __str__ may raise anything, even SystemExit
         text = "<the error message could not be shown>"
-    return f"{text[:500]}{where}"
+    return f"{text[:500]}{_refusal_hint(exc)}{where}"
 
 
 def _run_class(entry: Any, inputs: dict[str, Any], framework: str, send: Any) -> None:
@@ -127,8 +161,11 @@ def run_job(job: Any, write: Any) -> None:
             write(protocol.encode_error(test, type(exc).__name__, _short_traceback(exc)))
         sent += 1
 
+    source = job.code or ""
+    # Tracebacks can then quote the student's own lines (used to explain refused operations).
+    linecache.cache["submission.py"] = (len(source), None, source.splitlines(True), "submission.py")
     try:
-        code = compile(job.code or "", "submission.py", "exec", dont_inherit=True)
+        code = compile(source, "submission.py", "exec", dont_inherit=True)
     except (MemoryError, RecursionError):
         message = (
             "your code is nested too deeply for Python to read it "
@@ -237,20 +274,51 @@ def _warm_up(framework: str) -> None:
     gc.collect()
 
 
+def _lower_limit(which: int, value: int) -> None:
+    """Set soft and hard limit to `value` unless the current hard limit is already lower."""
+    _, hard = resource.getrlimit(which)
+    if hard != resource.RLIM_INFINITY and hard <= value:
+        value = hard
+    resource.setrlimit(which, (value, value))
+
+
+def _enter_job(job: Any) -> None:
+    """Bound this process by the job's limits and refuse new processes before any student code."""
+    import seccomp  # type: ignore[import-not-found]  # bound beside this file
+
+    if job.memory_mb > 0:
+        _lower_limit(resource.RLIMIT_DATA, job.memory_mb * 1024 * 1024)
+    if job.cpu_seconds > 0:
+        # The soft limit sends SIGXCPU (reported as out of time); the hard one SIGKILL after.
+        used = resource.getrusage(resource.RUSAGE_SELF)
+        soft = int(used.ru_utime + used.ru_stime) + 1 + job.cpu_seconds
+        _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+        if hard == resource.RLIM_INFINITY or soft + 1 < hard:
+            resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 1))
+    seccomp.install_job_filter()
+
+
 def _take_one_job() -> None:
     """Read the job from fd 3, run it, write its frames to fd 4."""
     result = os.fdopen(RESULT_FD, "wb", buffering=0)
+    write = _writer(result)
     with os.fdopen(JOB_FD, "rb") as job_stream:
         job = protocol.read_job(job_stream)
-    run_job(job, _writer(result))
+    try:
+        _enter_job(job)
+    except Exception as exc:  # never run student code without its limits
+        write(protocol.encode_error(FILE_LEVEL, protocol.GRADER_FAULT, f"{exc}"))
+        write(protocol.encode_end(1))
+        return
+    run_job(job, write)
 
 
 def main() -> None:
     """Warm up, say ready, wait for one job, run it, exit (or serve forked jobs: zygote.py)."""
-    framework = sys.argv[1]
+    framework, *options = sys.argv[1:]
     _import_framework(framework)
     _warm_up(framework)
-    if sys.argv[2:] == ["fork"]:
+    if "fork" in options:
         import zygote  # type: ignore[import-not-found]  # bound beside this file
 
         zygote.serve(_take_one_job)

@@ -21,6 +21,8 @@ Mistakes = dict[str, dict[int, protocol.Result]]  # mistake id -> its outputs by
 SLOTS = 4  # must equal harness.SLOTS: result ids are case_index * SLOTS + slot
 PREVIEW_ELEMENTS = 4096
 RESULT_BYTES = protocol.RESULT_BYTES
+MEMORY_BOUND_SHARE = 0.75  # out of time this close to the memory limit: memory is the cause
+IDLE_SHARE = 0.5  # out of time with less CPU than this share of the limit: it mostly waited
 
 
 def result_ids(spec: ExerciseSpec, cases: list[Case]) -> list[int]:
@@ -33,6 +35,13 @@ def _file_level(run: RawRun, duration: float) -> Report | None:
     raised = run.frames.get(protocol.FILE_LEVEL_TEST)
     if not isinstance(raised, protocol.RaisedError):
         return None
+    if raised.type_name == protocol.GRADER_FAULT:
+        return file_level(
+            "internal_error",
+            "The grader could not prepare a safe place to run your code "
+            f"({raised.message}). This is not your fault: please submit again in a minute.",
+            duration,
+        )
     if raised.type_name == "SyntaxError":
         line = _line_of(raised.message)
         return file_level(
@@ -81,6 +90,33 @@ def _far_below_memory_limit(run: RawRun) -> bool:
     return bool(limit) and run.max_rss_mb is not None and run.max_rss_mb < limit / 2
 
 
+def _out_of_time(run: RawRun, limit_ms: int) -> tuple[Verdict, str]:
+    """Why the wall clock ran out, from the job's own CPU time and peak memory."""
+    limit_s = f"{limit_ms / 1000:g} s"
+    peak, allowed = run.max_rss_mb, run.memory_limit_mb
+    if peak is not None and allowed and peak >= MEMORY_BOUND_SHARE * allowed:
+        return "memory_limit_exceeded", (
+            f"Your code was still taking more memory when its {limit_s} ran out: it had reached "
+            f"{peak:.0f} MB of the {allowed} MB allowed. Are you building a much larger array "
+            "than the output?"
+        )
+    cpu = run.cpu_ms
+    if cpu is not None and run.exit_signal != signal.SIGXCPU and cpu < IDLE_SHARE * limit_ms:
+        doing = "waiting"
+        if run.sys_ms is not None and run.sys_ms > cpu / 2:
+            doing = "asking the system for memory or files"
+        return "time_limit_exceeded", (
+            f"Your code did not finish within {limit_s}, yet it computed for only "
+            f"{cpu / 1000:.2f} s: most of the time it was {doing}. Look for time.sleep, input(), "
+            "a lock or a thread that is never released, or a very large allocation."
+        )
+    return "time_limit_exceeded", (
+        f"Your code did not finish within {limit_s}. "
+        "Look for a loop that never ends, or work repeated for "
+        "every position that could be done once."
+    )
+
+
 def _missing(run: RawRun, limit_ms: int) -> tuple[Verdict, str]:
     """Why a test produced no result at all."""
     if run.result_overflow:
@@ -90,11 +126,7 @@ def _missing(run: RawRun, limit_ms: int) -> tuple[Verdict, str]:
             "building a table for every pair of positions?"
         )
     if run.timed_out or run.exit_signal == signal.SIGXCPU:
-        return "time_limit_exceeded", (
-            f"Your code did not finish within {limit_ms / 1000:g} s. "
-            "Look for a loop that never ends, or work repeated for "
-            "every position that could be done once."
-        )
+        return _out_of_time(run, limit_ms)
     if run.exit_signal == signal.SIGKILL and _far_below_memory_limit(run):
         # A job in a fork server's child is not pid 1, so it can kill itself.
         return "runtime_error", (

@@ -66,6 +66,7 @@ def start_interpreter(key: str, settings: PoolSettings) -> SandboxProcess:
     binds = [
         (str(HERE / "harness.py"), f"{SANDBOX_GRADERS}/harness.py"),
         (str(HERE / "protocol.py"), f"{SANDBOX_GRADERS}/protocol.py"),
+        (str(HERE / "sandbox" / "seccomp.py"), f"{SANDBOX_GRADERS}/seccomp.py"),
     ]
     if forks:
         argv.append("fork")
@@ -196,8 +197,13 @@ class WarmPool:
                 return
         discard(idle)
 
-    def acquire(self, framework: str, timeout: float | None = None) -> Running:
-        """A process ready for one job: a fresh interpreter or a fork server's child."""
+    def acquire(
+        self, framework: str, timeout: float | None = None, *, wall_ms: int = 60_000
+    ) -> Running:
+        """A process ready for one job: a fresh interpreter or a fork server's child.
+
+        A fork server stops its child after `wall_ms`; a fresh interpreter is the caller's to time.
+        """
         while True:
             idle = self._acquire_idle(framework, timeout)
             if isinstance(idle, SandboxProcess):
@@ -205,7 +211,7 @@ class WarmPool:
                     self._refill(framework)
                 return idle
             try:
-                job = idle.start_job()
+                job = idle.start_job(wall_ms)
             except ForkServerGone:
                 log.warning("a %s fork server was gone; starting another", framework)
                 self._replace(framework, idle)

@@ -32,6 +32,7 @@ MAX_JOB_HEADER_BYTES: Final = 2**20
 DEFAULT_JOB_BYTES: Final = 256 * 2**20
 RESULT_BYTES: Final = 64 * 2**20  # all result frames of one job together
 RESULT_TOO_LARGE: Final = "ResultTooLarge"  # error type the harness sends for an oversized output
+GRADER_FAULT: Final = "GraderFault"  # the job process could not set up its limits: not the code's
 FILE_LEVEL_TEST: Final = 2**32 - 1
 _HEADER: Final = struct.Struct("<4sBBBBI8QQ")
 HEADER_SIZE: Final = _HEADER.size
@@ -124,6 +125,8 @@ class Job:
     mode: str
     cases: list[JobCase] = field(default_factory=list)
     code: str | None = None
+    memory_mb: int = 0  # the exercise's limit, applied by the job process to itself (0: none)
+    cpu_seconds: int = 0  # CPU budget of the job process (0: the sandbox's)
 
 
 class ByteSource(Protocol):
@@ -303,6 +306,7 @@ def encode_job(job: Job) -> bytes:
         cases.append({"index": case.index, "args": args})
     header: dict[str, Any] = {"entry": job.entry_name, "kind": job.entry_kind}
     header |= {"framework": job.framework, "mode": job.mode, "code": job.code, "cases": cases}
+    header["limits"] = {"memory_mb": job.memory_mb, "cpu_seconds": job.cpu_seconds}
     text = json.dumps(header, allow_nan=False, ensure_ascii=False).encode("utf-8", "surrogatepass")
     if len(text) > MAX_JOB_HEADER_BYTES:
         raise UnsupportedValue("the job header is too large")
@@ -320,9 +324,14 @@ def _job_header(payload: bytes) -> tuple[Job, list[tuple[dict[str, Any], str, in
         raw = json.loads(payload.decode("utf-8", "surrogatepass"))
     except (ValueError, RecursionError):
         raise MalformedFrame("the job header is not valid JSON") from None
-    keys = {"entry", "kind", "framework", "mode", "code", "cases"}
+    keys = {"entry", "kind", "framework", "mode", "code", "cases", "limits"}
     if not isinstance(raw, dict) or set(raw) != keys or not isinstance(raw["cases"], list):
         raise MalformedFrame("the job header does not have the expected fields")
+    limits = raw["limits"]
+    if not isinstance(limits, dict) or set(limits) != {"memory_mb", "cpu_seconds"}:
+        raise MalformedFrame("the job's limits are malformed")
+    if not all(type(v) is int and 0 <= v < 2**31 for v in limits.values()):
+        raise MalformedFrame("the job's limits must be non-negative integers")
     refs: list[tuple[dict[str, Any], str, int]] = []
     cases: list[JobCase] = []
     for item in raw["cases"]:
@@ -348,7 +357,8 @@ def _job_header(payload: bytes) -> tuple[Job, list[tuple[dict[str, Any], str, in
         _text(raw[k], k) for k in ("entry", "kind", "framework", "mode")
     )
     code = None if raw["code"] is None else _text(raw["code"], "code", empty_ok=True)
-    return Job(entry, kind, framework, mode, cases, code), refs
+    job = Job(entry, kind, framework, mode, cases, code, limits["memory_mb"], limits["cpu_seconds"])
+    return job, refs
 
 
 def read_job(source: ByteSource | int, max_bytes: int = DEFAULT_JOB_BYTES) -> Job:

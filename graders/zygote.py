@@ -18,8 +18,14 @@ Isolation between consecutive jobs of one fork server:
 - the child gets only its job's descriptors (job 3, result 4, output 1 and 2, /dev/null 0).
 Frameworks that start threads or are unsafe to fork (JAX once it has run) never use this.
 
-Wire: the grader sends each job as one byte with three descriptors (SCM_RIGHTS) on the control
-socket (fd 3); the server answers on fd 4 with a 4-byte big-endian length and a JSON status.
+The server also keeps each job's wall clock: it SIGKILLs the child at the job's deadline and
+reports `timed_out` with the child's own CPU time (user and system) and peak memory, so the
+grader can tell a loop that never ends from code that waited or was still allocating memory.
+The grader keeps a later deadline of its own and kills the whole sandbox if the server misses it.
+
+Wire: the grader sends each job as the byte "J" and the job's wall-clock limit in milliseconds
+(4 bytes, big-endian), with three descriptors (SCM_RIGHTS), on the control socket (fd 3); the
+server answers on fd 4 with a 4-byte big-endian length and a JSON status.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ import ctypes
 import json
 import os
 import resource
+import select
 import shutil
 import signal
 import socket
@@ -178,6 +185,22 @@ def _child(fds: list[int], run_one: Callable[[], None]) -> None:
         os._exit(0)
 
 
+def _wait_child(pid: int, wall_ms: int) -> tuple[int, Any, bool]:
+    """wait4 the job's child, SIGKILLing it at its deadline; (status, rusage, timed_out)."""
+    pidfd = os.pidfd_open(pid)
+    try:
+        poller = select.poll()
+        poller.register(pidfd, select.POLLIN)
+        timed_out = not poller.poll(wall_ms)
+        if timed_out:
+            with contextlib.suppress(ProcessLookupError):
+                signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+    finally:
+        os.close(pidfd)
+    _, status, usage = os.wait4(pid, 0)
+    return status, usage, timed_out
+
+
 def _send_status(status: dict[str, Any]) -> None:
     body = json.dumps(status).encode()
     data = memoryview(len(body).to_bytes(4, "big") + body)
@@ -198,11 +221,12 @@ def serve(run_one: Callable[[], None]) -> None:
     os.write(STATUS_FD, READY)
     while True:
         try:
-            _, fds, _, _ = socket.recv_fds(control, 1, 3)
+            message, fds, _, _ = socket.recv_fds(control, 5, 3)
         except (ConnectionError, OSError):
             return
-        if len(fds) != 3:
+        if len(fds) != 3 or len(message) != 5 or message[:1] != b"J":
             return  # the grader closed the socket (or sent garbage): this server is done
+        wall_ms = int.from_bytes(message[1:], "big")
         sys.stdout.flush()
         sys.stderr.flush()
         started = time.monotonic()
@@ -212,15 +236,17 @@ def serve(run_one: Callable[[], None]) -> None:
             _child(fds, run_one)
         for fd in fds:
             os.close(fd)
-        _, status, usage = os.wait4(pid, 0)
-        wall_ms = (time.monotonic() - started) * 1000
+        status, usage, timed_out = _wait_child(pid, wall_ms)
+        elapsed_ms = (time.monotonic() - started) * 1000
         clean = _cleanup(expected, kept)
         _send_status(
             {
                 "status": status,
                 "max_rss_kb": usage.ru_maxrss,
                 "cpu_ms": round((usage.ru_utime + usage.ru_stime) * 1000, 1),
-                "wall_ms": round(wall_ms, 1),
+                "sys_ms": round(usage.ru_stime * 1000, 1),
+                "wall_ms": round(elapsed_ms, 1),
+                "timed_out": timed_out,
                 "clean": clean,
             }
         )

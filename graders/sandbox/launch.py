@@ -1,12 +1,19 @@
-"""Fork and exec bwrap: fixed fd layout, own uid, rlimits, from one long-lived spawner thread.
+"""Fork and exec bwrap: fixed fd layout, rlimits, from one long-lived spawner thread.
 
-Why not `subprocess.Popen`: the child must stage binds as root, then drop to the sandbox uid,
-and place the job/result pipes at fds 3 and 4; Popen drops the uid before `preexec_fn` and
-cannot move fds to fixed numbers safely. Why `prlimit` (util-linux) sets the rlimits, exec'd
-before bwrap: below this large process's own size, an RLIMIT_DATA set in Python could make even
-the allocations of `os.execve` fail. Why one spawner thread: `bwrap --die-with-parent` uses
-PR_SET_PDEATHSIG, which fires when the *thread* that forked bwrap exits, so a sandbox spawned
-from a short-lived pool thread would die with that thread. The launcher must run as root.
+Who runs bwrap: bubblewrap works for any user through unprivileged user namespaces, and the
+sandbox is the same either way (namespaces, seccomp, rlimits; RLIMIT_NPROC is set inside the
+sandbox's own user namespace, where it counts only that sandbox). Root adds one optional layer:
+each sandbox runs under its own otherwise unused host uid (`allocate_uid`), so a process that
+escaped every namespace would still be nobody on the host; the interpreter's folders that such a
+uid may not enter (/root is 0700) are then staged first (graders/sandbox/mounts.py).
+
+Why not `subprocess.Popen`: as root the child must stage binds, then drop to the sandbox uid,
+and in every case place the job/result pipes at fds 3 and 4; Popen drops the uid before
+`preexec_fn` and cannot move fds to fixed numbers safely. Why `prlimit` (util-linux) sets the
+rlimits, exec'd before bwrap: below this large process's own size, an RLIMIT_DATA set in Python
+could make even the allocations of `os.execve` fail. Why one spawner thread: `bwrap --die-with-
+parent` uses PR_SET_PDEATHSIG, which fires when the *thread* that forked bwrap exits, so a
+sandbox spawned from a short-lived pool thread would die with that thread.
 """
 
 from __future__ import annotations
@@ -44,7 +51,7 @@ class LaunchPlan:
 
     argv: list[str]
     env: dict[str, str]
-    uid: int
+    uid: int | None  # a host uid to switch to (root only); None: bwrap runs as the caller
     fds: dict[int, int]  # fd number in the child -> fd in the parent
     filesystem: FilesystemPlan
 
@@ -62,8 +69,13 @@ def prlimit_args(rlimits: list[tuple[str, int, int]]) -> list[str]:
     return [tool_path("prlimit"), *(f"--{n}={soft}:{hard}" for n, soft, hard in rlimits), "--"]
 
 
+def switches_uid() -> bool:
+    """Root gives each sandbox a host uid of its own; anyone else runs bwrap as themselves."""
+    return os.geteuid() == 0
+
+
 def allocate_uid() -> int:
-    """An unused host uid for one sandbox, so RLIMIT_NPROC counts only that sandbox."""
+    """An unused host uid for one sandbox (root only): nothing else on the host runs as it."""
     global _uid_next
     base = UID_BASE + (os.getpid() % UID_SLOTS) * UID_SLOTS  # separate workers, separate uids
     with _uid_lock:
@@ -76,8 +88,10 @@ def allocate_uid() -> int:
     raise LaunchError(f"more than {UID_SLOTS} sandboxes alive in one process")
 
 
-def release_uid(uid: int) -> None:
+def release_uid(uid: int | None) -> None:
     """Give a uid back once every process that used it is gone."""
+    if uid is None:
+        return
     with _uid_lock:
         _uids_in_use.discard(uid)
 
@@ -136,7 +150,8 @@ def _child(plan: LaunchPlan, err_w: int) -> None:  # pragma: no cover - child on
                     os.close(fd)  # close-on-exec fds vanish at exec anyway
             except OSError:
                 pass
-    os.setgroups([])
-    os.setresgid(plan.uid, plan.uid, plan.uid)
-    os.setresuid(plan.uid, plan.uid, plan.uid)
+    if plan.uid is not None:
+        os.setgroups([])
+        os.setresgid(plan.uid, plan.uid, plan.uid)
+        os.setresuid(plan.uid, plan.uid, plan.uid)
     os.execve(plan.argv[0], plan.argv, plan.env)  # noqa: S606 - argv is ours, no shell

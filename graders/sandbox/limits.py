@@ -7,22 +7,28 @@ How each limit is enforced (measured on the 2-core Debian 12 development machine
   from exec, imports included; a child forked by the job starts its own count, which the process
   cap bounds (a fork server's child per job too: each job has the whole budget). Wall time is
   the caller's job (`SandboxProcess.kill_tree`).
-- memory_mb: RLIMIT_DATA = memory_mb for every process of the tree. RLIMIT_AS alone cannot be
-  used at realistic limits: `import jax` + one computation peaks at ~1.5 GB of *virtual* memory
-  (XLA reserves address space) while its data segment is ~230 MB; torch: 0.64 GB / 0.22 GB.
-  RLIMIT_DATA counts private writable mappings (heap, anonymous mmap, thread stacks), which is
-  what grows when a job allocates. A backstop RLIMIT_AS = memory_mb + AS_HEADROOM_MB bounds what
-  RLIMIT_DATA does not see (MAP_SHARED anonymous memory). Allocations beyond the limit fail:
-  Python raises MemoryError, NumPy "Unable to allocate", torch RuntimeError.
-- max_processes: RLIMIT_NPROC, made effective by running each sandbox under its own otherwise
-  unused host uid (the count is per real uid; uid 0 is exempt). Threads count as processes.
+- memory_mb: RLIMIT_DATA = memory_mb for every process of the tree; the job process lowers its
+  own to the exercise's `limits.memory_mb`. A job is one process (no fork, no shared anonymous
+  memory, no memfd: the job filter), so this bounds the whole submission. RLIMIT_AS alone cannot
+  be used at realistic limits: `import jax` + one computation peaks at ~1.5 GB of *virtual*
+  memory (XLA reserves address space) while its data segment is ~230 MB; torch: 0.64 GB / 0.22
+  GB. RLIMIT_DATA counts private writable mappings (heap, anonymous mmap, thread stacks), which
+  is what grows when a job allocates. A backstop RLIMIT_AS = memory_mb + AS_HEADROOM_MB bounds
+  what RLIMIT_DATA does not see (MAP_SHARED anonymous memory). Allocations beyond the limit
+  fail: Python raises MemoryError, NumPy "Unable to allocate", torch RuntimeError.
+- max_processes: RLIMIT_NPROC, set by `prlimit` run as the sandbox's first program, which then
+  execs the interpreter (not here: set on bwrap, the kernel would also count every other
+  process of a non-root caller).
+  Since Linux 5.14 the count is kept per user namespace, so inside the sandbox's own namespace
+  it covers that sandbox's processes and threads only. A job cannot create processes at all
+  (the job seccomp filter, graders/sandbox/seccomp.py); its threads count here.
 - max_file_mb: RLIMIT_FSIZE (Python ignores SIGXFSZ, so writes fail with EFBIG).
 - max_open_files: RLIMIT_NOFILE.  Cores: RLIMIT_CORE = 0.
 - tmpfs_mb: `bwrap --size` on the private /tmp; the rest of the file system is read-only.
 - output_bytes: the parent keeps only the first output_bytes of stdout+stderr.
 
-A cgroup would bound the *sum* over the tree; on this machine the only writable memory cgroup is
-the one the host's session manager placed us in (cgroup v1), so it is not used.
+A cgroup would bound the *sum* over a tree of processes; instead a job cannot have a tree (see
+the seccomp module for why: cgroups are rarely delegated to an ordinary user).
 """
 
 from __future__ import annotations
@@ -62,5 +68,4 @@ def rlimits(limits: SandboxLimits) -> list[tuple[str, int, int]]:
         ("fsize", limits.max_file_mb * MB, limits.max_file_mb * MB),
         ("nofile", limits.max_open_files, limits.max_open_files),
         ("core", 0, 0),
-        ("nproc", limits.max_processes, limits.max_processes),
     ]

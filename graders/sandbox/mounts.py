@@ -1,10 +1,11 @@
 """What the sandbox sees of the file system: read-only system and interpreter trees, nothing else.
 
-bwrap runs under an unprivileged uid (see `launch`), so it can only bind paths whose parent
-directories that uid may search. The interpreter lives under /root/.pyenv (/root is 0700); such
-paths are "staged": the forked child, still root, enters a private mount namespace and binds them
-under a tmpfs on a world-searchable stage directory, from where bwrap binds them to their real
-path inside the sandbox. The host's mount table is never changed.
+When root runs the grader, bwrap runs under a sandbox uid of its own (see `launch`), so it can
+only bind paths whose parent directories that uid may search. The interpreter may live under
+/root/.pyenv (/root is 0700); such paths are "staged": the forked child, still root, enters a
+private mount namespace and binds them under a tmpfs on a world-searchable stage directory, from
+where bwrap binds them to their real path inside the sandbox. The host's mount table is never
+changed. Anyone else runs bwrap as themselves, and it binds what they can read: no staging.
 """
 
 from __future__ import annotations
@@ -76,7 +77,9 @@ def _check_dest(dest: str) -> str:
     return dest
 
 
-def plan_filesystem(ro_binds: list[tuple[str, str]], tmpfs_mb: int) -> FilesystemPlan:
+def plan_filesystem(
+    ro_binds: list[tuple[str, str]], tmpfs_mb: int, *, staging: bool = True
+) -> FilesystemPlan:
     """Read-only system dirs, interpreter, caller binds; private /tmp; read-only root and /dev."""
     plan = FilesystemPlan()
     for path in SYSTEM_DIRS:
@@ -95,7 +98,7 @@ def plan_filesystem(ro_binds: list[tuple[str, str]], tmpfs_mb: int) -> Filesyste
     for source, dest in binds:
         if not os.path.exists(source):
             raise FileNotFoundError(source)
-        if _searchable_by_others(source):
+        if not staging or _searchable_by_others(source):
             plan.args += ["--ro-bind", source, dest]
             continue
         plan.stage_root = plan.stage_root or _stage_root()

@@ -28,12 +28,14 @@ class ExitStatus:
 
     bwrap reports a program killed by signal N as exit code 128+N; that is decoded here, so
     `signal` is set and `exit_code` is None (a program that calls exit(128+N) looks the same).
-    `killed` says the parent called kill_tree() before the program ended by itself.
+    `killed` says the parent called kill_tree() before the program ended by itself;
+    `timed_out` that a fork server stopped the job at its wall-clock deadline.
     """
 
     exit_code: int | None
     signal: int | None
     killed: bool
+    timed_out: bool = False
 
 
 OUTPUT_DRAIN_S = 5.0
@@ -41,10 +43,11 @@ OUTPUT_DRAIN_S = 5.0
 
 @dataclass(frozen=True)
 class ResourceUsage:
-    """Peak RSS of the largest process and CPU time of the whole tree, once it was reaped."""
+    """Peak RSS of the largest process and CPU time (user + system) of the tree, once reaped."""
 
     max_rss_mb: float | None
     cpu_ms: float | None
+    sys_ms: float | None = None  # the system part of cpu_ms (page faults count here)
 
 
 class OutputCollector:
@@ -99,7 +102,7 @@ class SandboxProcess:
         self,
         *,
         pid: int,
-        uid: int,
+        uid: int | None,
         job_fd: int,
         result_fd: int,
         info_fd: int,
@@ -248,7 +251,9 @@ class SandboxProcess:
                     return None
                 self._status = self._decode(status)
                 cpu = (usage.ru_utime + usage.ru_stime) * 1000
-                self._usage = ResourceUsage(round(usage.ru_maxrss / 1024, 1), round(cpu, 1))
+                self._usage = ResourceUsage(
+                    round(usage.ru_maxrss / 1024, 1), round(cpu, 1), round(usage.ru_stime * 1000, 1)
+                )
             release_uid(self._uid)
             return self._status
 

@@ -1,4 +1,4 @@
-"""Spawn one sandboxed interpreter for the warm pool: bwrap + seccomp + rlimits + own uid.
+"""Spawn one sandboxed interpreter for the warm pool: bwrap + seccomp + rlimits.
 
 The child sees the job pipe as fd 3 (read end) and the result pipe as fd 4 (write end); stdin is
 /dev/null; stdout and stderr go to one pipe whose first `output_bytes` the parent keeps. Wall
@@ -93,7 +93,7 @@ def spawn(
     if not argv:
         raise ValueError("argv must not be empty")
     sandbox_env = _check_env({**base_env(), **env})
-    filesystem = plan_filesystem(ro_binds, limits.tmpfs_mb)
+    filesystem = plan_filesystem(ro_binds, limits.tmpfs_mb, staging=launch.switches_uid())
     setenv = [arg for key, value in sandbox_env.items() for arg in ("--setenv", key, value)]
     bwrap_argv = [
         *launch.prlimit_args(rlimits(limits)),
@@ -120,6 +120,11 @@ def spawn(
         "--info-fd",
         str(INFO_FD),
         "--",
+        # RLIMIT_NPROC is set here, inside the sandbox's own user namespace, where the kernel
+        # counts this sandbox's processes and threads only (graders/sandbox/limits.py).
+        launch.tool_path("prlimit"),
+        f"--nproc={limits.max_processes}:{limits.max_processes}",
+        "--",
         *argv,
     ]
     return launch.in_spawner(lambda: _start(bwrap_argv, limits, filesystem, control_socket))
@@ -134,7 +139,7 @@ def _start(
         opened.extend(fds)
         return fds
 
-    uid = launch.allocate_uid()
+    uid = launch.allocate_uid() if launch.switches_uid() else None
     try:
         if control_socket:
             job_w, job_r = (s.detach() for s in socket.socketpair(socket.AF_UNIX))

@@ -1,10 +1,30 @@
-"""Seccomp filter for sandboxed interpreters, built with libseccomp through ctypes.
+"""Seccomp filters for sandboxed interpreters, built with libseccomp through ctypes.
 
-Default action: allow. Dangerous syscalls (kernel attack surface, namespace and debugging
-tricks) fail with EPERM; `socket()` fails for every family but AF_UNIX; `ioctl(TIOCSTI)` and
-`ioctl(TIOCLINUX)` fail. Syscalls of a foreign ABI (i386 via `int 0x80`, x32 numbers on the
-x86_64 entry point) kill the process: libseccomp sends them to the bad-architecture action.
-The program is exported as raw BPF for `bwrap --seccomp FD`.
+Two filters stack (a process keeps every filter it was given; the strictest answer wins):
+
+- The sandbox filter (`build_filter`, exported as raw BPF for `bwrap --seccomp FD`) holds for
+  every process of the sandbox. Default action: allow. Dangerous syscalls (kernel attack
+  surface, namespace and debugging tricks) fail with EPERM; `socket()` fails for every family
+  but AF_UNIX; `ioctl(TIOCSTI)` and `ioctl(TIOCLINUX)` fail. Syscalls of a foreign ABI (i386 via
+  `int 0x80`, x32 numbers on the x86_64 entry point) kill the process.
+- The job filter (`install_job_filter`) is added by the process that is about to run student
+  code, after its framework is imported and just before the code is loaded (graders/harness.py).
+  It makes the job ONE process, so per-process rlimits bound the whole submission:
+  * no new process: `fork`, `vfork` and `clone` without CLONE_THREAD fail with EPERM, `clone3`
+    with ENOSYS (its flags sit in memory a filter cannot read; glibc then falls back to `clone`,
+    so threads keep working). Threads share the one address space that RLIMIT_DATA bounds and
+    count against RLIMIT_NPROC. Why not a cgroup: the hosts we target (a laptop, CI, a VM with
+    cgroup v1 or an undelegated v2 tree) rarely let an ordinary user create one; seccomp and
+    rlimits work everywhere bubblewrap does, for root and for everyone else.
+  * no memory outside RLIMIT_DATA: `memfd_create` and shared anonymous `mmap` fail with EPERM
+    (both make pages that RLIMIT_DATA does not count);
+  * no reaching other processes of the sandbox (the fork server, a warm interpreter waiting
+    for the next job): signals only to itself, `prlimit64`, `setpriority` and `ioprio_set`
+    only on itself, no pidfds.
+  It is built inside the sandbox (it needs the job's own pid) and applied to every thread at
+  once (SECCOMP_FILTER_FLAG_TSYNC), so threads a framework started earlier are bound too.
+
+This file imports nothing from the project: the sandbox binds it beside the harness.
 """
 
 from __future__ import annotations
@@ -25,6 +45,12 @@ SCMP_CMP_NE = 1
 SCMP_CMP_MASKED_EQ = 7
 
 AF_UNIX = 1
+CLONE_THREAD = 0x00010000
+MAP_SHARED, MAP_ANONYMOUS = 0x01, 0x20  # MAP_SHARED_VALIDATE (0x03) has the MAP_SHARED bit too
+PRIO_PROCESS, IOPRIO_WHO_PROCESS = 0, 1
+SYS_SECCOMP = 317  # x86_64
+SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC = 1, 1
+PR_SET_NO_NEW_PRIVS = 38
 TIOCSTI = 0x5412
 TIOCLINUX = 0x541C
 INT32_MASK = 0xFFFFFFFF
@@ -70,6 +96,16 @@ DENIED_SYSCALLS: tuple[str, ...] = (
     "mq_open",
 )
 DENIED_IOCTLS: tuple[int, ...] = (TIOCSTI, TIOCLINUX)
+# Refused outright by the job filter (more, with argument checks, in build_job_filter).
+JOB_DENIED_SYSCALLS: tuple[str, ...] = (
+    "fork",
+    "vfork",
+    "memfd_create",
+    "tkill",
+    "pidfd_open",
+    "pidfd_getfd",
+    "pidfd_send_signal",
+)
 
 
 class SeccompError(RuntimeError):
@@ -134,13 +170,13 @@ def _context(lib: ctypes.CDLL) -> Iterator[int]:
         lib.seccomp_release(ctx)
 
 
-def _rule(lib: ctypes.CDLL, ctx: int, name: str, *cmps: _ArgCmp) -> None:
+def _rule(lib: ctypes.CDLL, ctx: int, name: str, *cmps: _ArgCmp, code: int = errno.EPERM) -> None:
     nr = lib.seccomp_syscall_resolve_name(name.encode())
     if nr < 0:
         return  # not a syscall on this architecture: nothing to deny
     array = (_ArgCmp * len(cmps))(*cmps) if cmps else None
     _check(
-        lib.seccomp_rule_add_array(ctx, act_errno(errno.EPERM), nr, len(cmps), array),
+        lib.seccomp_rule_add_array(ctx, act_errno(code), nr, len(cmps), array),
         f"rule for {name}",
     )
 
@@ -161,13 +197,67 @@ def build_filter() -> bytes:
         for request in DENIED_IOCTLS:
             # The kernel reads the request as a 32-bit int, so ignore the upper half.
             _rule(lib, ctx, "ioctl", _ArgCmp(1, SCMP_CMP_MASKED_EQ, INT32_MASK, request))
-        fd = os.memfd_create("graders-seccomp-build", os.MFD_CLOEXEC)
-        try:
-            _check(lib.seccomp_export_bpf(ctx, fd), "seccomp_export_bpf")
-            os.lseek(fd, 0, os.SEEK_SET)
-            program = _read_all(fd)
-        finally:
-            os.close(fd)
+        return _export(lib, ctx)
+
+
+def build_job_filter(own_pid: int) -> bytes:
+    """The job filter's BPF program for the process `own_pid` (see the module docstring)."""
+    lib = _load()
+    with _context(lib) as ctx:
+        _check(
+            lib.seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS),
+            "bad-arch action",
+        )
+        for name in JOB_DENIED_SYSCALLS:
+            _rule(lib, ctx, name)
+        _rule(lib, ctx, "clone3", code=errno.ENOSYS)
+        _rule(lib, ctx, "clone", _ArgCmp(0, SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0))
+        shared_anon = MAP_SHARED | MAP_ANONYMOUS
+        _rule(lib, ctx, "mmap", _ArgCmp(3, SCMP_CMP_MASKED_EQ, shared_anon, shared_anon))
+        # Compared on all 64 bits: a pid with stray upper bits is not this process either.
+        for name in ("kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo"):
+            _rule(lib, ctx, name, _ArgCmp(0, SCMP_CMP_NE, own_pid, 0))
+        _rule(lib, ctx, "prlimit64", _ArgCmp(0, SCMP_CMP_NE, 0, 0))
+        _rule(lib, ctx, "setpriority", _ArgCmp(0, SCMP_CMP_NE, PRIO_PROCESS, 0))
+        _rule(lib, ctx, "setpriority", _ArgCmp(1, SCMP_CMP_NE, 0, 0))
+        _rule(lib, ctx, "ioprio_set", _ArgCmp(0, SCMP_CMP_NE, IOPRIO_WHO_PROCESS, 0))
+        _rule(lib, ctx, "ioprio_set", _ArgCmp(1, SCMP_CMP_NE, 0, 0))
+        return _export(lib, ctx)
+
+
+class _SockFprog(ctypes.Structure):
+    """`struct sock_fprog` from linux/filter.h."""
+
+    _fields_ = (("len", ctypes.c_ushort), ("filter", ctypes.c_void_p))
+
+
+def install_job_filter() -> None:
+    """Add the job filter to every thread of this process; raise SeccompError if it fails."""
+    program = build_job_filter(os.getpid())
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    buffer = ctypes.create_string_buffer(program, len(program))
+    fprog = _SockFprog(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
+    if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise SeccompError(f"prctl(NO_NEW_PRIVS) failed: {os.strerror(ctypes.get_errno())}")
+    rc = libc.syscall(
+        ctypes.c_long(SYS_SECCOMP),
+        ctypes.c_long(SECCOMP_SET_MODE_FILTER),
+        ctypes.c_long(SECCOMP_FILTER_FLAG_TSYNC),
+        ctypes.byref(fprog),
+    )
+    if rc != 0:  # > 0 is the id of a thread that could not be synchronised
+        raise SeccompError(f"the job filter was refused (rc {rc}, errno {ctypes.get_errno()})")
+
+
+def _export(lib: ctypes.CDLL, ctx: int) -> bytes:
+    fd = os.memfd_create("graders-seccomp-build", os.MFD_CLOEXEC)
+    try:
+        _check(lib.seccomp_export_bpf(ctx, fd), "seccomp_export_bpf")
+        os.lseek(fd, 0, os.SEEK_SET)
+        program = _read_all(fd)
+    finally:
+        os.close(fd)
     if not program or len(program) % 8:
         raise SeccompError(f"unexpected BPF program size {len(program)}")
     return program

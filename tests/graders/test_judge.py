@@ -55,3 +55,56 @@ def test_a_sigkill_with_little_memory_used_is_the_jobs_own_doing() -> None:
 def test_a_sigkill_near_the_memory_limit_or_of_unknown_size_is_memory() -> None:
     assert _missing(_killed_run(2000.0), 2000)[0] == "memory_limit_exceeded"
     assert _missing(_killed_run(None), 2000)[0] == "memory_limit_exceeded"
+
+
+def _timed_out_run(
+    *, cpu_ms: float, sys_ms: float = 0.0, max_rss_mb: float = 40.0, exit_signal: int | None = None
+) -> RawRun:
+    return RawRun(
+        frames={},
+        ended=False,
+        timed_out=exit_signal is None,
+        exit_code=None,
+        exit_signal=exit_signal or signal.SIGKILL,
+        output="",
+        output_truncated=False,
+        max_rss_mb=max_rss_mb,
+        cpu_ms=cpu_ms,
+        sys_ms=sys_ms,
+        protocol_error=None,
+        time_limit_ms=5000,
+        memory_limit_mb=1536,
+    )
+
+
+def test_a_timeout_spent_computing_points_at_a_loop() -> None:
+    verdict, message = _missing(_timed_out_run(cpu_ms=4990.0), 5000)
+    assert verdict == "time_limit_exceeded"
+    assert "loop that never ends" in message
+
+
+def test_a_timeout_spent_waiting_says_so_with_the_cpu_time_used() -> None:
+    verdict, message = _missing(_timed_out_run(cpu_ms=12.0), 5000)
+    assert verdict == "time_limit_exceeded"
+    assert "computed for only 0.01 s" in message and "waiting" in message
+    assert "loop that never ends" not in message
+
+
+def test_a_timeout_spent_in_the_system_says_memory_or_files() -> None:
+    _, message = _missing(_timed_out_run(cpu_ms=900.0, sys_ms=850.0), 5000)
+    assert "asking the system for memory or files" in message
+
+
+def test_a_timeout_close_to_the_memory_limit_is_a_memory_verdict() -> None:
+    # A memory bomb on a cold machine: page faults are slow, so the wall clock comes first.
+    run = _timed_out_run(cpu_ms=1500.0, sys_ms=1400.0, max_rss_mb=1400.0)
+    verdict, message = _missing(run, 5000)
+    assert verdict == "memory_limit_exceeded"
+    assert "1400 MB of the 1536 MB allowed" in message
+
+
+def test_the_cpu_limit_signal_is_always_time() -> None:
+    run = _timed_out_run(cpu_ms=100.0, exit_signal=signal.SIGXCPU)
+    verdict, message = _missing(run, 5000)
+    assert verdict == "time_limit_exceeded"
+    assert "loop that never ends" in message

@@ -469,7 +469,14 @@ def _raw_job(header: Any, *frames: bytes) -> bytes:
     return head + text + b"".join(frames) + p.encode_end(len(frames))
 
 
-GOOD = {"entry": "f", "kind": "function", "framework": "numpy", "mode": "run", "code": None}
+GOOD = {
+    "entry": "f",
+    "kind": "function",
+    "framework": "numpy",
+    "mode": "run",
+    "code": None,
+    "limits": {"memory_mb": 0, "cpu_seconds": 0},
+}
 
 
 @pytest.mark.parametrize(
@@ -487,6 +494,9 @@ GOOD = {"entry": "f", "kind": "function", "framework": "numpy", "mode": "run", "
         ({**GOOD, "cases": [{"index": 0, "args": {"x": {"array": 1}}}]}, ("a0",), "references"),
         ({**GOOD, "cases": []}, ("a0",), "references"),
         ({**GOOD, "cases": [{"index": 0, "args": {"x": {"array": 0}}}]}, ("a1",), "array 0"),
+        ({**GOOD, "cases": [], "limits": {"memory_mb": 1}}, (), "limits are malformed"),
+        ({**GOOD, "cases": [], "limits": {"memory_mb": -1, "cpu_seconds": 0}}, (), "non-negative"),
+        ({**GOOD, "cases": [], "limits": {"memory_mb": 1.5, "cpu_seconds": 0}}, (), "non-negative"),
     ],
 )
 def test_job_decoder_refuses_malformed_jobs(
@@ -536,3 +546,9 @@ def test_the_module_never_uses_pickle() -> None:
     assert not {"load", "fromfile"} & names  # np.load can unpickle object arrays
     keywords = {k.arg for n in ast.walk(tree) if isinstance(n, ast.Call) for k in n.keywords}
     assert "allow_pickle" not in keywords
+
+
+def test_a_jobs_limits_survive_the_round_trip() -> None:
+    job = p.Job("f", "function", "numpy", "submit", code="", memory_mb=1536, cpu_seconds=11)
+    decoded = p.decode_job(p.encode_job(job))
+    assert (decoded.memory_mb, decoded.cpu_seconds) == (1536, 11)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from graders.sandbox import READY, SandboxError, SandboxProcess
-from tests.graders.sandbox.helpers import collect, requires_sandbox, run, start
+from tests.graders.sandbox.helpers import collect, requires_sandbox, root_only, run, start
 
 pytestmark = requires_sandbox
 
@@ -191,6 +191,7 @@ def test_sandbox_survives_the_thread_that_spawned_it() -> None:
     proc.close()
 
 
+@root_only
 def test_uids_are_distinct_per_sandbox() -> None:
     procs = [start("import time\ntime.sleep(30)") for _ in range(3)]
     try:

@@ -1,4 +1,4 @@
-# Attack: SIGKILL to the parent (pid 1, the fork server, which ignores signals from inside its namespace) and to the job's own process group; only the job itself dies, nothing outside can be reached -> runtime_error.
+# Attack: SIGKILL to the parent (pid 1, the fork server) and to the job's own process group; a job may signal only itself, so both are refused and the right answer stands -> accepted.
 import contextlib
 import os
 import signal

@@ -1,4 +1,4 @@
-# Attack: forks; the child answers every test and ends the result stream, then the parent writes duplicate frames after END. Only data before END counts and it is right -> accepted.
+# Attack: forks so a child answers every test and ends the result stream while the parent writes duplicate frames after END; a job cannot start processes, so the fork fails -> runtime_error.
 import os
 
 import numpy as np
