@@ -7,7 +7,7 @@ ASSETS := frontend/dist/.built
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install assets migrate run test test-grader lint typecheck validate bench soak clean
+.PHONY: install assets migrate prepare run test test-grader lint typecheck validate bench soak clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -26,7 +26,11 @@ assets: $(ASSETS)
 migrate: install
 	$(BIN)/python -m app migrate
 
-run: install assets migrate
+# Grading's set-up: JAX's compilation cache (a no-op when it is up to date).
+prepare: install
+	$(BIN)/python -m app prepare
+
+run: install assets migrate prepare
 	-$(BIN)/python -m app validate --no-grade  # quick content check; `make validate` also grades
 	$(BIN)/python -m app serve --host $(HOST) --port $(PORT)
 
@@ -40,7 +44,7 @@ typecheck: install
 validate: install
 	$(BIN)/python -m app validate
 
-test: install assets migrate lint typecheck validate
+test: install assets migrate prepare lint typecheck validate
 	$(BIN)/python -m pytest
 
 # The grader's suites alone (CI runs them again as an ordinary user: .ci/as-user).

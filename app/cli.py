@@ -85,6 +85,15 @@ def cmd_migrate(_args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_prepare(_args: argparse.Namespace) -> int:
+    """Build what grading needs before the first start (JAX's compilation cache)."""
+    from app.grading.service import jax_cache_dir, prepare_jax_cache
+
+    seconds = prepare_jax_cache()
+    print(f"JAX compilation cache in {jax_cache_dir()} is up to date ({seconds:.1f} s)")
+    return 0
+
+
 def _progress_printer() -> Callable[[int, int, str], None]:
     """Grading progress on stderr: a redrawn bar on a terminal, a line per 10% otherwise."""
     tty = sys.stderr.isatty()
@@ -265,6 +274,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.set_defaults(func=cmd_serve)
     sub.add_parser("migrate", help="apply database migrations").set_defaults(func=cmd_migrate)
+    sub.add_parser("prepare", help="fill JAX's compilation cache").set_defaults(func=cmd_prepare)
     worker = sub.add_parser("worker", help="grade jobs from the Redis queue (needs REDIS_URL)")
     worker.add_argument(
         "--concurrency", type=int, help="jobs graded at once (default: GRADING_WORKERS)"

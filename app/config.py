@@ -26,7 +26,10 @@ class Settings(BaseSettings):
     )
     jax_cache_dir: Path | None = Field(
         default=None,
-        description="JAX compilation cache filled by trusted runs; default app_data_dir/jax-cache.",
+        description=(
+            "JAX compilation cache filled by trusted runs (`python -m app prepare`, part of "
+            "`make run`); default var/jax-cache in the checkout, shared by every data dir."
+        ),
     )
     database_url: str | None = Field(
         default=None, description="SQLAlchemy URL; default is a SQLite file in app_data_dir."
@@ -42,10 +45,11 @@ class Settings(BaseSettings):
         description="Warm sandboxed interpreters kept ready per framework.",
     )
     pool_fork: list[str] = Field(
-        default_factory=lambda: ["numpy", "torch"],
+        default_factory=lambda: ["numpy", "torch", "jax"],
         description=(
             "Frameworks whose pool entries are fork servers: one sandbox imports once and forks "
-            "one child per job (not JAX: forking after JAX ran is unsafe)."
+            "one child per job (JAX: forks before its backend starts; each child warms up "
+            "ahead of its job). Left out: a fresh sandbox per job."
         ),
     )
     pool_fork_max_jobs: int = Field(

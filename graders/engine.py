@@ -17,6 +17,7 @@ from graders.forkserver import ForkedJob
 from graders.judge import Mistakes, judge_outputs, result_ids
 from graders.pool import PoolSettings, PoolStopped, Running, WarmPool
 from graders.report import Report, file_level
+from graders.sandbox import base_env
 from graders.spec import ExerciseSpec, SpecError, load_spec
 from graders.warmup import encode_warmup, warmup_bundles
 
@@ -84,7 +85,7 @@ class Grader:
         if not cache_dir:
             return
         try:
-            seconds = jax_cache.fill(self.exercises_dir, Path(cache_dir))
+            seconds = jax_cache.fill(self.exercises_dir, Path(cache_dir), base_env())
             log.info("JAX compilation cache ready in %.1f s", seconds)
         except Exception:  # JAX still works without the cache, only slower
             log.exception("could not fill the JAX compilation cache")

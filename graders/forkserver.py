@@ -18,7 +18,7 @@ import socket
 import time
 from dataclasses import replace
 
-from graders.sandbox import ExitStatus, ResourceUsage, SandboxProcess
+from graders.sandbox import READY, ExitStatus, ResourceUsage, SandboxProcess
 from graders.sandbox.process import OUTPUT_DRAIN_S, OutputCollector
 
 MAX_STATUS_BYTES = 4096
@@ -72,6 +72,20 @@ class ForkServer:
             os.close(fd)
         self.jobs += 1
         return ForkedJob(self, job_fd=job_w, result_fd=result_r, output=out_r)
+
+    def poll_ready(self, timeout: float) -> bool:
+        """Wait up to `timeout` for the server's "ready for the next job" byte (after a job)."""
+        fd = self.proc.result_fd
+        try:
+            ready, _, _ = select.select([fd], [], [], timeout)
+            marker = os.read(fd, 1) if ready else b""
+        except OSError:
+            marker = b""
+        if marker == READY:
+            return True
+        if ready:  # anything else, or the end of the stream: this server is done
+            self.broken = True
+        return False
 
     def discard(self) -> None:
         """Kill the whole sandbox and close its descriptors."""

@@ -29,7 +29,8 @@ READY = b"R"
 JAX_CACHE_DIR = "/grader/jax-cache"  # graders.jax_cache.SANDBOX_CACHE_DIR
 
 
-def _import_framework(framework: str) -> Any:
+def _import_framework(framework: str, *, start_backend: bool = True) -> Any:
+    """Import the framework; JAX's backend starts only with `start_backend` (it starts threads)."""
     import numpy as np
 
     if framework == "torch":
@@ -40,16 +41,22 @@ def _import_framework(framework: str) -> Any:
     elif framework == "jax":
         import flax.linen  # noqa: F401
         import jax
-        import jax.numpy as jnp
 
         if os.path.isdir(JAX_CACHE_DIR):  # read-only; see graders/jax_cache.py
             config: Any = jax.config
             config.update("jax_compilation_cache_dir", JAX_CACHE_DIR)
             config.update("jax_persistent_cache_min_entry_size_bytes", -1)
             config.update("jax_persistent_cache_min_compile_time_secs", 1e9)  # never write
-        jnp.ones(2).block_until_ready()
-        del jax
+            config.update("jax_persistent_cache_enable_xla_caches", "none")  # as jax_cache
+        if start_backend:
+            _start_jax_backend()
     return np
+
+
+def _start_jax_backend() -> None:
+    import jax.numpy as jnp
+
+    jnp.ones(2).block_until_ready()
 
 
 def _to_framework(value: Any, framework: str) -> Any:
@@ -224,32 +231,31 @@ def _read_exactly(fd: int, size: int) -> bytes:
     return bytes(data)
 
 
-def _read_warmup() -> list[Any]:
-    """The grader's first frame on the job pipe: model solutions and test shapes, or nothing."""
-    import json
-
+def _read_warmup() -> bytearray:
+    """The grader's first frame on the job pipe: model solutions and test shapes (JSON), or b""."""
     size = int.from_bytes(_read_exactly(JOB_FD, 4), "big")
-    if size == 0:
-        return []
     if size > WARMUP_MAX_BYTES:
         raise ValueError(f"warm-up frame of {size} bytes is too large")
-    bundle = json.loads(_read_exactly(JOB_FD, size))
-    return bundle if isinstance(bundle, list) else []
+    return bytearray(_read_exactly(JOB_FD, size)) if size else bytearray()
 
 
-def _warm_up(framework: str) -> None:
+def _warm_up(framework: str, raw: bytearray) -> None:
     """Run trusted model solutions on zero inputs of the test shapes so JAX compiles them now.
 
     The inputs are zeros, never the real (or hidden) test inputs, and everything is dropped
-    before the job arrives.
+    before the job arrives (the bundle's bytes are zeroed in this process's copy).
     """
     import gc
+    import json
 
     import numpy as np
 
-    bundle = _read_warmup()
-    if framework != "jax":
+    if framework != "jax" or not raw:
+        raw[:] = bytes(len(raw))
         return
+    bundle = json.loads(bytes(raw))
+    raw[:] = bytes(len(raw))
+    bundle = bundle if isinstance(bundle, list) else []
     while bundle:
         item = bundle.pop()
         warm_module = types.ModuleType("warmup")
@@ -314,15 +320,31 @@ def _take_one_job() -> None:
 
 
 def main() -> None:
-    """Warm up, say ready, wait for one job, run it, exit (or serve forked jobs: zygote.py)."""
+    """Warm up, say ready, wait for one job, run it, exit (or serve forked jobs: zygote.py).
+
+    A JAX fork server stops before JAX's backend starts (forking after it has run can
+    deadlock): each of its children starts the backend and warms up while no job waits for it.
+    """
     framework, *options = sys.argv[1:]
-    _import_framework(framework)
-    _warm_up(framework)
-    if "fork" in options:
+    forks = "fork" in options
+    prewarm = forks and framework == "jax"
+    _import_framework(framework, start_backend=not prewarm)
+    warmup = _read_warmup()
+    if forks:
         import zygote  # type: ignore[import-not-found]  # bound beside this file
 
-        zygote.serve(_take_one_job)
+        if prewarm:
+
+            def prepare() -> None:
+                _start_jax_backend()
+                _warm_up(framework, warmup)
+
+            zygote.serve(_take_one_job, prepare=prepare)
+        else:
+            _warm_up(framework, warmup)
+            zygote.serve(_take_one_job)
         os._exit(0)
+    _warm_up(framework, warmup)
     os.write(RESULT_FD, READY)
     _take_one_job()
     sys.stdout.flush()

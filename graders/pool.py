@@ -16,6 +16,7 @@ from pathlib import Path
 
 from graders.forkserver import ForkedJob, ForkServer, ForkServerGone
 from graders.jax_cache import SANDBOX_CACHE_DIR
+from graders.lane import Lane
 from graders.sandbox import SandboxLimits, SandboxProcess, spawn
 
 log = logging.getLogger(__name__)
@@ -37,10 +38,13 @@ class PoolSettings:
     warmups: dict[str, bytes] = field(default_factory=dict)  # slug -> encode_warmup() frame
     jax_warm_up: bool = True  # False: plain JAX interpreters (the benchmark's fresh baseline)
     jax_cache_dir: str | None = None  # filled by graders.jax_cache; bound read-only into JAX
-    # Frameworks served by fork servers (graders/zygote.py): safe to fork once imported. JAX is
-    # not (its backend is multithreaded once it ran, and its warm-up runs it).
-    fork: tuple[str, ...] = ("numpy", "torch")
+    # Frameworks served by fork servers (graders/zygote.py). NumPy and torch fork once imported;
+    # a JAX server forks before its backend starts and keeps a warm child ready for each job.
+    fork: tuple[str, ...] = ("numpy", "torch", "jax")
     fork_max_jobs: int = 500  # a fork server is replaced after this many jobs
+    # Extra JAX servers a key may start while jobs wait and every server is busy or warming
+    # (its next child warms up for about a second); they go again once nobody waits.
+    jax_burst_servers: int = 2
 
 
 def _limits(settings: PoolSettings) -> SandboxLimits:
@@ -122,7 +126,10 @@ class WarmPool:
         self._stopped = False
         self._pending: dict[str, int] = dict.fromkeys(settings.sizes, 0)
         self._busy: collections.Counter[str] = collections.Counter()  # fork servers in use
+        self._warming: collections.Counter[str] = collections.Counter()  # between two jobs
+        self._waiting: collections.Counter[str] = collections.Counter()  # callers of acquire
         self._starting: set[SandboxProcess] = set()
+        self._lane = Lane(lambda key: self._waiting[key] > 0)  # one background start at a time
         self._prepare: dict[str, Callable[[], None]] = {}
         self._prepared: set[str] = set()
         self._prepare_lock = threading.Lock()
@@ -163,12 +170,15 @@ class WarmPool:
         proc: SandboxProcess | None = None
         try:
             self._ensure_prepared(framework)
-            proc = self._start(framework, self.settings)
-            with self._cond:
+            with self._lane.turn(framework):
                 if self._stopped:
                     raise _Stopped
-                self._starting.add(proc)
-            proc.wait_ready(self.settings.ready_timeout_s)
+                proc = self._start(framework, self.settings)
+                with self._cond:
+                    if self._stopped:
+                        raise _Stopped
+                    self._starting.add(proc)
+                proc.wait_ready(self.settings.ready_timeout_s)
         except Exception as exc:
             if not self._stopped and not isinstance(exc, _Stopped):
                 log.exception("could not start a %s interpreter", framework)
@@ -181,7 +191,7 @@ class WarmPool:
                 time.sleep(1.0)
             return
         idle: Idle = proc
-        if framework in self.settings.fork:
+        if self._forks(framework):
             idle = ForkServer(
                 proc,
                 key=framework,
@@ -221,19 +231,56 @@ class WarmPool:
             return job
 
     def release(self, running: Running) -> None:
-        """After the job: a fork server that cleaned up goes back; anything else is replaced."""
+        """After the job: a fork server that cleaned up goes back once it is ready again."""
         if isinstance(running, SandboxProcess):
             discard(running)
             return
         running.close()
         server = running.server
+        key = server.key
         with self._cond:
-            self._busy[server.key] -= 1
-            if running.reusable and server.is_alive() and not self._stopped:
-                self._ready[server.key].appendleft(server)
+            self._busy[key] -= 1
+            keep = running.reusable and server.is_alive() and not self._stopped
+            if keep and self._live(key) >= max(self.settings.sizes.get(key, 0), 1):
+                keep = self._waiting[key] > 0  # a burst server stays only while jobs wait
+            if keep and server.poll_ready(0.0):
+                self._ready[key].appendleft(server)
                 self._cond.notify_all()
                 return
-        self._replace(server.key, server)
+            if keep:
+                self._warming[key] += 1
+        if not keep:
+            if running.reusable and server.is_alive():
+                discard(server)  # an extra server nobody waits for: let it go
+                return
+            self._replace(key, server)
+            return
+        threading.Thread(
+            target=self._await_ready, args=(server,), daemon=True, name=f"pool-warm-{key}"
+        ).start()
+
+    def _await_ready(self, server: ForkServer) -> None:
+        """Put a server back once its next child is warm (JAX), or replace it."""
+        ready = server.poll_ready(self.settings.ready_timeout_s)
+        with self._cond:
+            self._warming[server.key] -= 1
+            if ready and not self._stopped and server.is_alive():
+                self._ready[server.key].append(server)
+                self._cond.notify_all()
+                return
+        if self._stopped:
+            discard(server)
+        else:
+            log.warning("a %s fork server did not get ready again; replacing it", server.key)
+            self._replace(server.key, server)
+
+    def _live(self, key: str) -> int:
+        """Servers of this key alive now: busy, warming, ready or starting (lock held)."""
+        ready = len(self._ready.get(key, ()))
+        return self._busy[key] + self._warming[key] + ready + self._pending.get(key, 0)
+
+    def _forks(self, key: str) -> bool:
+        return key.partition(":")[0] in self.settings.fork
 
     def _replace(self, framework: str, server: ForkServer) -> None:
         discard(server)
@@ -257,10 +304,16 @@ class WarmPool:
         return None
 
     def _may_start(self, framework: str) -> bool:
-        """Start one more on demand? Fork servers are reused, so not while `size` are busy."""
+        """Start one more on demand? Fork servers are reused, so only below their size, or, for
+        JAX, as a burst server while more jobs wait than servers are warming (lock held)."""
         size = self.settings.sizes.get(framework, 0)
-        forks = framework.partition(":")[0] in self.settings.fork
-        return not forks or size == 0 or self._busy[framework] < size
+        if not self._forks(framework) or size == 0:
+            return True
+        live = self._live(framework)
+        if live < size:
+            return True
+        burst = self.settings.jax_burst_servers if framework.startswith("jax") else 0
+        return live < size + burst and self._waiting[framework] > self._warming[framework]
 
     def _acquire_idle(self, framework: str, timeout: float | None = None) -> Idle:
         """An idle interpreter or fork server (waits for one)."""
@@ -271,23 +324,31 @@ class WarmPool:
             self._pending[framework] = 0
         deadline = time.monotonic() + timeout
         with self._cond:
-            while True:
-                if self._stopped:
-                    raise PoolStopped("the grader is shutting down")
-                proc = self._pop_ready(framework)
-                if proc is not None:
-                    break
-                if self._pending[framework] == 0 and self._may_start(framework):
-                    self._cond.release()
-                    try:
-                        self._refill(framework)
-                    finally:
-                        self._cond.acquire()
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise TimeoutError(f"no {framework} interpreter became ready in {timeout} s")
-                self._cond.wait(remaining)
-        return proc
+            self._waiting[framework] += 1
+            self._lane.nudge()
+            try:
+                return self._wait_idle(framework, timeout, deadline)
+            finally:
+                self._waiting[framework] -= 1
+
+    def _wait_idle(self, framework: str, timeout: float, deadline: float) -> Idle:
+        """The waiting part of _acquire_idle (lock held)."""
+        while True:
+            if self._stopped:
+                raise PoolStopped("the grader is shutting down")
+            proc = self._pop_ready(framework)
+            if proc is not None:
+                return proc
+            if self._pending[framework] == 0 and self._may_start(framework):
+                self._cond.release()
+                try:
+                    self._refill(framework)
+                finally:
+                    self._cond.acquire()
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError(f"no {framework} interpreter became ready in {timeout} s")
+            self._cond.wait(remaining)
 
     def sizes(self) -> dict[str, int]:
         """Ready interpreters per framework (for metrics)."""

@@ -19,11 +19,6 @@ import numpy as np
 from graders.spec import SpecError, load_spec
 
 
-def warmup_bundle(exercises_dir: Path) -> list[dict[str, Any]]:
-    """Every JAX exercise's item (for filling the compilation cache)."""
-    return [item for items in warmup_bundles(exercises_dir).values() for item in items]
-
-
 def warmup_bundles(exercises_dir: Path) -> dict[str, list[dict[str, Any]]]:
     """Per JAX exercise: its model solution and zero-input stand-ins for each case."""
     bundles: dict[str, list[dict[str, Any]]] = {}

@@ -16,7 +16,11 @@ Isolation between consecutive jobs of one fork server:
   CPU affinity, scheduling policy) is compared with its value at start after every job; any
   change also means "not clean", since the next child would inherit it;
 - the child gets only its job's descriptors (job 3, result 4, output 1 and 2, /dev/null 0).
-Frameworks that start threads or are unsafe to fork (JAX once it has run) never use this.
+JAX is unsafe to fork once its backend has started (threads): a JAX server imports JAX but
+never starts it; instead it keeps one *warm child*, forked in advance, which starts the backend
+and runs the exercise's warm-up at low priority while no job waits for it, then waits for its
+job. The job's descriptors reach it only when a job comes; the next warm child is forked after
+the job ended and the server cleaned up, so jobs and warm-ups never overlap in one sandbox.
 
 The server also keeps each job's wall clock: it SIGKILLs the child at the job's deadline and
 reports `timed_out` with the child's own CPU time (user and system) and peak memory, so the
@@ -25,7 +29,8 @@ The grader keeps a later deadline of its own and kills the whole sandbox if the 
 
 Wire: the grader sends each job as the byte "J" and the job's wall-clock limit in milliseconds
 (4 bytes, big-endian), with three descriptors (SCM_RIGHTS), on the control socket (fd 3); the
-server answers on fd 4 with a 4-byte big-endian length and a JSON status.
+server answers on fd 4 with a 4-byte big-endian length and a JSON status, then the byte "R"
+once it can take the next job (at once, or when its next warm child is ready).
 """
 
 from __future__ import annotations
@@ -167,6 +172,63 @@ def _cleanup(expected: tuple[object, ...], kept: tuple[frozenset[str], frozenset
     return clean and _threads() == 1
 
 
+WARM_TIMEOUT_S = 300.0
+WARM_BYTE = b"W"
+
+
+class _WarmChild:
+    """A child forked ahead of its job: it runs `prepare` (start JAX, warm up), then waits."""
+
+    def __init__(self, prepare: Callable[[], None], run_one: Callable[[], None]) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX)
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the warm child
+            ours.close()
+            _warm_then_wait(theirs, prepare, run_one)
+        theirs.close()
+        self.pid, self.sock = pid, ours
+
+    def ready(self) -> bool:
+        """Wait until the child says it is warm; False if it died or never got there."""
+        self.sock.settimeout(WARM_TIMEOUT_S)
+        try:
+            ok = self.sock.recv(1) == WARM_BYTE
+        except OSError:
+            ok = False
+        if not ok:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+            self.sock.close()
+        return ok
+
+    def hand_over(self, fds: list[int]) -> bool:
+        """Give the child its job's descriptors; False if it is gone."""
+        try:
+            socket.send_fds(self.sock, [b"J"], fds)
+        except OSError:
+            return False
+        finally:
+            self.sock.close()
+        return True
+
+
+def _warm_then_wait(
+    sock: socket.socket, prepare: Callable[[], None], run_one: Callable[[], None]
+) -> None:  # pragma: no cover - the warm child
+    try:
+        os.close(CONTROL_FD)  # the server's channels are not the child's business
+        os.close(STATUS_FD)
+        prepare()
+        sock.sendall(WARM_BYTE)
+        _, fds, _, _ = socket.recv_fds(sock, 1, 3)
+        if len(fds) != 3:
+            os._exit(1)
+        _child(fds, run_one)
+    finally:
+        os._exit(1)
+
+
 def _child(fds: list[int], run_one: Callable[[], None]) -> None:
     """In the forked child: take this job's descriptors only, run it, exit."""
     try:
@@ -201,15 +263,47 @@ def _wait_child(pid: int, wall_ms: int) -> tuple[int, Any, bool]:
     return status, usage, timed_out
 
 
-def _send_status(status: dict[str, Any]) -> None:
+def _send_status(status: dict[str, Any], then: bytes = b"") -> None:
     body = json.dumps(status).encode()
-    data = memoryview(len(body).to_bytes(4, "big") + body)
+    data = memoryview(len(body).to_bytes(4, "big") + body + then)
     while data:
         data = data[os.write(STATUS_FD, data) :]
 
 
-def serve(run_one: Callable[[], None]) -> None:
-    """Say ready, then fork one child per job until the grader closes the control socket."""
+def _next_warm_child(
+    prepare: Callable[[], None] | None, run_one: Callable[[], None]
+) -> _WarmChild | None:
+    """A warm child for the next job (prewarm mode), tried twice; raises if none gets warm."""
+    if prepare is None:
+        return None
+    for _ in range(2):
+        child = _WarmChild(prepare, run_one)
+        if child.ready():
+            return child
+    raise RuntimeError("no warm child could be prepared")
+
+
+def _start_child(
+    fds: list[int], warm: _WarmChild | None, run_one: Callable[[], None], control: socket.socket
+) -> int:
+    """The pid running this job: the warm child, or a child forked now."""
+    if warm is not None and warm.hand_over(fds):
+        return warm.pid
+    if warm is not None:  # the warm child died: reap it, run the job in a plain fork
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(warm.pid, 0)
+    pid = os.fork()
+    if pid == 0:
+        control.detach()
+        _child(fds, run_one)
+    return pid
+
+
+def serve(run_one: Callable[[], None], prepare: Callable[[], None] | None = None) -> None:
+    """Say ready, then run one child per job until the grader closes the control socket.
+
+    With `prepare`, each job runs in a child forked and prepared ahead of it (see above).
+    """
     _not_dumpable()
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, signal.SIG_DFL)  # as pid 1: signals from children are ignored
@@ -218,6 +312,7 @@ def serve(run_one: Callable[[], None]) -> None:
     control = socket.socket(fileno=CONTROL_FD)
     expected = _inherited_state()
     kept = _mounts_under_tmp()
+    warm = _next_warm_child(prepare, run_one)
     os.write(STATUS_FD, READY)
     while True:
         try:
@@ -230,10 +325,7 @@ def serve(run_one: Callable[[], None]) -> None:
         sys.stdout.flush()
         sys.stderr.flush()
         started = time.monotonic()
-        pid = os.fork()
-        if pid == 0:
-            control.detach()
-            _child(fds, run_one)
+        pid = _start_child(fds, warm, run_one, control)
         for fd in fds:
             os.close(fd)
         status, usage, timed_out = _wait_child(pid, wall_ms)
@@ -248,7 +340,11 @@ def serve(run_one: Callable[[], None]) -> None:
                 "wall_ms": round(elapsed_ms, 1),
                 "timed_out": timed_out,
                 "clean": clean,
-            }
+            },
+            then=READY if clean and prepare is None else b"",  # ready at once: one write
         )
         if not clean:
             return
+        if prepare is not None:
+            warm = _next_warm_child(prepare, run_one)
+            os.write(STATUS_FD, READY)

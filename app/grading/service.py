@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
-from app.config import get_settings
+from app.config import ROOT, get_settings
+from graders import jax_cache
 from graders.engine import Grader
 from graders.pool import PoolSettings
+from graders.sandbox import base_env
 
 _lock = threading.Lock()
 _grader: Grader | None = None
@@ -19,12 +22,21 @@ def pool_settings(*, warm: bool) -> PoolSettings:
     return PoolSettings(
         sizes=sizes,
         memory_mb=settings.sandbox_memory_mb,
-        fork=tuple(fw for fw in settings.pool_fork if fw != "jax"),
+        fork=tuple(settings.pool_fork),
         fork_max_jobs=settings.pool_fork_max_jobs,
-        jax_cache_dir=str(
-            (settings.jax_cache_dir or settings.app_data_dir / "jax-cache").resolve()
-        ),
+        jax_cache_dir=str(jax_cache_dir()),
     )
+
+
+def jax_cache_dir() -> Path:
+    """Where JAX's compilation cache lives: set up once per checkout, not per data dir."""
+    return (get_settings().jax_cache_dir or ROOT / "var" / "jax-cache").resolve()
+
+
+def prepare_jax_cache() -> float:
+    """Fill the JAX compilation cache now (no-op when up to date); seconds it took."""
+    exercises = get_settings().exercises_dir
+    return jax_cache.fill(exercises, jax_cache_dir(), base_env())
 
 
 def get_grader(*, warm: bool = True) -> Grader:
