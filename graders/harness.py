@@ -27,6 +27,7 @@ FILE_LEVEL = protocol.FILE_LEVEL_TEST
 SLOTS = 4  # result ids are case_index * SLOTS + slot; graders/judge.py uses the same number
 READY = b"R"
 JAX_CACHE_DIR = "/grader/jax-cache"  # graders.jax_cache.SANDBOX_CACHE_DIR
+FORKED_AFTER_JAX = False  # set in a JAX fork server that warmed up before forking its jobs
 
 
 def _import_framework(framework: str, *, start_backend: bool = True) -> Any:
@@ -42,8 +43,10 @@ def _import_framework(framework: str, *, start_backend: bool = True) -> Any:
         import flax.linen  # noqa: F401
         import jax
 
+        config: Any = jax.config
+        # Computations run on the calling thread, so a child forked after warm-up can run them.
+        config.update("jax_cpu_enable_async_dispatch", False)
         if os.path.isdir(JAX_CACHE_DIR):  # read-only; see graders/jax_cache.py
-            config: Any = jax.config
             config.update("jax_compilation_cache_dir", JAX_CACHE_DIR)
             config.update("jax_persistent_cache_min_entry_size_bytes", -1)
             config.update("jax_persistent_cache_min_compile_time_secs", 1e9)  # never write
@@ -57,6 +60,23 @@ def _start_jax_backend() -> None:
     import jax.numpy as jnp
 
     jnp.ones(2).block_until_ready()
+
+
+def _guard_jax_compilation() -> None:
+    """In a child forked from a warmed JAX server: end at the first new compilation.
+
+    Re-running what the server compiled works in the child, but compiling waits for a compiler
+    thread the fork did not copy, so the job would hang. Exiting with NEEDS_FRESH_JAX instead lets
+    the grader run it again in a fresh JAX process (graders/engine.py).
+    """
+    from jax._src import compiler
+
+    def refuse(*_args: Any, **_kwargs: Any) -> Any:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(protocol.NEEDS_FRESH_JAX)
+
+    compiler.compile_or_get_cached = refuse
 
 
 def _to_framework(value: Any, framework: str) -> Any:
@@ -292,6 +312,8 @@ def _enter_job(job: Any) -> None:
     """Bound this process by the job's limits and refuse new processes before any student code."""
     import seccomp  # type: ignore[import-not-found]  # bound beside this file
 
+    if FORKED_AFTER_JAX:
+        _guard_jax_compilation()
     if job.memory_mb > 0:
         _lower_limit(resource.RLIMIT_DATA, job.memory_mb * 1024 * 1024)
     if job.cpu_seconds > 0:
@@ -322,29 +344,32 @@ def _take_one_job() -> None:
 def main() -> None:
     """Warm up, say ready, wait for one job, run it, exit (or serve forked jobs: zygote.py).
 
-    A JAX fork server stops before JAX's backend starts (forking after it has run can
-    deadlock): each of its children starts the backend and warms up while no job waits for it.
+    JAX has two kinds of fork server. `fork`: warmed on its exercise, it forks each job after
+    the backend started (fast; a job that needs a new compilation is run again elsewhere).
+    `prewarm`: it stops before the backend starts, and each of its children starts it and warms
+    up while no job waits for it (the safe place for any JAX job).
     """
+    global FORKED_AFTER_JAX
     framework, *options = sys.argv[1:]
-    forks = "fork" in options
-    prewarm = forks and framework == "jax"
+    prewarm = "prewarm" in options
     _import_framework(framework, start_backend=not prewarm)
     warmup = _read_warmup()
-    if forks:
+    if prewarm:
         import zygote  # type: ignore[import-not-found]  # bound beside this file
 
-        if prewarm:
-
-            def prepare() -> None:
-                _start_jax_backend()
-                _warm_up(framework, warmup)
-
-            zygote.serve(_take_one_job, prepare=prepare)
-        else:
+        def prepare() -> None:
+            _start_jax_backend()
             _warm_up(framework, warmup)
-            zygote.serve(_take_one_job)
+
+        zygote.serve(_take_one_job, prepare=prepare)
         os._exit(0)
     _warm_up(framework, warmup)
+    if "fork" in options:
+        import zygote
+
+        FORKED_AFTER_JAX = framework == "jax"
+        zygote.serve(_take_one_job, threads_ok=FORKED_AFTER_JAX)
+        os._exit(0)
     os.write(RESULT_FD, READY)
     _take_one_job()
     sys.stdout.flush()

@@ -62,7 +62,9 @@ def _limits(settings: PoolSettings) -> SandboxLimits:
 def start_interpreter(key: str, settings: PoolSettings) -> SandboxProcess:
     """Spawn one sandboxed harness; it imports, warms up and then waits for its job.
 
-    `key` is a framework, or `jax:<exercise slug>` for a JAX interpreter warmed for one exercise.
+    `key` is a framework, or `jax:<exercise slug>` for a JAX server warmed for one exercise
+    (it forks each job after warm-up). A plain `jax` fork server is the safe kind: it forks
+    before JAX starts, and each child warms up ahead of its job (graders/harness.py).
     """
     framework, _, slug = key.partition(":")
     forks = framework in settings.fork
@@ -73,7 +75,7 @@ def start_interpreter(key: str, settings: PoolSettings) -> SandboxProcess:
         (str(HERE / "sandbox" / "seccomp.py"), f"{SANDBOX_GRADERS}/seccomp.py"),
     ]
     if forks:
-        argv.append("fork")
+        argv.append("prewarm" if framework == "jax" and not slug else "fork")
         binds.append((str(HERE / "zygote.py"), f"{SANDBOX_GRADERS}/zygote.py"))
     if framework == "jax" and settings.jax_cache_dir:
         binds.append((settings.jax_cache_dir, SANDBOX_CACHE_DIR))

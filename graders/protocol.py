@@ -33,6 +33,9 @@ DEFAULT_JOB_BYTES: Final = 256 * 2**20
 RESULT_BYTES: Final = 64 * 2**20  # all result frames of one job together
 RESULT_TOO_LARGE: Final = "ResultTooLarge"  # error type the harness sends for an oversized output
 GRADER_FAULT: Final = "GraderFault"  # the job process could not set up its limits: not the code's
+# A job forked from a warmed JAX server exits with this code when the code needs a compilation
+# (which cannot run in a forked child): the grader runs it again in a fresh JAX process.
+NEEDS_FRESH_JAX: Final = 86
 FILE_LEVEL_TEST: Final = 2**32 - 1
 _HEADER: Final = struct.Struct("<4sBBBBI8QQ")
 HEADER_SIZE: Final = _HEADER.size

@@ -1,7 +1,9 @@
 """The JAX warm-up bundle: a model solution plus the SHAPES of its exercise's test inputs.
 
 JAX interpreters are pooled per exercise (pool key `jax:<slug>`), so each one warms up only the
-computations its job will need: about ten compilations, loaded from the persistent cache.
+computations its jobs will need: the model solution's and the declared mistakes' (the wrong
+answers a class sends most), on every test shape, loaded from the persistent cache. A job that
+computes the same programs then needs no compilation at all (graders/engine.py: fast path).
 
 It reaches a fresh interpreter over its job pipe before the interpreter says it is ready, and the
 harness drops it before the job arrives; it is never a file a submission could open.
@@ -42,8 +44,10 @@ def warmup_bundles(exercises_dir: Path) -> dict[str, list[dict[str, Any]]]:
                     for name, v in case.inputs.items()
                 }
             )
+        codes = [solution.read_text(encoding="utf-8")]
+        codes += [m.code for m in spec.mistakes if m.framework == "jax"]
         bundles[spec.slug] = [
-            {"entry": spec.entry_name, "code": solution.read_text(encoding="utf-8"), "cases": cases}
+            {"entry": spec.entry_name, "code": code, "cases": cases} for code in codes
         ]
     return bundles
 
