@@ -145,22 +145,26 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
     from app.grading.service import get_grader, shutdown_grader
     from graders.engine import UnknownExercise, UnknownFramework
-    from graders.report import VERDICT_WORDS
+    from graders.report import VERDICT_WORDS, not_utf8
 
     path = Path(args.file)
     try:
-        code = path.read_bytes().decode("utf-8")
+        raw = path.read_bytes()
     except FileNotFoundError:
         return _fail(f"no such file: {path}", 2)
-    except UnicodeDecodeError as exc:
-        return _fail(f"{path} is not UTF-8 text (byte {exc.start}); save it as UTF-8", 2)
     except OSError as exc:
         return _fail(f"cannot read {path}: {exc.strerror}", 2)
     grader = get_grader(warm=False)
     try:
-        report = grader.grade(
-            exercise=args.exercise, code=code, framework=args.framework, mode=args.mode
-        )
+        try:
+            code = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:  # still a report: the student's file, not our fault
+            grader.check(exercise=args.exercise, framework=args.framework)
+            report = not_utf8(raw, exc)
+        else:
+            report = grader.grade(
+                exercise=args.exercise, code=code, framework=args.framework, mode=args.mode
+            )
     except UnknownExercise:
         return _fail(f"unknown exercise '{args.exercise}'; see GET /api/exercises", 2)
     except UnknownFramework:

@@ -117,6 +117,13 @@ class Grader:
                     raise
             return self._specs[slug]
 
+    def check(self, *, exercise: str, framework: str | None = None) -> ExerciseSpec:
+        """The exercise's spec; raises UnknownExercise or UnknownFramework."""
+        spec = self.spec(exercise)
+        if (framework or spec.frameworks[0]) not in spec.frameworks:
+            raise UnknownFramework(framework)
+        return spec
+
     def grade(
         self, *, exercise: str, code: str, framework: str | None = None, mode: Mode = "submit"
     ) -> Report:

@@ -92,3 +92,17 @@ def file_level(
         line=line,
         stdout=stdout,
     )
+
+
+def not_utf8(raw: bytes, error: UnicodeDecodeError) -> Report:
+    """The report for a file that is not UTF-8 text: which byte, on which line and column."""
+    line = raw.count(b"\n", 0, error.start) + 1
+    column = error.start - (raw.rfind(b"\n", 0, error.start) + 1) + 1
+    return file_level(
+        "syntax_error",
+        f"Python could not read your file: byte 0x{raw[error.start]:02x} at line {line}, "
+        f"column {column} is not valid UTF-8 text. Save the file as UTF-8 (most editors offer "
+        "it under 'Save with encoding') or retype the characters around that place.",
+        0.0,
+        line=line,
+    )

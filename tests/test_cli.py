@@ -240,3 +240,50 @@ def test_schemas_are_written_valid_and_up_to_date(tmp_path: Path) -> None:
     lesson = json.loads((tmp_path / "lesson.schema.json").read_text())
     quiz_types = set(lesson["properties"]["quiz"]["items"]["discriminator"]["mapping"])
     assert quiz_types == {"single", "multiple", "numeric", "shape"}
+
+
+GATHER = ROOT / "exercises" / "position-embedding-gather"
+
+
+def test_grade_json_reports_a_right_answer(data_dir: Path) -> None:
+    solution = str(GATHER / "solutions" / "numpy.py")
+    result = run_cli("grade", "position-embedding-gather", solution, "--json", env=_env(data_dir))
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout.strip().splitlines()[-1])["verdict"] == "accepted"
+
+
+def test_grade_on_bytes_that_are_not_utf8_is_a_syntax_error_report(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    broken = tmp_path / "latin1.py"
+    broken.write_bytes(b"import numpy as np\n\n# caf\xe9\ndef f():\n    pass\n")
+    result = run_cli(
+        "grade", "position-embedding-gather", str(broken), "--json", env=_env(data_dir)
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    assert report["verdict"] == "syntax_error"
+    assert report["line"] == 3
+    assert "byte 0xe9 at line 3, column 6 is not valid UTF-8" in report["message"]
+    words = run_cli("grade", "position-embedding-gather", str(broken), env=_env(data_dir))
+    assert words.returncode == 0 and "line 3, column 6" in words.stdout
+
+
+def test_grade_refuses_unknown_exercise_framework_and_missing_file(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    broken = tmp_path / "latin1.py"
+    broken.write_bytes(b"\xff\n")
+    unknown = run_cli("grade", "no-such-exercise", str(broken), env=_env(data_dir))
+    assert unknown.returncode == 2 and "unknown exercise" in unknown.stderr
+    framework = run_cli(
+        "grade",
+        "learned-pos-embed-forward",
+        str(broken),
+        "--framework",
+        "torch",
+        env=_env(data_dir),
+    )
+    assert framework.returncode == 2 and "not offered" in framework.stderr
+    missing = run_cli("grade", "position-embedding-gather", str(tmp_path / "nope.py"))
+    assert missing.returncode == 2 and "no such file" in missing.stderr
