@@ -7,7 +7,7 @@ ASSETS := frontend/dist/.built
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install assets migrate prepare run test test-grader lint typecheck validate bench soak clean
+.PHONY: system install assets migrate prepare run test test-grader lint typecheck validate bench soak clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -21,6 +21,19 @@ $(ASSETS): frontend/package.json frontend/package-lock.json frontend/build.mjs $
 
 install: $(STAMP)
 
+# Grading runs submitted code in bubblewrap sandboxes: install it when we can, else say how.
+system:
+	@command -v bwrap >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing bubblewrap (grading runs submitted code in its sandboxes)"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap; \
+	  else \
+	    echo "Grading needs bubblewrap (the bwrap command), which is not installed."; \
+	    echo "Install it, then run make again:"; \
+	    echo "    sudo apt-get install bubblewrap"; \
+	    exit 1; \
+	  fi; }
+
 assets: $(ASSETS)
 
 migrate: install
@@ -30,7 +43,7 @@ migrate: install
 prepare: install
 	$(BIN)/python -m app prepare
 
-run: install assets migrate prepare
+run: system install assets migrate prepare
 	-$(BIN)/python -m app validate --no-grade  # quick content check; `make validate` also grades
 	$(BIN)/python -m app serve --host $(HOST) --port $(PORT)
 
@@ -44,11 +57,11 @@ typecheck: install
 validate: install
 	$(BIN)/python -m app validate
 
-test: install assets migrate prepare lint typecheck validate
+test: system install assets migrate prepare lint typecheck validate
 	$(BIN)/python -m pytest
 
 # The grader's suites alone (CI runs them again as an ordinary user: .ci/as-user).
-test-grader: install
+test-grader: system install
 	$(BIN)/python -m pytest tests/graders
 
 bench: install

@@ -175,9 +175,13 @@ def cmd_grade(args: argparse.Namespace) -> int:
         )
     finally:
         shutdown_grader()
+    # Grading unavailable here (no bubblewrap...): a report still, but not a verdict on the code.
+    status = 3 if report.verdict == "internal_error" else 0
+    if status:
+        print(report.message, file=sys.stderr)
     if args.json:
         print(json.dumps(report.to_dict()))
-        return 0
+        return status
     print(
         f"{VERDICT_WORDS[report.verdict]} (score {report.score:.2f}, "
         f"{report.duration_ms:.0f} ms): {report.message}"
@@ -188,7 +192,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
         print(f"  {mark} {test.name}{hidden}: {test.message}")
         if test.misconception:
             print(f"       hint: {test.misconception['hint']}")
-    return 0
+    return status
 
 
 def cmd_new(args: argparse.Namespace) -> int:

@@ -14,9 +14,10 @@ from typing import Literal
 
 from graders import jax_cache, protocol, results
 from graders.forkserver import ForkedJob
+from graders.health import Health
 from graders.judge import Mistakes, judge_outputs, result_ids
-from graders.pool import PoolSettings, PoolStopped, Running, WarmPool
-from graders.report import Report, file_level
+from graders.pool import PoolSettings, PoolStopped, PoolUnavailable, Running, WarmPool
+from graders.report import Report, file_level, unavailable
 from graders.sandbox import base_env
 from graders.spec import Case, ExerciseSpec, SpecError, load_spec
 from graders.warmup import encode_warmup, warmup_bundles
@@ -76,13 +77,26 @@ class Grader:
             pool_settings = replace(pool_settings, sizes=sizes, warmups=warmups)
         self.pool = WarmPool(pool_settings)
         self.pool.before_first("jax", self._fill_jax_cache)
+        self.health = Health()
+        self._pool_started = False
         self._specs: dict[str, ExerciseSpec] = {}
         self._mistake_outputs: dict[str, dict[str, dict[int, protocol.Result]]] = {}
         self._lock = threading.Lock()
 
     def start(self) -> None:
-        """Start filling the pool (the first JAX interpreter waits for the compilation cache)."""
+        """Check that sandboxes start here, then fill the pool (in the background)."""
+        self.health.start(self._start_pool)
+
+    def _start_pool(self) -> None:
+        with self._lock:
+            if self._pool_started:
+                return
+            self._pool_started = True
         self.pool.start()
+
+    def status(self) -> str:
+        """ "ready", "starting" or "unavailable: <why>" (for /healthz and instructors)."""
+        return self.health.status()
 
     def _fill_jax_cache(self) -> None:
         cache_dir = self.pool.settings.jax_cache_dir
@@ -96,6 +110,7 @@ class Grader:
 
     def stop(self) -> None:
         """Kill every idle interpreter."""
+        self.health.stop()
         self.pool.stop()
 
     def forget(self, slug: str) -> None:
@@ -141,9 +156,17 @@ class Grader:
                 _ms(started),
             )
         cases = spec.cases if mode == "submit" else spec.visible_cases()
-        run = self.run_in_sandbox(
-            spec=spec, code=code, framework=framework, case_indices=[c.index for c in cases]
-        )
+        why = self.health.blocked()
+        if why is None:
+            self._start_pool()  # a grader used without start() (the CLI) starts it on demand
+            try:
+                run = self.run_in_sandbox(
+                    spec=spec, code=code, framework=framework, case_indices=[c.index for c in cases]
+                )
+            except PoolUnavailable as exc:
+                why = str(exc)
+        if why is not None:
+            return unavailable(why, _ms(started))
         # Known mistakes are run only when a test fails and their outputs are needed.
         report = judge_outputs(
             spec=spec, cases=cases, run=run, mistakes=functools.cache(lambda: self._mistakes(spec))

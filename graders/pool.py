@@ -23,6 +23,8 @@ log = logging.getLogger(__name__)
 HERE = Path(__file__).resolve().parent
 SANDBOX_GRADERS = "/grader"
 NO_WARMUP = b"\0\0\0\0"  # an empty warm-up frame
+GIVE_UP_AFTER = 3  # failed starts in a row after which jobs are answered at once, not queued
+MAX_BACKOFF_S = 30.0
 
 
 @dataclass(frozen=True)
@@ -109,6 +111,10 @@ class PoolStopped(RuntimeError):
     """The pool was stopped: no interpreter will be handed out any more."""
 
 
+class PoolUnavailable(RuntimeError):
+    """Interpreters of this kind failed to start several times in a row (still retried)."""
+
+
 class _Stopped(Exception):
     """The pool stopped while an interpreter was starting."""
 
@@ -130,6 +136,9 @@ class WarmPool:
         self._busy: collections.Counter[str] = collections.Counter()  # fork servers in use
         self._warming: collections.Counter[str] = collections.Counter()  # between two jobs
         self._waiting: collections.Counter[str] = collections.Counter()  # callers of acquire
+        self._failures: collections.Counter[str] = collections.Counter()  # starts failed in a row
+        self._last_error: dict[str, list[str]] = {}
+        self._stop_event = threading.Event()
         self._starting: set[SandboxProcess] = set()
         self._lane = Lane(lambda key: self._waiting[key] > 0)  # one background start at a time
         self._prepare: dict[str, Callable[[], None]] = {}
@@ -182,16 +191,25 @@ class WarmPool:
                     self._starting.add(proc)
                 proc.wait_ready(self.settings.ready_timeout_s)
         except Exception as exc:
+            if proc is not None:
+                discard(proc)
+            failures = 0
             if not self._stopped and not isinstance(exc, _Stopped):
                 log.exception("could not start a %s interpreter", framework)
+                with self._cond:
+                    self._failures[framework] += 1
+                    self._last_error[framework] = str(exc).strip().splitlines()[-1:] or [""]
+                    failures = self._failures[framework]
+                    self._cond.notify_all()  # waiters may now give up (see _wait_idle)
+            # Back off (1, 2, 4 ... 30 s) while still counted as pending, so nobody spins.
+            self._stop_event.wait(min(2.0 ** (failures - 1), MAX_BACKOFF_S) if failures else 0)
             with self._cond:
                 self._pending[framework] -= 1
                 self._starting.discard(proc)
-            if proc is not None:
-                discard(proc)
-            if not self._stopped:
-                time.sleep(1.0)
+                self._cond.notify_all()
             return
+        with self._cond:
+            self._failures[framework] = 0
         idle: Idle = proc
         if self._forks(framework):
             idle = ForkServer(
@@ -341,6 +359,9 @@ class WarmPool:
             proc = self._pop_ready(framework)
             if proc is not None:
                 return proc
+            if self._failures[framework] >= GIVE_UP_AFTER:
+                why = "".join(self._last_error.get(framework, [])) or "unknown error"
+                raise PoolUnavailable(f"{framework} sandboxes fail to start: {why}")
             if self._pending[framework] == 0 and self._may_start(framework):
                 self._cond.release()
                 try:
@@ -359,6 +380,7 @@ class WarmPool:
 
     def stop(self) -> None:
         """Kill every waiting interpreter, and those still starting."""
+        self._stop_event.set()
         with self._cond:
             self._stopped = True
             procs = [p for q in self._ready.values() for p in q] + list(self._starting)

@@ -106,3 +106,13 @@ def not_utf8(raw: bytes, error: UnicodeDecodeError) -> Report:
         0.0,
         line=line,
     )
+
+
+def unavailable(why: str, duration_ms: float) -> Report:
+    """The report when no sandbox can run the code: the platform's fault, said plainly."""
+    return file_level(
+        "internal_error",
+        f"Your code could not be run: grading is unavailable on this server ({why}). "
+        "This is not your fault; your code is saved, so submit it again once it is fixed.",
+        duration_ms,
+    )

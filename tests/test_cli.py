@@ -287,3 +287,20 @@ def test_grade_refuses_unknown_exercise_framework_and_missing_file(
     assert framework.returncode == 2 and "not offered" in framework.stderr
     missing = run_cli("grade", "position-embedding-gather", str(tmp_path / "nope.py"))
     assert missing.returncode == 2 and "no such file" in missing.stderr
+
+
+def test_grade_and_validate_say_at_once_why_grading_is_unavailable(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    env = _env(data_dir, GRADER_BWRAP=str(tmp_path / "no-such-bwrap"))
+    solution = str(GATHER / "solutions" / "numpy.py")
+    graded = run_cli("grade", "position-embedding-gather", solution, "--json", env=env, timeout=60)
+    assert graded.returncode == 3
+    assert "apt-get install bubblewrap" in graded.stderr
+    assert json.loads(graded.stdout.strip().splitlines()[-1])["verdict"] == "internal_error"
+    checked = run_cli("validate", "--json", env=env, timeout=60)
+    assert checked.returncode == 1
+    problems = json.loads(checked.stdout.strip().splitlines()[-1])["problems"]
+    assert [p["message"] for p in problems if "unavailable" in p["message"]] == [
+        next(p["message"] for p in problems if "bubblewrap" in p["message"])
+    ]

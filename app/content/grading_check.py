@@ -101,6 +101,10 @@ def grading_problems(
     grader.start()
     workers = max(1, sum(pool.sizes.values()))
     problems: list[Problem] = []
+    why = grader.health.blocked()
+    if why is not None:  # one clear problem, at once, instead of one per check
+        grader.stop()
+        return [Problem("exercises", f"grading is unavailable: {why}")]
     try:
         with concurrent.futures.ThreadPoolExecutor(workers, "validate-grade") as executor:
             futures = {

@@ -146,8 +146,10 @@ def plot_svg(name: str, request: Request) -> Response:
 
 @router.get("/healthz", tags=["meta"])
 def healthz() -> dict[str, str]:
-    """Liveness probe used by scripts and compose health checks."""
-    return {"status": "ok"}
+    """Liveness probe used by scripts and compose health checks (200 even when grading is not)."""
+    from app.jobs.beacon import grader_status
+
+    return {"status": "ok", "grader": grader_status()}
 
 
 @router.get("/api/lessons", tags=["content"])

@@ -61,6 +61,7 @@ class Beacon:
             "concurrency": self.concurrency,
             "in_flight": self.held.ids(),
             "pool_ready": grader.pool.sizes() if grader else {},
+            "grader": grader.status() if grader else "starting",
             "pool_target": dict(grader.pool.settings.sizes) if grader else {},
             "started": self.started,
             "seen": time.time(),
@@ -108,3 +109,29 @@ def live_workers(client: redis.Redis, prefix: str) -> list[dict[str, Any]]:
         except ValueError:
             continue
     return found
+
+
+def grader_status() -> str:
+    """ "ready", "starting" or "unavailable: <why>": this process's grader, or the workers'.
+
+    In the scale-out mode the web process grades nothing: grading is ready when some worker
+    announced a ready grader in the last few seconds.
+    """
+    from app.config import get_settings
+
+    settings = get_settings()
+    if not settings.redis_url:
+        grader = current_grader()
+        return grader.status() if grader is not None else "starting"
+    try:
+        from app.jobs.redis_queue import redis_client
+
+        workers = live_workers(redis_client(settings.redis_url), settings.redis_prefix)
+    except redis.RedisError as exc:
+        return f"unavailable: the queue (Redis) cannot be reached ({exc})"
+    states = [str(w.get("grader", "starting")) for w in workers]
+    if "ready" in states:
+        return "ready"
+    if not states:
+        return "unavailable: no grading worker is running (start one: python -m app worker)"
+    return next((s for s in states if s.startswith("unavailable")), "starting")

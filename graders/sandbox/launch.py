@@ -57,8 +57,12 @@ class LaunchPlan:
 
 
 def tool_path(name: str) -> str:
-    """Absolute path of a host tool (bwrap from bubblewrap, prlimit from util-linux)."""
-    path = shutil.which(name, path="/usr/bin:/bin:/usr/local/bin")
+    """Absolute path of a host tool (bwrap from bubblewrap, prlimit from util-linux).
+
+    GRADER_BWRAP names another bwrap (a build of its own, or a test's stand-in that fails).
+    """
+    override = os.environ.get("GRADER_BWRAP") if name == "bwrap" else None
+    path = shutil.which(override or name, path="/usr/bin:/bin:/usr/local/bin")
     if path is None:
         raise LaunchError(f"{name} is not installed")
     return path

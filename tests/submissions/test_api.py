@@ -180,3 +180,24 @@ def test_queued_jobs_survive_a_restart(data_dir: Path, student_headers: dict[str
     with TestClient(__import__("app.main", fromlist=["create_app"]).create_app()) as client:
         body = wait_done(client, 1, student_headers)
     assert body["verdict"] == "accepted"
+
+
+def test_without_bubblewrap_a_submission_ends_at_once_with_the_cause(
+    client: TestClient,
+    student_headers: dict[str, str],
+    instructor_headers: dict[str, str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    monkeypatch.setenv("GRADER_BWRAP", str(tmp_path / "no-such-bwrap"))
+    response = submit(client, student_headers)
+    assert response.status_code == 202
+    body = wait_done(client, response.json()["id"], student_headers, timeout=20)
+    assert body["verdict"] == "internal_error"
+    assert "bubblewrap" in body["message"] and "not your fault" in body["message"]
+    health = client.get("/healthz")
+    assert health.status_code == 200
+    assert health.json()["grader"].startswith("unavailable: bubblewrap")
+    page = client.get("/instructor/gradebook", headers=instructor_headers)
+    assert "Grading is unavailable" in page.text and "apt-get install bubblewrap" in page.text
+    assert client.get("/lessons/why-position").status_code == 200  # lessons still work

@@ -1,0 +1,95 @@
+"""When sandboxes cannot start, grading says so at once and in plain words, and recovers.
+
+The real probe and the real Grader; GRADER_BWRAP points them at a missing bwrap, or at a small
+script that fails the way bwrap fails where user namespaces are not allowed.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from graders import health
+from graders.engine import Grader
+from graders.pool import PoolSettings
+from tests.graders.sandbox.helpers import requires_sandbox
+
+pytestmark = requires_sandbox
+
+ROOT = Path(__file__).resolve().parents[2]
+GOOD = (ROOT / "exercises" / "position-embedding-gather" / "solutions" / "numpy.py").read_text()
+NO_USERNS_BWRAP = """#!/bin/sh
+echo "bwrap: No permissions to create a new namespace, likely because the kernel does not \
+allow non-privileged user namespaces." >&2
+exit 1
+"""
+
+
+def _grader() -> Grader:
+    return Grader(ROOT / "exercises", PoolSettings(sizes={"numpy": 1}, jax_warm_up=False))
+
+
+def _grade(grader: Grader) -> tuple[str, str, float]:
+    started = time.monotonic()
+    report = grader.grade(exercise="position-embedding-gather", code=GOOD, framework="numpy")
+    return report.verdict, report.message, time.monotonic() - started
+
+
+def test_the_probe_passes_here() -> None:
+    assert health.probe_sandbox() is None
+
+
+def test_without_bubblewrap_a_job_gets_internal_error_naming_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("GRADER_BWRAP", str(tmp_path / "no-such-bwrap"))
+    grader = _grader()
+    grader.start()
+    try:
+        verdict, message, seconds = _grade(grader)
+        assert verdict == "internal_error"
+        assert "bubblewrap" in message and "apt-get install bubblewrap" in message
+        assert "not your fault" in message
+        assert seconds < 10, "it answers at once, it does not wait for a pool that cannot fill"
+        assert grader.status().startswith("unavailable: bubblewrap")
+        assert grader.pool.sizes() == {"numpy": 0}  # no sandbox was tried in a loop
+    finally:
+        grader.stop()
+
+
+def test_without_user_namespaces_the_cause_and_fix_are_named(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    folder = Path(tempfile.mkdtemp(prefix="fake-bwrap-"))  # root's sandbox uid must reach it
+    folder.chmod(0o755)
+    fake = folder / "bwrap"
+    fake.write_text(NO_USERNS_BWRAP)
+    fake.chmod(0o755)
+    monkeypatch.setenv("GRADER_BWRAP", str(fake))
+    try:
+        reason = health.probe_sandbox()
+    finally:
+        shutil.rmtree(folder)
+    assert reason is not None
+    assert "user namespaces" in reason and "sysctl" in reason
+    assert "No permissions to create a new namespace" in reason
+
+
+def test_grading_resumes_once_the_cause_is_gone(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(health, "RECHECK_S", 0.0)
+    monkeypatch.setenv("GRADER_BWRAP", str(tmp_path / "no-such-bwrap"))
+    grader = _grader()
+    grader.start()
+    try:
+        assert _grade(grader)[0] == "internal_error"
+        monkeypatch.delenv("GRADER_BWRAP")  # "bubblewrap is installed now"
+        assert _grade(grader)[0] == "accepted"
+        assert grader.status() == "ready"
+    finally:
+        grader.stop()
