@@ -159,12 +159,22 @@ def _short_traceback(exc: BaseException) -> str:
 
 
 def _run_class(entry: Any, inputs: dict[str, Any], framework: str, send: Any) -> None:
-    """Slot 1: trainable parameter count; slot 2: those parameters, flat; slot 0: forward(x)."""
+    """Slot 1: trainable parameter count; slot 2: those parameters, flat; slot 0: forward(x).
+
+    Before forward, a module with one trainable parameter of the table's size gets the case's
+    `table` copied into it, so its behaviour is graded on values the grader chose.
+    """
     import numpy as np
 
     module = entry(int(inputs["max_len"]), int(inputs["d_model"]))
     trainable = [p for p in module.parameters() if p.requires_grad]
     send(1, np.asarray([sum(int(p.numel()) for p in trainable)], dtype=np.int64))
+    table = inputs.get("table")
+    if isinstance(table, np.ndarray) and len(trainable) == 1 and trainable[0].numel() == table.size:
+        import torch
+
+        with torch.no_grad():
+            trainable[0].copy_(torch.from_numpy(table.copy()).reshape(trainable[0].shape))
     flat = [_to_numpy(p).reshape(-1).astype(np.float32) for p in trainable]
     send(2, np.concatenate(flat) if flat else np.zeros(0, dtype=np.float32))
     send(0, _to_numpy(module(_to_framework(inputs["x"], framework))))

@@ -231,7 +231,11 @@ def _int(value: object) -> int:
 
 
 def _class_test(
-    spec: ExerciseSpec, case: Case, frames: dict[int, protocol.Result], run: RawRun
+    spec: ExerciseSpec,
+    case: Case,
+    frames: dict[int, protocol.Result],
+    run: RawRun,
+    mistakes: Callable[[], Mistakes],
 ) -> TestResult:
     base = case.index * SLOTS
     out, count, params = frames.get(base), frames.get(base + 1), frames.get(base + 2)
@@ -265,9 +269,11 @@ def _class_test(
     if not isinstance(out, np.ndarray) or not isinstance(params, np.ndarray):
         verdict, message = _missing(run, run.time_limit_ms or spec.time_ms)
         return TestResult(name, hidden, False, verdict, message)
-    table = params.reshape(max_len, d_model)
+    # The grader's own table (copied into the module before forward), else the module's own.
+    chosen = case.inputs.get("table")
+    table = chosen if isinstance(chosen, np.ndarray) else params.reshape(max_len, d_model)
     expected = np.asarray(spec.reference()(x=case.inputs["x"], table=table))
-    return _array_test(spec, case, expected, out, dict)
+    return _array_test(spec, case, expected, out, mistakes)
 
 
 def judge_outputs(
@@ -285,7 +291,7 @@ def judge_outputs(
     tests: list[TestResult] = []
     for case in cases:
         if spec.entry_kind == "class":
-            tests.append(_class_test(spec, case, run.frames, run))
+            tests.append(_class_test(spec, case, run.frames, run, mistakes))
             continue
         got = run.frames.get(case.index * SLOTS)
         if isinstance(got, np.ndarray):

@@ -81,7 +81,9 @@ def judge_check(check: Check, report: Report, exercises_dir: Path) -> Problem | 
         message = f"{wanted}; got {words}: {report.message}"
         return Problem(path, message, line)
     if check.exercise.meta.entry.kind == "class":
-        return None  # class exercises are judged without misconception matching
+        # Named where its outputs tell it apart; a module without trainable parameters (buffer,
+        # plain tensor) is explained by the parameter count and cannot be told apart by outputs.
+        return None
     named = {t.misconception["id"] for t in report.tests if t.misconception}
     if check.mistake_id not in named:
         shown = ", ".join(sorted(named)) or "none"

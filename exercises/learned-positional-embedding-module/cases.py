@@ -1,7 +1,11 @@
 """Test cases for learned-positional-embedding-module: visible ones first, then hidden ones.
 
-Each case builds LearnedPositionalEmbedding(max_len, d_model) and calls it on x. A case with
-"expect_error": True must make forward raise (T > max_len); the reference is not called for it.
+Each case builds LearnedPositionalEmbedding(max_len, d_model), sets its one trainable parameter
+to the case's `table` (so the module is graded on values the grader chose, not on its own
+initial ones: a table of zeros that is never added would otherwise pass), and calls it on x.
+A case with "expect_error": True must make forward raise (T > max_len); the reference is not
+called for it. "one-row table, three positions" catches a missing length check: there a short
+table[:T] has one row and would broadcast over all three positions without any error.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ def _case(
             "max_len": max_len,
             "d_model": d_model,
             "x": rng.standard_normal((n, t, d_model)).astype(np.float32),
+            "table": rng.standard_normal((max_len, d_model)).astype(np.float32),
         },
     }
     if expect_error:
@@ -47,4 +52,5 @@ def cases() -> list[dict[str, Any]]:
         _case(rng, "max_len of 1", True, 1, 2, 1, 4),
         _case(rng, "larger batch", True, 64, 8, 20, 32),
         _case(rng, "T larger than max_len", True, 8, 2, 9, 4, expect_error=True),
+        _case(rng, "one-row table, three positions", True, 1, 2, 3, 4, expect_error=True),
     ]

@@ -1,6 +1,7 @@
 """Trusted reference for learned-positional-embedding-module (plain NumPy, float64).
 
-The grader reads the submission's single trainable parameter and passes it here as `table`.
+The grader sets the submission's single trainable parameter to the case's `table` before
+calling forward, and passes the same table here.
 """
 
 from __future__ import annotations
