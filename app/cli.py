@@ -86,11 +86,12 @@ def cmd_migrate(_args: argparse.Namespace) -> int:
 
 
 def cmd_prepare(_args: argparse.Namespace) -> int:
-    """Build what grading needs before the first start (JAX's compilation cache)."""
-    from app.grading.service import jax_cache_dir, prepare_jax_cache
+    """Build what grading needs before the first start: JAX's cache, known mistakes' outputs."""
+    from app.grading.service import jax_cache_dir, prepare_jax_cache, prepare_mistakes
 
     seconds = prepare_jax_cache()
     print(f"JAX compilation cache in {jax_cache_dir()} is up to date ({seconds:.1f} s)")
+    print(f"known mistakes of {prepare_mistakes()} exercises are ready")
     return 0
 
 
@@ -282,7 +283,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.set_defaults(func=cmd_serve)
     sub.add_parser("migrate", help="apply database migrations").set_defaults(func=cmd_migrate)
-    sub.add_parser("prepare", help="fill JAX's compilation cache").set_defaults(func=cmd_prepare)
+    prepare = sub.add_parser("prepare", help="fill JAX's cache and the known mistakes' outputs")
+    prepare.set_defaults(func=cmd_prepare)
     worker = sub.add_parser("worker", help="grade jobs from the Redis queue (needs REDIS_URL)")
     worker.add_argument(
         "--concurrency", type=int, help="jobs graded at once (default: GRADING_WORKERS)"

@@ -12,11 +12,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-from graders import jax_cache, protocol, results
+from graders import jax_cache, mistake_runner, protocol, results
 from graders.forkserver import ForkedJob
 from graders.health import Health
 from graders.judge import Mistakes, judge_outputs, result_ids
-from graders.pool import PoolSettings, PoolStopped, PoolUnavailable, Running, WarmPool
+from graders.pool import PoolSettings, PoolUnavailable, Running, WarmPool
 from graders.report import Report, file_level, unavailable
 from graders.sandbox import base_env
 from graders.spec import Case, ExerciseSpec, SpecError, load_spec
@@ -65,8 +65,15 @@ class RawRun:
 class Grader:
     """Grades submissions with a warm pool; safe to share between threads."""
 
-    def __init__(self, exercises_dir: Path, pool_settings: PoolSettings) -> None:
+    def __init__(
+        self,
+        exercises_dir: Path,
+        pool_settings: PoolSettings,
+        *,
+        mistakes_cache_dir: Path | None = None,
+    ) -> None:
         self.exercises_dir = exercises_dir
+        self.mistakes_cache_dir = mistakes_cache_dir
         if not pool_settings.warmups and pool_settings.jax_warm_up:
             bundles = warmup_bundles(exercises_dir)
             warmups = {slug: encode_warmup(items) for slug, items in bundles.items()}
@@ -81,6 +88,7 @@ class Grader:
         self._pool_started = False
         self._specs: dict[str, ExerciseSpec] = {}
         self._mistake_outputs: dict[str, dict[str, dict[int, protocol.Result]]] = {}
+        self._mistake_locks: dict[str, threading.Lock] = {}
         self._lock = threading.Lock()
 
     def start(self) -> None:
@@ -232,47 +240,45 @@ class Grader:
         """Known mistakes' outputs; if they cannot be had now, the verdict stands without hints."""
         try:
             return self.mistake_outputs(spec)
-        except PoolStopped:
-            raise
         except Exception:
             log.warning("known mistakes of %s unavailable; no hints this time", spec.slug)
             return {}
 
-    def prime(self) -> None:
-        """Run every exercise's known mistakes now, so the first wrong answer is not slow."""
+    def prime(self) -> int:
+        """Compute every exercise's known mistakes now, at low priority, outside the pool."""
+        done = 0
         for folder in sorted(p for p in self.exercises_dir.iterdir() if p.is_dir()):
             try:
-                self._mistakes(self.spec(folder.name))
-            except PoolStopped:
-                return
+                self.mistake_outputs(self.spec(folder.name), background=True)
+                done += 1
             except Exception:  # a broken exercise is reported by validate
                 log.warning("could not run the known mistakes of %s", folder.name, exc_info=True)
+        return done
 
-    def mistake_outputs(self, spec: ExerciseSpec) -> dict[str, dict[int, protocol.Result]]:
-        """Outputs of each known mistake on every case, computed by the same sandbox.
+    def mistake_outputs(
+        self, spec: ExerciseSpec, *, background: bool = False
+    ) -> dict[str, dict[int, protocol.Result]]:
+        """Outputs of each known mistake on every case, from a trusted process or the disk cache.
 
-        Kept once every mistake ran to its end; a run cut short (a busy machine, a killed
-        interpreter) is used for this report only and tried again next time.
+        Never through the sandbox pool: students' jobs do not wait behind them
+        (graders/mistake_runner.py). One computation per exercise at a time.
         """
         with self._lock:
             cached = self._mistake_outputs.get(spec.slug)
+            lock = self._mistake_locks.setdefault(spec.slug, threading.Lock())
         if cached is not None:
             return cached
-        outputs: dict[str, dict[int, protocol.Result]] = {}
-        complete = True
-        for mistake in spec.mistakes:
-            run = self.run_in_sandbox(
-                spec=spec,
-                code=mistake.code,
-                framework=mistake.framework,
-                case_indices=[c.index for c in spec.cases],
+        with lock:
+            with self._lock:
+                cached = self._mistake_outputs.get(spec.slug)
+            if cached is not None:
+                return cached
+            outputs = mistake_runner.load_or_compute(
+                spec, self.mistakes_cache_dir, background=background
             )
-            outputs[mistake.id] = run.frames
-            complete = complete and run.ended and not run.timed_out
-        if complete:
             with self._lock:
                 self._mistake_outputs[spec.slug] = outputs
-        return outputs
+            return outputs
 
 
 def time_limit_ms(spec: ExerciseSpec, framework: str) -> int:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.content.loader import Course, Exercise, Problem
+from app.content.variants import variants
 from graders.engine import Grader
 from graders.pool import PoolSettings
 from graders.report import VERDICT_WORDS, Report
@@ -24,15 +25,16 @@ class Check:
     """One grading run and what its verdict must be."""
 
     exercise: Exercise
-    kind: str  # "solution", "starter" or "mistake"
+    kind: str  # "solution", "starter", "mistake" or "variant"
     framework: str
     code: str
-    mistake_id: str | None = None
+    mistake_id: str | None = None  # the mistake's id, or the variant's name
+    description: str = ""  # a variant's wrong behaviour, in words
 
     @property
     def label(self) -> str:
         """Short name for progress lines."""
-        what = f"mistake {self.mistake_id}" if self.mistake_id else self.kind
+        what = f"{self.kind} {self.mistake_id}" if self.mistake_id else self.kind
         return f"{self.exercise.meta.slug}: {what} ({self.framework})"
 
 
@@ -47,7 +49,22 @@ def checks_for(course: Course) -> list[Check]:
                 found.append(Check(exercise, "starter", framework, exercise.starters[framework]))
         for mistake in exercise.mistakes:
             found.append(Check(exercise, "mistake", mistake.framework, mistake.code, mistake.id))
+        found += variant_checks(exercise)
     return found
+
+
+def variant_checks(exercise: Exercise) -> list[Check]:
+    """Automatic wrong variants of one model solution (the cases are the same in every
+    framework, so one suffices: NumPy where offered, the quickest to grade)."""
+    offered = [fw for fw in exercise.meta.frameworks if fw in exercise.solutions]
+    if not offered:
+        return []
+    framework = "numpy" if "numpy" in offered else offered[0]
+    entry = exercise.meta.entry
+    return [
+        Check(exercise, "variant", framework, v.code, v.name, v.description)
+        for v in variants(solution=exercise.solutions[framework], entry=entry.name, kind=entry.kind)
+    ]
 
 
 def _rel(path: Path, exercises_dir: Path) -> str:
@@ -72,6 +89,16 @@ def judge_check(check: Check, report: Report, exercises_dir: Path) -> Problem | 
     if check.kind == "starter" and report.verdict == "accepted":
         path = _rel(folder / "starter" / f"{check.framework}.py", exercises_dir)
         return Problem(path, "the starter code is accepted: students would have nothing to do")
+    if check.kind == "variant":
+        if report.verdict != "accepted":
+            return None
+        path = _rel(folder / "cases.py", exercises_dir)
+        return Problem(
+            path,
+            f"the tests accept a wrong solution that {check.description} "
+            f"(automatic variant '{check.mistake_id}' of solutions/{check.framework}.py): "
+            "add a case where that answer differs from the right one",
+        )
     if check.kind != "mistake":
         return None
     path = _rel(folder / "mistakes.yaml", exercises_dir)

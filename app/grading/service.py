@@ -39,12 +39,28 @@ def prepare_jax_cache() -> float:
     return jax_cache.fill(exercises, jax_cache_dir(), base_env())
 
 
+def mistakes_cache_dir() -> Path:
+    """Where the declared mistakes' outputs are kept (keyed by content, shared like JAX's cache)."""
+    return (ROOT / "var" / "mistakes-cache").resolve()
+
+
+def prepare_mistakes() -> int:
+    """Compute the declared mistakes' outputs of every exercise now; how many exercises."""
+    exercises = get_settings().exercises_dir
+    grader = Grader(exercises, pool_settings(warm=False), mistakes_cache_dir=mistakes_cache_dir())
+    return grader.prime()
+
+
 def get_grader(*, warm: bool = True) -> Grader:
     """The process-wide grader, started on first use."""
     global _grader
     with _lock:
         if _grader is None:
-            _grader = Grader(get_settings().exercises_dir, pool_settings(warm=warm))
+            _grader = Grader(
+                get_settings().exercises_dir,
+                pool_settings(warm=warm),
+                mistakes_cache_dir=mistakes_cache_dir(),
+            )
             _grader.start()
             if warm:  # the first wrong answer of each exercise then needs no extra runs
                 threading.Thread(target=_grader.prime, daemon=True, name="grader-prime").start()

@@ -62,3 +62,28 @@ def test_broken_solution_and_finished_starter_are_reported(tmp_path: Path) -> No
         in problems[f"exercises/{SLUG}/solutions/numpy.py"]
     )
     assert "the starter code is accepted" in problems[f"exercises/{SLUG}/starter/numpy.py"]
+
+
+def test_cases_that_cannot_tell_a_wrong_variant_apart_are_a_problem(tmp_path: Path) -> None:
+    # Every case gathers from a single position: "every position gets the first position's
+    # values" and "positions shifted by one" give the right answer there, so the tests are weak.
+    exercises = _one_numpy_exercise(tmp_path)
+    folder = exercises / SLUG
+    (folder / "mistakes.yaml").write_text("mistakes: []\n")
+    (folder / "cases.py").write_text(
+        "import numpy as np\n\n\n"
+        "def cases():\n"
+        "    table = np.arange(12, dtype=np.float32).reshape(4, 3) / 7\n"
+        "    positions = np.zeros((2, 1), dtype=np.float32)\n"
+        "    inputs = {'positions': positions, 'embedding_table': table}\n"
+        "    return [{'name': 'one position', 'hidden': False, 'inputs': inputs}]\n"
+    )
+    (exercises.parent / "lessons").mkdir(exist_ok=True)
+    course = load_course(exercises.parent / "lessons", exercises)
+    found = grading_problems(course, exercises_dir=exercises, pool=PoolSettings(sizes={"numpy": 1}))
+    messages = [p.message for p in found if p.path == f"exercises/{SLUG}/cases.py"]
+    assert len(messages) == 2, found
+    joined = " ".join(messages)
+    assert "gives every position the first position's values" in joined
+    assert "shifts every position by one" in joined
+    assert "add a case where that answer differs" in joined

@@ -1,0 +1,98 @@
+"""Known mistakes' outputs: computed by a trusted child, never in the sandbox pool, kept on disk."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from graders import mistake_runner
+from graders.engine import Grader
+from graders.pool import PoolSettings
+from graders.spec import load_spec
+
+ROOT = Path(__file__).resolve().parents[2]
+SLUG = "token-plus-position-embedding"
+
+
+@pytest.fixture
+def exercises(tmp_path: Path) -> Path:
+    folder = tmp_path / "exercises"
+    shutil.copytree(ROOT / "exercises" / SLUG, folder / SLUG)
+    return folder
+
+
+def _counting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    calls: list[str] = []
+    real = mistake_runner.compute
+
+    def compute(spec, *, background=False):  # type: ignore[no-untyped-def]
+        calls.append(spec.slug)
+        return real(spec, background=background)
+
+    monkeypatch.setattr(mistake_runner, "compute", compute)
+    return calls
+
+
+def _grader(exercises: Path, cache: Path) -> Grader:
+    return Grader(exercises, PoolSettings(sizes={}), mistakes_cache_dir=cache)
+
+
+def test_outputs_match_the_sandbox_protocol_and_are_reused_across_graders(
+    exercises: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = _counting(monkeypatch)
+    cache = tmp_path / "cache"
+    spec = load_spec(exercises / SLUG)
+    first = _grader(exercises, cache).mistake_outputs(spec)
+    assert set(first) == {m.id for m in spec.mistakes}
+    some = next(iter(first.values()))
+    assert all(isinstance(v, np.ndarray) for v in some.values()) and some
+    assert calls == [SLUG]
+    second = _grader(exercises, cache).mistake_outputs(load_spec(exercises / SLUG))
+    assert calls == [SLUG], "a restart reads the disk cache instead of running them again"
+    for mistake_id, frames in first.items():  # arrays are kept; errors are not needed for hints
+        arrays = {k: v for k, v in frames.items() if isinstance(v, np.ndarray)}
+        assert arrays.keys() == second[mistake_id].keys()
+        for result_id, value in arrays.items():
+            np.testing.assert_array_equal(second[mistake_id][result_id], value)
+
+
+def test_a_changed_exercise_or_a_corrupt_file_is_computed_again(
+    exercises: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = _counting(monkeypatch)
+    cache = tmp_path / "cache"
+    _grader(exercises, cache).mistake_outputs(load_spec(exercises / SLUG))
+    (stored,) = cache.glob("*.npz")
+    stored.write_bytes(b"not a zip file")
+    _grader(exercises, cache).mistake_outputs(load_spec(exercises / SLUG))
+    assert calls == [SLUG, SLUG]
+    statement = exercises / SLUG / "statement.md"
+    statement.write_text(statement.read_text() + "\nOne more sentence.\n")
+    _grader(exercises, cache).mistake_outputs(load_spec(exercises / SLUG))
+    assert calls == [SLUG, SLUG, SLUG]
+    assert len(list(cache.glob("*.npz"))) == 2  # the new key beside the old one
+
+
+def test_a_wrong_answer_gets_its_hint_without_any_sandbox_running_a_mistake(
+    exercises: Path, tmp_path: Path
+) -> None:
+    grader = Grader(
+        exercises,
+        PoolSettings(sizes={"numpy": 1}, jax_warm_up=False),
+        mistakes_cache_dir=tmp_path / "cache",
+    )
+    spec = load_spec(exercises / SLUG)
+    mistake = next(m for m in spec.mistakes if m.framework == "numpy")
+    grader.start()
+    try:
+        report = grader.grade(exercise=SLUG, code=mistake.code, framework="numpy")
+        named = {t.misconception["id"] for t in report.tests if t.misconception}
+        assert mistake.id in named
+        server = grader.pool._ready["numpy"][0]
+        assert server.jobs == 1, "only the student's job ran in the sandbox"
+    finally:
+        grader.stop()
