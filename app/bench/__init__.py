@@ -1,0 +1,123 @@
+"""`python -m app bench`: grading as a class meets it, through the HTTP API of a real server.
+
+Scenarios (docs/benchmarks.md): `cold` (fresh data dir, first verdicts right after start),
+`sequential` (back to back, right and wrong alternating), `burst` (20 Flax, 60 NumPy at once),
+`lab` (Poisson arrivals over every exercise, 60% wrong) and `idle` (one at a time on a full
+pool, against a fresh sandbox per job). Each runs in the embedded default or, with
+`--scale-out`, on PostgreSQL, Redis and worker processes. It reports and never fails on a missed
+target; it exits 1 when a verdict is wrong or a submission is lost.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from app.bench import idle, scenarios
+from app.bench.server import deployment
+
+SCENARIOS = ("cold", "sequential", "burst", "lab", "idle")
+TARGETS = {
+    "cold numpy": ("p50_ms", 3000.0),
+    "cold flax": ("p50_ms", 15000.0),
+    "numpy gather": ("p50_ms", 60.0),
+    "torch gather": ("p50_ms", 100.0),
+    "jax gather": ("p50_ms", 500.0),
+    "flax forward": ("p50_ms", 500.0),
+    "burst flax": ("max_ms", 20000.0),
+    "lab": ("p95_ms", 2000.0),
+}
+
+
+@dataclass
+class Options:
+    """What to run and how long."""
+
+    scenarios: tuple[str, ...] = SCENARIOS[:-1]
+    scale_out: bool = False
+    workers: int = 2
+    samples: int = 20
+    burst_flax: int = 20
+    burst_numpy: int = 60
+    lab_rate: float = 1.0
+    lab_seconds: float = 90.0
+    kill_worker_at: float | None = None
+    idle_samples: int = 5
+
+
+def _row(label: str, stats: dict[str, Any]) -> str:
+    if not stats.get("count"):
+        return f"  {label:22s} (nothing measured)"
+    key, target = TARGETS.get(label, ("", 0.0))
+    mark = ""
+    if key:
+        mark = f"target {key[:-3]} <= {target:.0f} ms: " + (
+            "met" if stats[key] <= target else "MISSED"
+        )
+    return (
+        f"  {label:22s} n={stats['count']:3d}  p50 {stats['p50_ms']:8.1f}"
+        f"  p95 {stats['p95_ms']:8.1f}  max {stats['max_ms']:8.1f} ms"
+        f"  lost {stats['lost']}  wrong {stats['wrong_verdicts']}  {mark}"
+    )
+
+
+def _grouped(outcomes: list[scenarios.Outcome], label: str | None = None) -> dict[str, Any]:
+    groups: dict[str, list[scenarios.Outcome]] = {}
+    for outcome in outcomes:
+        name = label or outcome.label.split(" (+")[0]
+        groups.setdefault(name, []).append(outcome)
+    return {name: scenarios.summary(group) for name, group in groups.items()}
+
+
+def run(options: Options) -> int:
+    """Run the chosen scenarios, print a table and a JSON line; 1 if a verdict was wrong/lost."""
+    mode = f"scale-out, {options.workers} workers" if options.scale_out else "embedded"
+    print(f"bench: {os.cpu_count()} cores, {mode}", flush=True)
+    results: dict[str, Any] = {"mode": mode}
+    bad = 0
+    for name in options.scenarios:
+        with deployment(scale_out=options.scale_out, workers=options.workers) as run_:
+            try:
+                stats = _scenario(name, run_, options, results)
+            except Exception:
+                print(f"{name} failed; the server's log ends with:\n{run_.log_tail()}")
+                raise
+        print(f"{name}:", flush=True)
+        for label, group in stats.items():
+            print(_row(label, group), flush=True)
+            bad += group.get("lost", 0) + group.get("wrong_verdicts", 0)
+        results[name] = stats
+    print(json.dumps(results))
+    return 1 if bad else 0
+
+
+def _scenario(
+    name: str, run_: Any, options: Options, results: dict[str, Any]
+) -> dict[str, dict[str, Any]]:
+    if name == "cold":
+        outcomes = scenarios.cold(run_)
+        print(f"  sent as soon as /healthz answered: {outcomes[0].label.split('(+')[1][:-1]}")
+        return _grouped(outcomes)
+    if name == "sequential":
+        return _grouped(scenarios.sequential(run_, options.samples))
+    if name == "burst":
+        outcomes, rate = scenarios.burst(run_, options.burst_flax, options.burst_numpy)
+        results["burst_numpy_per_second"] = round(rate, 1)
+        print(f"  60 NumPy at once: {rate:.1f} per second (target >= 25)", flush=True)
+        return _grouped(outcomes)
+    if name == "lab":
+        outcomes = scenarios.lab(
+            run_,
+            rate=options.lab_rate,
+            seconds=options.lab_seconds,
+            kill_worker_at=options.kill_worker_at,
+        )
+        return _grouped(outcomes, "lab")
+    if name == "idle":
+        results["idle_pooled"] = idle.pooled(run_, options.idle_samples)
+        results["idle_fresh_sandbox_p50_ms"] = idle.fresh_sandbox(options.idle_samples)
+        print(f"  pooled {results['idle_pooled']}\n  fresh {results['idle_fresh_sandbox_p50_ms']}")
+        return {}
+    raise ValueError(f"unknown scenario {name!r}")
