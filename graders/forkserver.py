@@ -106,6 +106,7 @@ class ForkedJob:
         self._status: ExitStatus | None = None
         self._usage = ResourceUsage(None, None)
         self._clean = False
+        self.started = time.monotonic()
 
     @property
     def reusable(self) -> bool:

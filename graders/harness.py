@@ -361,6 +361,9 @@ def main() -> None:
     """
     global FORKED_AFTER_JAX
     framework, *options = sys.argv[1:]
+    import seccomp  # bound beside this file (see _enter_job)
+
+    seccomp.load_library()  # once here, not in every forked job (about 10 ms each)
     prewarm = "prewarm" in options
     _import_framework(framework, start_backend=not prewarm)
     warmup = _read_warmup()

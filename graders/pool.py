@@ -23,6 +23,7 @@ log = logging.getLogger(__name__)
 HERE = Path(__file__).resolve().parent
 SANDBOX_GRADERS = "/grader"
 NO_WARMUP = b"\0\0\0\0"  # an empty warm-up frame
+BURST_START_S = 5.0  # about what starting and warming one more JAX server costs
 GIVE_UP_AFTER = 3  # failed starts in a row after which jobs are answered at once, not queued
 MAX_BACKOFF_S = 30.0
 
@@ -137,6 +138,7 @@ class WarmPool:
         self._warming: collections.Counter[str] = collections.Counter()  # between two jobs
         self._waiting: collections.Counter[str] = collections.Counter()  # callers of acquire
         self._failures: collections.Counter[str] = collections.Counter()  # starts failed in a row
+        self._job_s: dict[str, float] = {}  # recent job duration per key (moving average)
         self._last_error: dict[str, list[str]] = {}
         self._stop_event = threading.Event()
         self._starting: set[SandboxProcess] = set()
@@ -258,8 +260,10 @@ class WarmPool:
         running.close()
         server = running.server
         key = server.key
+        took = time.monotonic() - running.started
         with self._cond:
             self._busy[key] -= 1
+            self._job_s[key] = 0.8 * self._job_s.get(key, took) + 0.2 * took
             keep = running.reusable and server.is_alive() and not self._stopped
             if keep and self._live(key) >= max(self.settings.sizes.get(key, 0), 1):
                 keep = self._waiting[key] > 0  # a burst server stays only while jobs wait
@@ -333,7 +337,9 @@ class WarmPool:
         if live < size:
             return True
         burst = self.settings.jax_burst_servers if framework.startswith("jax") else 0
-        return live < size + burst and self._waiting[framework] > self._warming[framework]
+        # Worth it only when the queue would take longer than starting a server (~5 s of CPU).
+        backlog_s = self._waiting[framework] * self._job_s.get(framework, BURST_START_S)
+        return live < size + burst and backlog_s > BURST_START_S
 
     def _acquire_idle(self, framework: str, timeout: float | None = None) -> Idle:
         """An idle interpreter or fork server (waits for one)."""

@@ -24,7 +24,8 @@ def _ready(run: Deployment) -> dict[str, int]:
     return {key: int(count) for key, count in found}
 
 
-def _wait_pool(run: Deployment, timeout: float = 300) -> None:
+def wait_pool(run: Deployment, timeout: float = 300) -> None:
+    """Until every pool key has its ready interpreters (from /metrics)."""
     wanted = {fw: n for fw, n in POOL.items()}
     for folder in sorted((ROOT / "exercises").glob("*/solutions/jax.py")):
         wanted[f"jax:{folder.parent.parent.name}"] = POOL["jax"]
@@ -42,11 +43,11 @@ def pooled(run: Deployment, samples: int) -> dict[str, dict[str, float]]:
     results = {}
     for label, exercise, framework in KINDS:
         right = answers(exercise, framework)[0]
-        _wait_pool(run)
+        wait_pool(run)
         run.api.submit_and_wait(exercise, framework, right.code)  # computes expected outputs
         times = []
         for _ in range(samples):
-            _wait_pool(run)
+            wait_pool(run)
             ms, verdict = run.api.submit_and_wait(exercise, framework, right.code)
             if verdict != "accepted":
                 raise RuntimeError(f"{label}: expected accepted, got {verdict}")

@@ -130,10 +130,11 @@ def lab(
     wrong_share: float = 0.6,
     seed: int = 7,
     kill_worker_at: float | None = None,
+    frameworks: tuple[str, ...] | None = None,
 ) -> list[Outcome]:
     """Poisson arrivals over every exercise and framework, mostly wrong answers."""
     rng = random.Random(seed)  # noqa: S311 - arrival times, not secrets
-    pairs = offered()
+    pairs = [(ex, fw) for ex, fw in offered() if frameworks is None or fw in frameworks]
     outcomes: list[Outcome] = []
     lock = threading.Lock()
     threads: list[threading.Thread] = []

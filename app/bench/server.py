@@ -144,7 +144,9 @@ def _wait_healthy(api: Api, server: subprocess.Popen[bytes], log: Path) -> None:
 
 
 @contextlib.contextmanager
-def deployment(*, scale_out: bool = False, workers: int = 2) -> Iterator[Deployment]:
+def deployment(
+    *, scale_out: bool = False, workers: int = 2, pool: dict[str, int] | None = None
+) -> Iterator[Deployment]:
     """A fresh data dir, a migrated database, USERS students, a server (and workers) running."""
     with (
         tempfile.TemporaryDirectory(prefix="course-bench-") as data_dir,
@@ -154,7 +156,7 @@ def deployment(*, scale_out: bool = False, workers: int = 2) -> Iterator[Deploym
             **os.environ,
             **urls,
             "APP_DATA_DIR": data_dir,
-            "POOL_SIZES": json.dumps(POOL),
+            "POOL_SIZES": json.dumps(pool or POOL),
             "POOL_WARM_ON_START": "true",
             "SUBMISSIONS_PER_MINUTE": "100000",
         }

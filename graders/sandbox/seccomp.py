@@ -128,6 +128,7 @@ def act_errno(code: int) -> int:
     return 0x00050000 | (code & 0xFFFF)
 
 
+@functools.cache
 def _load() -> ctypes.CDLL:
     try:
         lib = ctypes.CDLL(LIBSECCOMP, use_errno=True)
@@ -152,6 +153,11 @@ def _load() -> ctypes.CDLL:
     lib.seccomp_export_bpf.restype = ctypes.c_int
     lib.seccomp_export_bpf.argtypes = (ctypes.c_void_p, ctypes.c_int)
     return lib
+
+
+def load_library() -> None:
+    """Load libseccomp now (a fork server does it once for all the jobs it forks)."""
+    _load()
 
 
 def _check(rc: int, what: str) -> None:

@@ -1,0 +1,40 @@
+"""The benchmark's scenarios, small: a real server (and workers), nothing lost, verdicts right.
+
+No timing is asserted here: the figures are the benchmark's business (docs/benchmarks.md).
+"""
+
+from __future__ import annotations
+
+from app.bench import scenarios
+from app.bench.server import deployment
+from tests.graders.sandbox.helpers import requires_sandbox
+
+pytestmark = requires_sandbox
+NUMPY_ONLY = {"numpy": 1, "torch": 0, "jax": 0}
+
+
+def _all_right(outcomes: list[scenarios.Outcome]) -> None:
+    assert outcomes
+    assert all(o.correct for o in outcomes), [(o.label, o.verdict, o.right) for o in outcomes]
+
+
+def test_sequential_burst_and_lab_in_the_embedded_mode() -> None:
+    with deployment(pool=NUMPY_ONLY) as run:
+        sequential = scenarios.sequential(run, 4, kinds=["numpy gather"])
+        assert [o.right for o in sequential] == [True, False, True, False]
+        _all_right(sequential)
+        burst, rate = scenarios.burst(run, flax=0, numpy=6)
+        _all_right(burst)
+        assert len(burst) == 6 and rate > 0
+        lab = scenarios.lab(run, rate=2.0, seconds=4.0, frameworks=("numpy",))
+        _all_right(lab)
+        summary = scenarios.summary(lab)
+        assert summary["count"] == len(lab) and summary["lost"] == 0
+        assert {"p50_ms", "p95_ms", "max_ms", "wrong_verdicts"} <= summary.keys()
+
+
+def test_scale_out_lab_loses_nothing_when_a_worker_is_killed() -> None:
+    with deployment(scale_out=True, workers=2, pool=NUMPY_ONLY) as run:
+        lab = scenarios.lab(run, rate=3.0, seconds=6.0, frameworks=("numpy",), kill_worker_at=2.0)
+        _all_right(lab)
+        assert len(run.workers) == 2  # the killed one was replaced
