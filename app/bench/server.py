@@ -143,6 +143,15 @@ def _wait_healthy(api: Api, server: subprocess.Popen[bytes], log: Path) -> None:
             time.sleep(0.05)
 
 
+def _wait_grader(api: Api, timeout: float = 180) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if api.call("GET", "/healthz").get("grader") == "ready":
+            return
+        time.sleep(0.2)
+    raise RuntimeError(f"grading did not get ready: {api.call('GET', '/healthz')}")
+
+
 @contextlib.contextmanager
 def deployment(
     *, scale_out: bool = False, workers: int = 2, pool: dict[str, int] | None = None
@@ -180,6 +189,8 @@ def deployment(
                     _spawn(["worker"], env, logs / f"worker-{n}.log") for n in range(workers)
                 ]
             _wait_healthy(run.api, server, logs / "server.log")
+            if scale_out:  # the workers' graders, not only the web process
+                _wait_grader(run.api)
             yield run
         finally:
             for proc in [*run.workers, *run.processes]:
