@@ -61,22 +61,23 @@ def probe_sandbox() -> str | None:
     try:
         proc = spawn(argv, limits=PROBE_LIMITS, ro_binds=[], env={})
     except (LaunchError, OSError) as exc:
-        return f"the sandbox could not start: {_first_line(str(exc))}"
+        return f"the sandbox could not start: {_last_line(str(exc))}"
     try:
         proc.wait_ready(PROBE_TIMEOUT_S)
     except (SandboxError, TimeoutError) as exc:
         said = proc.output()[0].decode("utf-8", "replace")
         bwrap_said = " ".join(line for line in said.splitlines() if line.startswith("bwrap:"))
         if any(word in bwrap_said for word in USERNS_WORDS):
-            return f"{NO_USERNS} (bubblewrap said: {_first_line(said)})"
-        return f"the sandbox could not start: {_first_line(said) or _first_line(str(exc))}"
+            return f"{NO_USERNS} (bubblewrap said: {_last_line(said)})"
+        return f"the sandbox could not start: {_last_line(said) or _last_line(str(exc))}"
     finally:
         proc.kill_tree()
         proc.close()
     return None
 
 
-def _first_line(text: str) -> str:
+def _last_line(text: str) -> str:
+    """bwrap and Python put the reason on their last line."""
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
     return lines[-1][:300] if lines else ""
 

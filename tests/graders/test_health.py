@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
@@ -33,10 +32,9 @@ def _grader() -> Grader:
     return Grader(ROOT / "exercises", PoolSettings(sizes={"numpy": 1}, jax_warm_up=False))
 
 
-def _grade(grader: Grader) -> tuple[str, str, float]:
-    started = time.monotonic()
+def _grade(grader: Grader) -> tuple[str, str]:
     report = grader.grade(exercise="position-embedding-gather", code=GOOD, framework="numpy")
-    return report.verdict, report.message, time.monotonic() - started
+    return report.verdict, report.message
 
 
 def test_the_probe_passes_here() -> None:
@@ -50,11 +48,10 @@ def test_without_bubblewrap_a_job_gets_internal_error_naming_it(
     grader = _grader()
     grader.start()
     try:
-        verdict, message, seconds = _grade(grader)
+        verdict, message = _grade(grader)
         assert verdict == "internal_error"
         assert "bubblewrap" in message and "apt-get install bubblewrap" in message
         assert "not your fault" in message
-        assert seconds < 10, "it answers at once, it does not wait for a pool that cannot fill"
         assert grader.status().startswith("unavailable: bubblewrap")
         assert grader.pool.sizes() == {"numpy": 0}  # no sandbox was tried in a loop
     finally:
