@@ -156,7 +156,9 @@ def test_serve_answers_healthz_then_stops_cleanly(data_dir: Path) -> None:
         while True:
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz") as resp:
-                    assert json.loads(resp.read()) == {"status": "ok"}
+                    body = json.loads(resp.read())
+                    assert body["status"] == "ok"
+                    assert body["grader"] in ("starting", "ready"), body  # this machine can grade
                     break
             except OSError:
                 assert proc.poll() is None, proc.stdout.read() if proc.stdout else ""
