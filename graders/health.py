@@ -122,8 +122,8 @@ class Health:
         if stale:
             self._check()
         with self._lock:
-            if self._state == "starting":
-                return "the grader is still starting; please submit again in a minute"
+            # Still starting (a busy machine): not a failure. The job goes on to the pool, which
+            # waits for an interpreter and reports repeated failures itself (PoolUnavailable).
             return self._reason
 
     def _loop(self) -> None:
