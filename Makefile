@@ -39,9 +39,11 @@ assets: $(ASSETS)
 migrate: install
 	$(BIN)/python -m app migrate
 
-# Grading's set-up: JAX's compilation cache (a no-op when it is up to date).
+# Grading's set-up: JAX's compilation cache, expected and known mistakes' outputs, and the lab's
+# reference experiments (each a no-op when up to date), so no page or first job waits for them.
 prepare: install
 	$(BIN)/python -m app prepare
+	$(BIN)/python -m app experiments
 
 run: system install assets migrate prepare
 	-$(BIN)/python -m app validate --no-grade  # quick content check; `make validate` also grades

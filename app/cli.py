@@ -91,7 +91,7 @@ def cmd_prepare(_args: argparse.Namespace) -> int:
 
     seconds = prepare_jax_cache()
     print(f"JAX compilation cache in {jax_cache_dir()} is up to date ({seconds:.1f} s)")
-    print(f"known mistakes of {prepare_mistakes()} exercises are ready")
+    print(f"expected outputs and known mistakes of {prepare_mistakes()} exercises are ready")
     return 0
 
 
@@ -118,7 +118,13 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
     if args.health:
         return check_health()
-    return run_worker(concurrency=args.concurrency)
+    from app.jobs.lanes import LANES
+
+    lanes = tuple(lane.strip() for lane in args.lanes.split(",") if lane.strip())
+    unknown = sorted(set(lanes) - set(LANES))
+    if unknown or not lanes:
+        return _fail(f"unknown lanes {unknown or lanes}: choose from {', '.join(LANES)}", 2)
+    return run_worker(concurrency=args.concurrency, lanes=lanes)
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -138,6 +144,22 @@ def cmd_validate(args: argparse.Namespace) -> int:
             print(f"  problem: {where}: {problem['message']}")
         print("OK" if not summary["problems"] else f"{len(summary['problems'])} problem(s)")
     return 1 if summary["problems"] else 0
+
+
+def cmd_experiments(args: argparse.Namespace) -> int:
+    """Run (or read from the cache) the lab's reference experiments and print their tables."""
+    from app.content.lab import format_table, lab_folders, reference_runs
+
+    settings = get_settings()
+    try:
+        folders = lab_folders(settings.exercises_dir, args.exercise)
+    except LookupError as exc:
+        return _fail(str(exc), 2)
+    cache = settings.app_data_dir / "experiments-cache"
+    for folder in folders:
+        results = reference_runs(folder, cache, lambda what: print(what, file=sys.stderr))
+        print(format_table(folder.name, results), flush=True)
+    return 0
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
@@ -283,6 +305,38 @@ def cmd_users(args: argparse.Namespace) -> int:
         return 0
 
 
+def cmd_lti(args: argparse.Namespace) -> int:
+    """Register an LMS (idempotent) or rotate the tool's signing key."""
+    from app.db import ensure_data_dir, session_factory
+    from app.lti import keys
+    from app.lti.registry import RegistrationError, register_platform
+
+    ensure_data_dir()
+    if args.lti_command == "rotate-key":
+        key = keys.rotate_key()
+        print(f"new signing key {key.kid}; the JWKS also serves the previous key")
+        return 0
+    with session_factory()() as session:
+        try:
+            platform, created = register_platform(
+                session=session,
+                issuer=args.issuer,
+                client_id=args.client_id,
+                auth_url=args.auth_url,
+                token_url=args.token_url,
+                jwks_url=args.jwks_url,
+                deployment_id=args.deployment_id,
+            )
+        except RegistrationError as exc:
+            return _fail(str(exc))
+    key = keys.current_key()
+    print(
+        f"{'registered' if created else 'updated'}: {platform.issuer} client {platform.client_id}"
+    )
+    print(f"tool key id: {key.kid}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser, separate so tests can inspect it."""
     parser = argparse.ArgumentParser(prog="python -m app", description=__doc__)
@@ -304,6 +358,12 @@ def build_parser() -> argparse.ArgumentParser:
     worker.add_argument(
         "--health", action="store_true", help="exit 0 if a worker on this host is alive"
     )
+    worker.add_argument(
+        "--lanes",
+        default="grading",
+        help="queues to take jobs from: grading, experiments or both, comma-separated "
+        "(experiments run one at a time per worker; default: grading)",
+    )
     worker.set_defaults(func=cmd_worker)
     validate = sub.add_parser("validate", help="check every lesson, quiz and exercise")
     validate.add_argument("--json", action="store_true")
@@ -313,6 +373,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="skip grading the solutions, starters and mistakes (faster while writing)",
     )
     validate.set_defaults(func=cmd_validate)
+    lab = sub.add_parser("experiments", help="run the lab's reference experiments (cached)")
+    lab.add_argument("--exercise", default=None, help="one experiment's slug (default: all)")
+    lab.set_defaults(func=cmd_experiments)
     grade = sub.add_parser("grade", help="grade a file as the web app would")
     grade.add_argument("exercise")
     grade.add_argument("file")
@@ -348,6 +411,13 @@ def build_parser() -> argparse.ArgumentParser:
     token = users_sub.add_parser("token", help="print a bearer token for an account")
     token.add_argument("--email", required=True)
     users.set_defaults(func=cmd_users)
+    lti = sub.add_parser("lti", help="LMS integration (LTI 1.3)")
+    lti_sub = lti.add_subparsers(dest="lti_command", required=True)
+    register = lti_sub.add_parser("register", help="register an LMS (idempotent)")
+    for flag in ("issuer", "client-id", "auth-url", "token-url", "jwks-url", "deployment-id"):
+        register.add_argument(f"--{flag}", required=True)
+    lti_sub.add_parser("rotate-key", help="new signing key; the JWKS keeps the previous one")
+    lti.set_defaults(func=cmd_lti)
     new = sub.add_parser("new", help="scaffold a draft exercise or lesson")
     new.add_argument("kind", choices=["exercise", "lesson"])
     new.add_argument("slug", help="permanent id, e.g. rope-angles")

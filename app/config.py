@@ -86,10 +86,14 @@ class Settings(BaseSettings):
         description="Whether `serve` also grades; unset: yes without REDIS_URL, no with it.",
     )
     lease_seconds: int = Field(
-        default=30, ge=2, description="A running job's lease; a dead worker's job reruns after it."
+        default=10,
+        ge=2,
+        description=(
+            "A running job's lease, renewed every third of it; a dead worker's job reruns after it."
+        ),
     )
     reaper_interval_seconds: float = Field(
-        default=5.0, gt=0, description="How often expired leases and lost jobs are looked for."
+        default=2.0, gt=0, description="How often expired leases and lost jobs are looked for."
     )
     max_job_attempts: int = Field(
         default=3, ge=1, description="Runs of one job before it ends as internal_error."
@@ -101,6 +105,30 @@ class Settings(BaseSettings):
     )
     log_format: Literal["text", "json"] = Field(
         default="text", description="json: one JSON object per log line, with the submission id."
+    )
+
+    # LTI 1.3 (issue 16): launches from an LMS, grade passback, rosters.
+    lti_frame_ancestors: list[str] = Field(
+        default_factory=list,
+        description=(
+            "Origins of LMSs allowed to show the course in an iframe, e.g. "
+            '["https://canvas.example.edu"]; empty: no site may frame it.'
+        ),
+    )
+    lti_outbox_worker: bool = Field(
+        default=True, description="Run the loop that posts grades to LMSs in the web process."
+    )
+    lti_outbox_interval_seconds: float = Field(
+        default=5.0, gt=0, description="How often the grade outbox is looked at."
+    )
+    lti_max_post_attempts: int = Field(
+        default=8, ge=1, description="Tries of one grade post before it is marked failed."
+    )
+    lti_retry_base_seconds: float = Field(
+        default=30.0, gt=0, description="First retry delay of a grade post; doubles each time."
+    )
+    lti_http_timeout_seconds: float = Field(
+        default=10.0, gt=0, description="Timeout of each call to an LMS (JWKS, token, AGS)."
     )
 
     @model_validator(mode="after")
@@ -134,6 +162,11 @@ class Settings(BaseSettings):
             if url.startswith(prefix):
                 return "postgresql+psycopg://" + url[len(prefix) :]
         return url
+
+    @property
+    def lti_key_dir(self) -> Path:
+        """Where the tool's private keys live: in the data dir, never in the repository."""
+        return self.app_data_dir / "lti"
 
     @property
     def lessons_dir(self) -> Path:

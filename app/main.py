@@ -13,10 +13,14 @@ from fastapi.staticfiles import StaticFiles
 from app.config import ROOT, get_settings
 from app.content import routes as content_routes
 from app.content.service import load_from_settings
+from app.db import session_factory
 from app.grading.service import get_grader, shutdown_grader
 from app.instructor import routes as instructor_routes
 from app.jobs.logs import configure_logging
 from app.jobs.runtime import JobRuntime
+from app.lti import admin_routes as lti_admin_routes
+from app.lti import routes as lti_routes
+from app.lti.grades import OutboxWorker
 from app.quiz import routes as quiz_routes
 from app.submissions import history as history_routes
 from app.submissions import routes as submission_routes
@@ -49,9 +53,13 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     await jobs.watcher.start()
     if jobs.grade and settings.pool_warm_on_start:
         await asyncio.to_thread(get_grader)
+    outbox = OutboxWorker(session_factory(), settings.lti_outbox_interval_seconds)
+    if settings.lti_outbox_worker:
+        outbox.start()  # grade posts to LMSs, including those left pending by a restart
     try:
         yield
     finally:
+        outbox.stop()
         await jobs.watcher.stop()
         await asyncio.to_thread(jobs.stop, WEB_DRAIN_SECONDS)
         shutdown_grader()
@@ -76,6 +84,8 @@ def create_app() -> FastAPI:
     app.include_router(history_routes.router)
     app.include_router(user_routes.router)
     app.include_router(quiz_routes.router)
+    app.include_router(lti_routes.router)
+    app.include_router(lti_admin_routes.router)
     app.include_router(docs.router)
     app.include_router(metrics.router)
     return app

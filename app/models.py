@@ -2,6 +2,16 @@
 
 from app.db import Base
 from app.instructor.models import DeadlineExtension, RegradeJob, ScoreOverride, SubmissionReport
+from app.lti.models import (
+    LtiContext,
+    LtiDeployment,
+    LtiGradePost,
+    LtiLink,
+    LtiMember,
+    LtiNonce,
+    LtiPlatform,
+    LtiUser,
+)
 from app.progress.models import LessonRead, QuizAttempt
 from app.submissions.models import Draft, Submission
 from app.users.models import ApiToken, Role, User, WebSession
@@ -12,6 +22,14 @@ __all__ = [
     "DeadlineExtension",
     "Draft",
     "LessonRead",
+    "LtiContext",
+    "LtiDeployment",
+    "LtiGradePost",
+    "LtiLink",
+    "LtiMember",
+    "LtiNonce",
+    "LtiPlatform",
+    "LtiUser",
     "QuizAttempt",
     "RegradeJob",
     "Role",

@@ -8,18 +8,21 @@ import math
 import os
 import threading
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Literal
 
 from graders import jax_cache, mistake_runner, protocol, results
+from graders.experiments import Lab, Progress
 from graders.forkserver import ForkedJob
 from graders.health import Health
 from graders.judge import Mistakes, judge_outputs, result_ids
+from graders.lab_report import grade_experiment
 from graders.pool import PoolSettings, PoolUnavailable, Running, WarmPool
+from graders.raw_run import RawRun
 from graders.report import Report, file_level, unavailable
 from graders.sandbox import base_env
-from graders.spec import Case, ExerciseSpec, SpecError, load_spec
+from graders.spec import Case, ExerciseSpec, load_spec
 from graders.warmup import encode_warmup, warmup_bundles
 
 log = logging.getLogger(__name__)
@@ -39,27 +42,6 @@ class UnknownExercise(LookupError):
 
 class UnknownFramework(LookupError):
     """The exercise does not offer that framework."""
-
-
-@dataclass
-class RawRun:
-    """What came back from one sandboxed run, before judging."""
-
-    frames: dict[int, protocol.Result]
-    ended: bool
-    timed_out: bool
-    exit_code: int | None
-    exit_signal: int | None
-    output: str
-    output_truncated: bool
-    max_rss_mb: float | None
-    cpu_ms: float | None
-    protocol_error: str | None
-    result_overflow: bool = False
-    time_limit_ms: int = 0
-    memory_limit_mb: int = 0
-    sys_ms: float | None = None
-    wall_ms: int = 0
 
 
 class Grader:
@@ -83,6 +65,12 @@ class Grader:
             # "jax" stays: the safe servers a job goes to when it needs a new compilation.
             pool_settings = replace(pool_settings, sizes=sizes, warmups=warmups)
         self.pool = WarmPool(pool_settings)
+        # Experiments get their own sandboxes and lane: they never hold a pool interpreter.
+        self.lab = Lab(
+            slots=pool_settings.experiment_slots,
+            memory_mb=pool_settings.memory_mb,
+            max_processes=pool_settings.max_processes,
+        )
         self.pool.before_first("jax", self._fill_jax_cache)
         self.health = Health()
         self._pool_started = False
@@ -134,10 +122,9 @@ class Grader:
                 folder = self.exercises_dir / slug
                 if not slug or "/" in slug or slug.startswith(".") or not folder.is_dir():
                     raise UnknownExercise(slug)
-                try:
-                    self._specs[slug] = load_spec(folder)
-                except SpecError:
-                    raise
+                spec = load_spec(folder)
+                spec.cache_dir = self.mistakes_cache_dir
+                self._specs[slug] = spec
             return self._specs[slug]
 
     def check(self, *, exercise: str, framework: str | None = None) -> ExerciseSpec:
@@ -148,9 +135,18 @@ class Grader:
         return spec
 
     def grade(
-        self, *, exercise: str, code: str, framework: str | None = None, mode: Mode = "submit"
+        self,
+        *,
+        exercise: str,
+        code: str,
+        framework: str | None = None,
+        mode: Mode = "submit",
+        progress: Progress | None = None,
     ) -> Report:
-        """Grade one submission; every outcome is a Report, never an exception from the code."""
+        """Grade one submission; every outcome is a Report, never an exception from the code.
+
+        `progress` hears {step, steps, loss} while an experiment trains (other kinds never call it).
+        """
         started = time.perf_counter()
         spec = self.spec(exercise)
         framework = framework or spec.frameworks[0]
@@ -163,6 +159,10 @@ class Grader:
                 "the solution needs only a few lines.",
                 _ms(started),
             )
+        if spec.entry_kind == "experiment":
+            report = self._experiment(spec, code, progress)
+            report.duration_ms = _ms(started)
+            return report
         cases = spec.cases if mode == "submit" else spec.visible_cases()
         why = self.health.blocked()
         if why is None:
@@ -181,6 +181,13 @@ class Grader:
         )
         report.duration_ms = _ms(started)
         return report
+
+    def _experiment(self, spec: ExerciseSpec, code: str, progress: Progress | None) -> Report:
+        """Train the exercise's model with this code in a sandbox of its own, judge the goals."""
+        why = self.health.blocked()
+        if why is not None:
+            return unavailable(why, 0.0)
+        return grade_experiment(self.lab, spec, code, progress)
 
     def run_in_sandbox(
         self, *, spec: ExerciseSpec, code: str, framework: str, case_indices: list[int]
@@ -245,11 +252,17 @@ class Grader:
             return {}
 
     def prime(self) -> int:
-        """Compute every exercise's known mistakes now, at low priority, outside the pool."""
+        """Load (or compute) every exercise's expected and known mistakes' outputs, outside the
+        pool, so no student's first job waits for a framework to start in a trusted child."""
         done = 0
         for folder in sorted(p for p in self.exercises_dir.iterdir() if p.is_dir()):
             try:
-                self.mistake_outputs(self.spec(folder.name), background=True)
+                spec = self.spec(folder.name)
+                if spec.entry_kind == "experiment":
+                    continue  # no known mistakes to run: its goals are judged on measurements
+                if spec.entry_kind == "function":
+                    spec.expected()
+                self.mistake_outputs(spec, background=True)
                 done += 1
             except Exception:  # a broken exercise is reported by validate
                 log.warning("could not run the known mistakes of %s", folder.name, exc_info=True)

@@ -11,12 +11,11 @@ the last try is older than RECHECK_S), so installing the missing piece needs no 
 from __future__ import annotations
 
 import logging
-import sys
 import threading
 import time
 from collections.abc import Callable
 
-from graders.sandbox import SandboxError, SandboxLimits, spawn
+from graders.sandbox import SandboxError, SandboxLimits, sandbox_python, spawn
 from graders.sandbox.launch import LaunchError, tool_path
 from graders.sandbox.seccomp import SeccompError, build_filter
 
@@ -57,7 +56,7 @@ def probe_sandbox() -> str | None:
         build_filter()
     except SeccompError as exc:
         return f"seccomp filters cannot be built ({exc}). Install: sudo apt-get install libseccomp2"
-    argv = [sys.executable, "-S", "-c", "import os; os.write(4, b'R')"]
+    argv = [sandbox_python(), "-S", "-c", "import os; os.write(4, b'R')"]
     try:
         proc = spawn(argv, limits=PROBE_LIMITS, ro_binds=[], env={})
     except (LaunchError, OSError) as exc:

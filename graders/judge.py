@@ -4,18 +4,17 @@ from __future__ import annotations
 
 import signal
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from graders import protocol
-from graders.compare import compare
+from graders.compare import Reason, compare
 from graders.feedback import describe, match_misconception
+from graders.properties import explain, with_property
+from graders.raw_run import RawRun
 from graders.report import Report, TestResult, Verdict, file_level, overall
 from graders.spec import Case, ExerciseSpec
-
-if TYPE_CHECKING:
-    from graders.engine import RawRun
 
 Mistakes = dict[str, dict[int, protocol.Result]]  # mistake id -> its outputs by result id
 SLOTS = 4  # must equal harness.SLOTS: result ids are case_index * SLOTS + slot
@@ -212,6 +211,10 @@ def _array_test(
         return test
     feedback = describe(result, expected, received, hidden=case.hidden)
     test.message, test.details = feedback.summary, list(feedback.details)
+    check = spec.properties.get(case.property) if case.property else None
+    if check is not None and result.reason not in (Reason.SHAPE_MISMATCH, Reason.DTYPE_MISMATCH):
+        sentence = explain(check, case.inputs, received, case_name=case.name, hidden=case.hidden)
+        test.message = with_property(sentence, feedback.summary)
     candidates: list[tuple[str, np.ndarray]] = []
     for mid, out in mistakes().items():
         wrong = out.get(case.index * SLOTS)
@@ -223,7 +226,28 @@ def _array_test(
         test.misconception = {"id": mistake.id, "title": mistake.title, "hint": mistake.hint}
     if not case.hidden:
         test.expected, test.received = _preview(expected), _preview(received)
+    if case.generated and not case.hidden:
+        test.details.insert(0, generated_input_text(case))
     return test
+
+
+SHOWN_VALUES = 48  # a generated input this small is printed whole
+
+
+def generated_input_text(case: Case) -> str:
+    """The failing generated input itself, so the student can rerun it by hand."""
+    parts = []
+    for name, value in case.inputs.items():
+        if not isinstance(value, np.ndarray):
+            parts.append(f"{name} = {value}")
+            continue
+        shown = value.astype(np.int64) if np.array_equal(value, np.round(value)) else value
+        if value.size > SHOWN_VALUES:
+            parts.append(f"{name} of shape {tuple(value.shape)}")
+            continue
+        text = np.array2string(shown, precision=3, separator=", ", suppress_small=True)
+        parts.append(f"{name} = {' '.join(text.split())}")
+    return "Its input: " + "; ".join(parts) + "."
 
 
 def _int(value: object) -> int:

@@ -14,41 +14,28 @@ its id's length and id, then its result stream's length and the stream).
 
 from __future__ import annotations
 
-import hashlib
 import io
 import os
 import subprocess
 import sys
 import tempfile
 import zipfile
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from graders import protocol, results
-from graders.spec import ExerciseSpec, load_spec
+from graders.spec import ExerciseSpec, content_key, load_spec
 
 HERE = Path(__file__).resolve().parent
 RUN_TIMEOUT_S = 600
-LIBRARIES = ("numpy", "torch", "jax", "jaxlib", "flax")
 Outputs = dict[str, dict[int, protocol.Result]]
 
 
 def cache_key(spec: ExerciseSpec) -> str:
     """A hash of the exercise's files and the library versions the outputs depend on."""
-    digest = hashlib.sha256()
-    for path in sorted(p for p in spec.folder.rglob("*") if p.is_file()):
-        if "__pycache__" in path.parts:
-            continue
-        digest.update(str(path.relative_to(spec.folder)).encode() + b"\0" + path.read_bytes())
-    for name in LIBRARIES:
-        try:
-            digest.update(f"{name}={metadata.version(name)}".encode())
-        except metadata.PackageNotFoundError:
-            digest.update(f"{name}=missing".encode())
-    return digest.hexdigest()[:32]
+    return content_key(spec.folder)
 
 
 def load_or_compute(spec: ExerciseSpec, cache_dir: Path | None, *, background: bool) -> Outputs:

@@ -6,7 +6,6 @@ import collections
 import contextlib
 import logging
 import os
-import sys
 import threading
 import time
 from collections import deque
@@ -17,7 +16,7 @@ from pathlib import Path
 from graders.forkserver import ForkedJob, ForkServer, ForkServerGone
 from graders.jax_cache import SANDBOX_CACHE_DIR
 from graders.lane import Lane
-from graders.sandbox import SandboxLimits, SandboxProcess, spawn
+from graders.sandbox import SandboxLimits, SandboxProcess, sandbox_python, spawn
 
 log = logging.getLogger(__name__)
 HERE = Path(__file__).resolve().parent
@@ -48,6 +47,8 @@ class PoolSettings:
     # Extra JAX servers a key may start while jobs wait and every server is busy or warming
     # (its next child warms up for about a second); they go again once nobody waits.
     jax_burst_servers: int = 2
+    # Experiments (graders/experiments.py) running at once, each in a sandbox of its own.
+    experiment_slots: int = 1
 
 
 def _limits(settings: PoolSettings) -> SandboxLimits:
@@ -71,7 +72,7 @@ def start_interpreter(key: str, settings: PoolSettings) -> SandboxProcess:
     """
     framework, _, slug = key.partition(":")
     forks = framework in settings.fork
-    argv = [sys.executable, "-E", "-s", "-B", f"{SANDBOX_GRADERS}/harness.py", framework]
+    argv = [sandbox_python(), "-E", "-s", "-B", f"{SANDBOX_GRADERS}/harness.py", framework]
     binds = [
         (str(HERE / "harness.py"), f"{SANDBOX_GRADERS}/harness.py"),
         (str(HERE / "protocol.py"), f"{SANDBOX_GRADERS}/protocol.py"),
@@ -378,6 +379,15 @@ class WarmPool:
             if remaining <= 0:
                 raise TimeoutError(f"no {framework} interpreter became ready in {timeout} s")
             self._cond.wait(remaining)
+
+    def filled(self) -> bool:
+        """Every kept key has a server up (ready, busy or between jobs): no job waits a start."""
+        with self._cond:
+            return all(
+                len(self._ready.get(key, ())) + self._busy[key] + self._warming[key] > 0
+                for key, size in self.settings.sizes.items()
+                if size > 0
+            )
 
     def sizes(self) -> dict[str, int]:
         """Ready interpreters per framework (for metrics)."""

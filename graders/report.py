@@ -64,10 +64,14 @@ class Report:
     max_rss_mb: float | None = None
     cpu_ms: float | None = None
     line: int | None = None
+    metrics: dict[str, Any] | None = None  # experiments: accuracy by length and the loss curve
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form; keys beyond the contract are additive."""
-        return asdict(self)
+        """JSON-ready form; keys beyond the contract are additive (metrics only for experiments)."""
+        data = asdict(self)
+        if data["metrics"] is None:
+            del data["metrics"]
+        return data
 
 
 def overall(tests: list[TestResult]) -> tuple[Verdict, float]:

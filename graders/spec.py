@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
 import subprocess
 import sys
+import tempfile
 import threading
 import types
+import zipfile
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +22,7 @@ import yaml
 
 from graders import results as result_stream
 from graders.compare import DEFAULT_ATOL, DEFAULT_RTOL
+from graders.properties import PropertyCheck, PropertyError, load_properties
 
 Value = np.ndarray | int | float
 
@@ -33,6 +40,8 @@ class Case:
     hidden: bool
     inputs: dict[str, Value]
     expect_error: bool = False
+    generated: bool = False  # drawn by cases.py's generate(); shown with its inputs when it fails
+    property: str | None = None  # a function of properties.py explaining a failure
 
 
 @dataclass(frozen=True)
@@ -61,6 +70,9 @@ class ExerciseSpec:
     atol: float
     cases: list[Case]
     mistakes: list[MistakeSpec]
+    cache_dir: Path | None = None  # where expected outputs are kept between processes
+    properties: dict[str, PropertyCheck] = field(default_factory=dict, repr=False)
+    experiment: dict[str, Any] | None = None  # the `experiment` section of an experiment exercise
     _expected: dict[int, np.ndarray] | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -78,11 +90,62 @@ class ExerciseSpec:
         return func  # type: ignore[no-any-return]
 
     def expected(self) -> dict[int, np.ndarray]:
-        """Expected outputs per case index (function exercises), computed once per process."""
+        """Expected outputs per case index (function exercises), from the disk cache or computed.
+
+        Computing them starts a framework in a child process (seconds for JAX), which the first
+        job of every new grading process would otherwise wait for.
+        """
         with self._lock:
             if self._expected is None:
-                self._expected = _run_reference(self)
+                self._expected = _cached_reference(self)
             return self._expected
+
+
+LIBRARIES = ("numpy", "torch", "jax", "jaxlib", "flax")
+
+
+def content_key(folder: Path) -> str:
+    """A hash of an exercise's files and the library versions its outputs depend on."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        if "__pycache__" in path.parts:
+            continue
+        digest.update(str(path.relative_to(folder)).encode() + b"\0" + path.read_bytes())
+    for name in LIBRARIES:
+        try:
+            digest.update(f"{name}={metadata.version(name)}".encode())
+        except metadata.PackageNotFoundError:
+            digest.update(f"{name}=missing".encode())
+    return digest.hexdigest()[:32]
+
+
+def _cached_reference(spec: ExerciseSpec) -> dict[int, np.ndarray]:
+    """Expected outputs from `<cache>/<slug>-<key>-expected.npz`, else computed and stored."""
+    if spec.cache_dir is None:
+        return _run_reference(spec)
+    path = spec.cache_dir / f"{spec.slug}-{content_key(spec.folder)}-expected.npz"
+    wanted = {c.index for c in spec.cases if not c.expect_error}
+    if path.is_file():
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                found = {int(key): data[key] for key in data.files}
+            if set(found) == wanted:
+                return found
+        except (OSError, ValueError, zipfile.BadZipFile):
+            pass
+        path.unlink(missing_ok=True)  # corrupt or stale: computed again below
+    expected = _run_reference(spec)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            save: Any = np.savez  # (its allow_pickle keyword confuses the type of **arrays)
+            save(handle, **{str(index): value for index, value in expected.items()})
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return expected
 
 
 def _run_reference(spec: ExerciseSpec) -> dict[int, np.ndarray]:
@@ -119,7 +182,37 @@ def _load_module(path: Path, name: str) -> types.ModuleType:
     return module
 
 
-def _case(index: int, raw: Any, slug: str) -> Case:
+GENERATED_SIZES = 5  # generate(rng, size) is called for size 1, 2, ... this many
+
+
+def generated_cases(module: types.ModuleType, slug: str) -> list[dict[str, Any]]:
+    """Cases from `generate(rng, size)`, smallest first, from a seed fixed per exercise.
+
+    They run with the visible tests, in growing size, and the report stops at the first that
+    fails: a student sees the smallest failing input found, not a random big one. The seed is
+    fixed so expected outputs, the JAX warm-up and the known mistakes' outputs stay cached.
+    """
+    generate = getattr(module, "generate", None)
+    if generate is None:
+        return []
+    if not callable(generate):
+        raise SpecError(f"{slug}/cases.py: generate must be a function (rng, size)")
+    rng = np.random.default_rng(zlib.crc32(slug.encode("utf-8")))
+    drawn = []
+    for size in range(1, GENERATED_SIZES + 1):
+        raw = generate(rng, size)
+        if not isinstance(raw, dict) or not isinstance(raw.get("inputs"), dict):
+            raise SpecError(f"{slug}/cases.py: generate() must return a dict with an 'inputs' dict")
+        shapes = ", ".join(
+            f"{k} {tuple(v.shape)}" if isinstance(v, np.ndarray) else f"{k}={v}"
+            for k, v in raw["inputs"].items()
+        )
+        name = f"generated {size} of {GENERATED_SIZES} (smallest first): {shapes}"
+        drawn.append({**raw, "name": name, "hidden": False})
+    return drawn
+
+
+def _case(index: int, raw: Any, slug: str, *, generated: bool = False) -> Case:
     if not isinstance(raw, dict) or not isinstance(raw.get("inputs"), dict):
         raise SpecError(f"{slug}/cases.py: case {index} must be a dict with an 'inputs' dict")
     inputs: dict[str, Value] = {}
@@ -132,12 +225,17 @@ def _case(index: int, raw: Any, slug: str) -> Case:
             )
         else:
             inputs[str(key)] = value.item() if isinstance(value, np.integer) else value
+    prop = raw.get("property")
+    if prop is not None and (not isinstance(prop, str) or not prop.isidentifier()):
+        raise SpecError(f"{slug}/cases.py: 'property' of case {index} must be a function name")
     return Case(
         index=index,
         name=str(raw.get("name", f"case {index + 1}")),
         hidden=bool(raw.get("hidden", False)),
         inputs=inputs,
         expect_error=bool(raw.get("expect_error", False)),
+        generated=generated,
+        property=prop,
     )
 
 
@@ -145,19 +243,34 @@ def load_spec(folder: Path) -> ExerciseSpec:
     """Read exercise.yaml, cases.py and mistakes.yaml; visible cases come first."""
     try:
         meta = yaml.safe_load((folder / "exercise.yaml").read_text(encoding="utf-8"))
-        mistakes_raw = yaml.safe_load((folder / "mistakes.yaml").read_text(encoding="utf-8"))
+        mistakes_path = folder / "mistakes.yaml"
+        mistakes_raw = (
+            yaml.safe_load(mistakes_path.read_text(encoding="utf-8"))
+            if mistakes_path.is_file() or meta["entry"]["kind"] != "experiment"
+            else None
+        )
     except (OSError, yaml.YAMLError) as exc:
         raise SpecError(f"cannot read the exercise files in {folder.name}: {exc}") from exc
     slug = str(meta["slug"])
-    cases_func = getattr(_load_module(folder / "cases.py", f"cases_{slug}"), "cases", None)
+    if meta["entry"]["kind"] == "experiment":
+        return _experiment_spec(folder, meta, mistakes_raw)
+    cases_module = _load_module(folder / "cases.py", f"cases_{slug}")
+    cases_func = getattr(cases_module, "cases", None)
     if not callable(cases_func):
         raise SpecError(f"{slug}/cases.py does not define cases()")
     raw_cases = list(cases_func())
-    ordered = [c for c in raw_cases if not c.get("hidden")] + [
-        c for c in raw_cases if c.get("hidden")
-    ]
+    drawn = generated_cases(cases_module, slug)
+    # Visible fixed cases, then generated ones (smallest first), then hidden ones.
+    ordered = [(c, False) for c in raw_cases if not c.get("hidden")]
+    ordered += [(c, True) for c in drawn]
+    ordered += [(c, False) for c in raw_cases if c.get("hidden")]
     limits = meta.get("limits") or {}
     tolerance = meta.get("tolerance") or {}
+    cases = [_case(i, raw, slug, generated=gen) for i, (raw, gen) in enumerate(ordered)]
+    try:
+        properties = load_properties(folder, slug, {c.property for c in cases if c.property})
+    except PropertyError as exc:
+        raise SpecError(str(exc)) from exc
     return ExerciseSpec(
         slug=slug,
         folder=folder,
@@ -168,6 +281,29 @@ def load_spec(folder: Path) -> ExerciseSpec:
         memory_mb=int(limits.get("memory_mb", 1024)),
         rtol=float(tolerance.get("rtol", DEFAULT_RTOL)),
         atol=float(tolerance.get("atol", DEFAULT_ATOL)),
-        cases=[_case(i, raw, slug) for i, raw in enumerate(ordered)],
+        cases=cases,
         mistakes=[MistakeSpec(**m) for m in (mistakes_raw or {}).get("mistakes", [])],
+        properties=properties,
+    )
+
+
+def _experiment_spec(folder: Path, meta: dict[str, Any], mistakes_raw: Any) -> ExerciseSpec:
+    """An experiment has no test cases: its goals live in the `experiment` section."""
+    limits = meta.get("limits") or {}
+    experiment = meta.get("experiment")
+    if not isinstance(experiment, dict):
+        raise SpecError(f"{meta['slug']}/exercise.yaml: an experiment needs an experiment section")
+    return ExerciseSpec(
+        slug=str(meta["slug"]),
+        folder=folder,
+        entry_kind="experiment",
+        entry_name=str(meta["entry"]["name"]),
+        frameworks=[str(f) for f in meta["frameworks"]],
+        time_ms=int(limits.get("time_ms", 2000)),
+        memory_mb=int(limits.get("memory_mb", 1024)),
+        rtol=DEFAULT_RTOL,
+        atol=DEFAULT_ATOL,
+        cases=[],
+        mistakes=[MistakeSpec(**m) for m in (mistakes_raw or {}).get("mistakes", [])],
+        experiment=experiment,
     )

@@ -306,3 +306,29 @@ def test_grade_and_validate_say_at_once_why_grading_is_unavailable(
     assert [p["message"] for p in problems if "unavailable" in p["message"]] == [
         next(p["message"] for p in problems if "bubblewrap" in p["message"])
     ]
+
+
+def test_experiments_prints_the_cached_table_and_refuses_unknown_slugs(data_dir: Path) -> None:
+    from graders.experiment_reference import content_hash, schemes_of
+
+    lab = ROOT / "exercises" / "lab-learned-vs-sinusoidal"
+    cache = data_dir / "experiments-cache"
+    cache.mkdir(parents=True, exist_ok=True)
+    for scheme in schemes_of(lab):  # cached runs: the command prints without training
+        refused = scheme == "learned"
+        run = {
+            "train_length": 16,
+            "accuracy_by_length": {"16": 1.0, "24": None if refused else 0.7},
+            "cpu_seconds": 5.0,
+        }
+        (cache / f"{lab.name}--{scheme}--{content_hash(lab, scheme)}.json").write_text(
+            json.dumps(run)
+        )
+    result = run_cli("experiments", "--exercise", lab.name, env=_env(data_dir))
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.strip().splitlines()
+    assert lines[0] == "lab-learned-vs-sinusoidal (trained on length 16)"
+    assert lines[3].split() == ["learned", "1.000", "refused", "5.0"]
+    assert lines[4].split() == ["sinusoidal", "1.000", "0.700", "5.0"]
+    result = run_cli("experiments", "--exercise", "no-such-lab", env=_env(data_dir))
+    assert result.returncode == 2 and "no experiment exercise" in result.stderr

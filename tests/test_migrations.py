@@ -23,6 +23,10 @@ TABLES = {
     "quiz_attempts",
     "submissions",
     "drafts",
+    "lti_platforms",
+    "lti_users",
+    "lti_nonces",
+    "lti_grade_posts",
     "alembic_version",
 }
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"

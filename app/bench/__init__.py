@@ -17,6 +17,7 @@ from typing import Any
 
 from app.bench import idle, scenarios
 from app.bench.server import deployment
+from app.config import get_settings
 
 SCENARIOS = ("cold", "sequential", "burst", "lab", "idle")
 TARGETS = {
@@ -120,6 +121,10 @@ def _scenario(
             seconds=options.lab_seconds,
             kill_worker_at=options.kill_worker_at,
         )
+        log = get_settings().app_data_dir / "bench-lab.tsv"
+        log.parent.mkdir(parents=True, exist_ok=True)
+        scenarios.write_log(outcomes, log)
+        print(f"  every submission, in order sent: {log}")
         return _grouped(outcomes, "lab")
     if name == "idle":
         results["idle_pooled"] = idle.pooled(run_, options.idle_samples)

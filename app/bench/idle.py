@@ -25,10 +25,11 @@ def _ready(run: Deployment) -> dict[str, int]:
 
 
 def wait_pool(run: Deployment, timeout: float = 300) -> None:
-    """Until every pool key has its ready interpreters (from /metrics)."""
-    wanted = {fw: n for fw, n in POOL.items()}
+    """Until every pool key has its ready interpreters in every grading process (/metrics)."""
+    processes = max(1, len(run.workers))  # /metrics sums the workers' pools
+    wanted = {fw: n * processes for fw, n in POOL.items()}
     for folder in sorted((ROOT / "exercises").glob("*/solutions/jax.py")):
-        wanted[f"jax:{folder.parent.parent.name}"] = POOL["jax"]
+        wanted[f"jax:{folder.parent.parent.name}"] = POOL["jax"] * processes
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         ready = _ready(run)

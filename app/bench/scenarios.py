@@ -68,6 +68,7 @@ class Outcome:
     ms: float
     verdict: str
     right: bool
+    sent_s: float = 0.0  # when it was sent, seconds into the scenario (lab only)
 
     @property
     def correct(self) -> bool:
@@ -140,7 +141,9 @@ def lab(
     threads: list[threading.Thread] = []
 
     def one(answer: Answer, label: str) -> None:
+        sent_s = time.monotonic() - started
         outcome = _send(run, answer, label)
+        outcome.sent_s = sent_s
         with lock:
             outcomes.append(outcome)
 
@@ -186,4 +189,8 @@ def summary(outcomes: list[Outcome]) -> dict[str, Any]:
 
 def write_log(outcomes: list[Outcome], path: Path) -> None:
     """Every outcome, one line each (kept beside the JSON for a closer look)."""
-    path.write_text("".join(f"{o.label}\t{o.ms:.1f}\t{o.verdict}\t{o.right}\n" for o in outcomes))
+    rows = sorted(outcomes, key=lambda o: o.sent_s)
+    path.write_text(
+        "sent_s\tms\tverdict\tright\tlabel\n"
+        + "".join(f"{o.sent_s:.1f}\t{o.ms:.1f}\t{o.verdict}\t{o.right}\t{o.label}\n" for o in rows)
+    )

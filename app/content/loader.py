@@ -18,6 +18,7 @@ log = logging.getLogger(__name__)
 M = TypeVar("M", bound=BaseModel)
 
 EXERCISE_FILES = ("exercise.yaml", "statement.md", "reference.py", "cases.py", "mistakes.yaml")
+EXPERIMENT_FILES = ("exercise.yaml", "statement.md", "reference.py")  # no cases: goals instead
 DISCUSSION_FILE = "discussion.md"  # optional: alternatives, shown once the exercise is solved
 
 
@@ -178,14 +179,19 @@ def _check_python(path: Path) -> str:
 
 def load_exercise(folder: Path, root: Path, problems: list[Problem]) -> Exercise:
     """Load one exercise folder; missing or broken files raise with the file named."""
-    for name in EXERCISE_FILES:
+    meta_text = _read_text(folder / "exercise.yaml") if (folder / "exercise.yaml").is_file() else ""
+    raw_meta = _load_yaml(meta_text) if meta_text else None
+    is_experiment = isinstance(raw_meta, dict) and (raw_meta.get("entry") or {}).get("kind") == (
+        "experiment"
+    )
+    for name in EXPERIMENT_FILES if is_experiment else EXERCISE_FILES:
         if not (folder / name).is_file():
             raise ContentError(f"missing required file {name}")
-    meta_text = _read_text(folder / "exercise.yaml")
-    meta = _validate(ExerciseMeta, _load_yaml(meta_text), meta_text)
+    meta = _validate(ExerciseMeta, raw_meta, meta_text)
     if meta.slug != folder.name:
         raise ContentError(f"slug '{meta.slug}' must equal the folder name '{folder.name}'")
-    mistakes_text = _read_text(folder / "mistakes.yaml")
+    mistakes_path = folder / "mistakes.yaml"
+    mistakes_text = _read_text(mistakes_path) if mistakes_path.is_file() else ""
     mistakes = _validate(MistakesFile, _load_yaml(mistakes_text) or {}, mistakes_text)
     for mistake in mistakes.mistakes:
         if mistake.framework not in meta.frameworks:
@@ -206,6 +212,8 @@ def load_exercise(folder: Path, root: Path, problems: list[Problem]) -> Exercise
                 problems.append(Problem(_rel(path, root), str(exc), exc.line))
                 raise ContentError(f"{kind}/{fw}.py is broken") from exc
     for name in ("reference.py", "cases.py"):
+        if not (folder / name).is_file():
+            continue  # an experiment has no cases.py (checked above for the others)
         try:
             _check_python(folder / name)
         except ContentError as exc:

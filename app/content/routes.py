@@ -183,6 +183,7 @@ def api_exercises(course: CourseDep, user: OptionalUser) -> list[dict[str, Any]]
             "summary": ex.meta.summary,
             "lesson": ex.meta.lesson,
             "entry": ex.meta.entry.name,
+            "kind": ex.meta.entry.kind,
             "draft": ex.meta.draft,
         }
         for ex in visible_exercises(course=course, include_drafts=_is_instructor(user))

@@ -176,11 +176,73 @@ class Tolerance(Strict):
 class Entry(Strict):
     """What the student must define."""
 
-    kind: Literal["function", "class"] = Field(description="A function or a class (nn.Module).")
+    kind: Literal["function", "class", "experiment"] = Field(
+        description=(
+            "A function, a class (nn.Module), or an experiment: the position part of a model "
+            "that the lab trains and measures."
+        )
+    )
     name: str = Field(
         pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="Name the grader looks up in the file."
     )
     signature: str = Field(description="The signature shown to students, e.g. 'f(x, y)'.")
+
+
+class ExperimentGoal(Strict):
+    """An accuracy the trained model must reach at some multiple of the training length."""
+
+    factor: float = Field(gt=0, description="Length as a multiple of the training length.")
+    min_accuracy: float = Field(ge=0, le=1, description="Share of positions that must be right.")
+    required: bool = Field(
+        default=True, description="Required for acceptance; otherwise a stretch goal (score only)."
+    )
+
+
+class Experiment(Strict):
+    """How the lab trains and measures an experiment exercise (graders/experiment.py)."""
+
+    slot: Literal["absolute", "relative"] = Field(
+        description=(
+            "absolute: the student's class(max_len, d_model) adds positions to x (B, T, d); "
+            "relative: class(num_heads, head_dim, max_len) maps q, k (B, H, T, hd) to scores."
+        )
+    )
+    offset: int = Field(ge=1, le=8, description="The task: answer the token this many places back.")
+    vocab: int = Field(default=10, ge=2, le=64, description="Number of token values.")
+    d_model: int = Field(default=32, ge=8, le=128, description="Model width.")
+    heads: int = Field(default=2, ge=1, le=8, description="Attention heads per layer.")
+    layers: int = Field(default=2, ge=1, le=4, description="Transformer blocks.")
+    train_length: int = Field(ge=4, le=64, description="Length of every training sequence.")
+    steps: int = Field(default=400, ge=1, le=2000, description="Adam steps.")
+    batch: int = Field(default=32, ge=1, le=128, description="Sequences per step.")
+    lr: float = Field(default=3e-3, gt=0, le=1, description="Adam learning rate.")
+    seed: int = Field(default=0, ge=0, description="Seed of the weights and the data.")
+    factors: list[float] = Field(
+        default_factory=lambda: [1.0, 1.5, 2.0, 4.0],
+        min_length=1,
+        description="Evaluation lengths as multiples of the training length.",
+    )
+    beyond_table: Literal["refuse"] = Field(
+        default="refuse",
+        description=(
+            "What a module that cannot serve a longer sequence does: it raises, the length "
+            "is reported as refused and counts as 0% for the goals."
+        ),
+    )
+    goals: list[ExperimentGoal] = Field(min_length=1, description="What the trained model must do.")
+    references: list[Literal["none", "learned", "sinusoidal", "rope", "alibi"]] = Field(
+        default_factory=list,
+        description="Platform schemes trained next to the exercise's (python -m app experiments).",
+    )
+
+    @model_validator(mode="after")
+    def _goals_at_measured_lengths(self) -> Experiment:
+        missing = sorted({g.factor for g in self.goals} - set(self.factors))
+        if missing:
+            raise ValueError(f"goals at factors {missing} are not among the measured factors")
+        if self.d_model % self.heads or (self.d_model // self.heads) % 2:
+            raise ValueError("d_model / heads must be an even whole number (rotary pairs)")
+        return self
 
 
 class ExerciseMeta(Strict):
@@ -203,11 +265,21 @@ class ExerciseMeta(Strict):
     )
     draft: bool = Field(default=False, description="Drafts are visible to instructors only.")
     due: dt.datetime | None = Field(default=None, description="Optional due date.")
+    experiment: Experiment | None = Field(
+        default=None,
+        description="Training and goals; required exactly when entry.kind is experiment.",
+    )
 
     @model_validator(mode="after")
     def _unique_frameworks(self) -> ExerciseMeta:
         if len(set(self.frameworks)) != len(self.frameworks):
             raise ValueError(f"frameworks are listed twice: {self.frameworks}")
+        if (self.entry.kind == "experiment") != (self.experiment is not None):
+            raise ValueError(
+                "an experiment section is needed exactly when entry.kind is experiment"
+            )
+        if self.entry.kind == "experiment" and self.frameworks != ["torch"]:
+            raise ValueError("experiments run in torch only: frameworks must be [torch]")
         return self
 
     @property

@@ -45,7 +45,7 @@ def mistakes_cache_dir() -> Path:
 
 
 def prepare_mistakes() -> int:
-    """Compute the declared mistakes' outputs of every exercise now; how many exercises."""
+    """Compute (or load) every exercise's expected and known mistakes' outputs; how many."""
     exercises = get_settings().exercises_dir
     grader = Grader(exercises, pool_settings(warm=False), mistakes_cache_dir=mistakes_cache_dir())
     return grader.prime()

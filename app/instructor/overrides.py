@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 from app.content.loader import Course
 from app.instructor.deadlines import KINDS, Kind, as_utc, extension_for, refresh_late_flags
 from app.instructor.models import DeadlineExtension, ScoreOverride
+from app.lti.outbox import queue_grade
 from app.models_base import utcnow
 from app.submissions.models import Submission
 from app.users.models import User
@@ -59,6 +60,9 @@ def set_override(
             reason=text,
             created_at=now,
         )
+    )
+    queue_grade(
+        session=session, user_id=submission.user_id, kind="exercise", slug=submission.exercise_slug
     )
     session.commit()
     return submission

@@ -26,8 +26,11 @@ class JobQueue(Protocol):
     def forget(self, ids: Sequence[int]) -> None:
         """Drop the bookkeeping of jobs that no longer wait (a sweep by the reaper)."""
 
-    def start_consumers(self, concurrency: int, handler: Handler) -> None:
-        """Grade jobs in this process with `concurrency` threads calling `handler(id)`."""
+    def start_consumers(
+        self, concurrency: int, handler: Handler, lanes: Sequence[str] = ("grading", "experiments")
+    ) -> None:
+        """Grade jobs of these lanes here: `concurrency` threads for ordinary jobs, one for
+        experiments (app/jobs/lanes.py), each calling `handler(id)`."""
 
     def try_lock(self, name: str, seconds: float) -> bool:
         """A lock shared by every process of the deployment, expiring by itself."""

@@ -21,7 +21,7 @@ from app.grading.service import current_grader
 from app.jobs.runner import Held
 
 log = logging.getLogger(__name__)
-BEAT_SECONDS = 5.0
+BEAT_SECONDS = 2.0  # a worker joining after a crash trusts a dead peer at most TTL_SECONDS
 TTL_SECONDS = 3 * BEAT_SECONDS
 
 
@@ -47,6 +47,7 @@ class Beacon:
         self.role = role
         self.ident = worker_id()
         self.started = time.time()
+        self.taking_jobs = False  # set once this process consumes (after its warm-up)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -60,6 +61,7 @@ class Beacon:
             "role": self.role,
             "concurrency": self.concurrency,
             "in_flight": self.held.ids(),
+            "taking_jobs": self.taking_jobs,
             "pool_ready": grader.pool.sizes() if grader else {},
             "grader": grader.status() if grader else "starting",
             "pool_target": dict(grader.pool.settings.sizes) if grader else {},
@@ -72,6 +74,14 @@ class Beacon:
         self.client.set(
             _key(self.prefix, self.ident), json.dumps(self.record()), ex=int(TTL_SECONDS)
         )
+
+    def taking(self) -> None:
+        """Say at once that this process now takes jobs (peers may be waiting to hear it)."""
+        self.taking_jobs = True
+        try:
+            self.beat()
+        except redis.RedisError as exc:
+            log.warning("could not announce this worker: %s", exc)
 
     def start(self) -> None:
         """Beat now and then every few seconds."""

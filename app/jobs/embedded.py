@@ -6,30 +6,38 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from app.jobs.base import Handler
+from app.jobs.lanes import EXPERIMENTS, GRADING, LANES
+
+EXPERIMENT_THREADS = 1  # experiments train one at a time, on threads of their own
 
 log = logging.getLogger(__name__)
 
 
 class EmbeddedQueue:
-    """In-process FIFO of submission ids; one id waits at most once."""
+    """In-process FIFOs of submission ids, one per lane; one id waits at most once."""
 
-    def __init__(self) -> None:
-        self._queue: queue.Queue[int | None] = queue.Queue()
+    def __init__(self, lane_of: Callable[[int], str] | None = None) -> None:
+        self._queues: dict[str, queue.Queue[int | None]] = {
+            GRADING: queue.Queue(),
+            EXPERIMENTS: queue.Queue(),
+        }
+        self._lane_of = lane_of
         self._waiting: dict[int, float] = {}
         self._lock = threading.Lock()
-        self._threads: list[threading.Thread] = []
+        self._threads: list[tuple[threading.Thread, str]] = []
         self._stopping = threading.Event()
 
     def enqueue(self, submission_id: int) -> None:
-        """Queue one job (a second request for a waiting id is dropped)."""
+        """Queue one job in its lane (a second request for a waiting id is dropped)."""
         with self._lock:
             if submission_id in self._waiting:
                 return
             self._waiting[submission_id] = time.monotonic()
-        self._queue.put(submission_id)
+        lane = self._lane_of(submission_id) if self._lane_of is not None else GRADING
+        self._queues[lane if lane in self._queues else GRADING].put(submission_id)
 
     def depth(self) -> int:
         """Jobs waiting."""
@@ -52,19 +60,23 @@ class EmbeddedQueue:
         """One process: always granted."""
         return True
 
-    def start_consumers(self, concurrency: int, handler: Handler) -> None:
-        """Start `concurrency` grading threads."""
+    def start_consumers(
+        self, concurrency: int, handler: Handler, lanes: Sequence[str] = LANES
+    ) -> None:
+        """Start `concurrency` grading threads and the experiments' own thread."""
         self._stopping.clear()
-        for i in range(concurrency):
+        threads = [GRADING] * concurrency * (GRADING in lanes)
+        threads += [EXPERIMENTS] * EXPERIMENT_THREADS * (EXPERIMENTS in lanes)
+        for i, lane in enumerate(threads):
             thread = threading.Thread(
-                target=self._work, args=(handler,), daemon=True, name=f"grader-{i}"
+                target=self._work, args=(handler, lane), daemon=True, name=f"{lane}-{i}"
             )
             thread.start()
-            self._threads.append(thread)
+            self._threads.append((thread, lane))
 
-    def _work(self, handler: Handler) -> None:
+    def _work(self, handler: Handler, lane: str) -> None:
         while not self._stopping.is_set():
-            item = self._queue.get()
+            item = self._queues[lane].get()
             if item is None or self._stopping.is_set():
                 return  # an id taken here stays queued in the database for the next start
             with self._lock:
@@ -78,9 +90,9 @@ class EmbeddedQueue:
     def stop(self, drain_seconds: float) -> None:
         """Let each thread finish its current job, then end; waiting jobs stay queued in the DB."""
         self._stopping.set()
-        for _ in self._threads:
-            self._queue.put(None)
+        for _, lane in self._threads:
+            self._queues[lane].put(None)
         deadline = time.monotonic() + drain_seconds
-        for thread in self._threads:
+        for thread, _ in self._threads:
             thread.join(timeout=max(0.0, deadline - time.monotonic()))
         self._threads.clear()

@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import func, or_, select, update
 from sqlalchemy.orm import Session
 
+from app.lti.outbox import queue_grade
 from app.models_base import utcnow
 from app.submissions.models import Submission
 from graders.report import file_level
@@ -115,8 +116,16 @@ def finish(*, session: Session, held: Claim, report: dict[str, Any]) -> bool:
             lease_expires_at=None,
         )
     )
+    stored = bool(result.rowcount == 1)  # type: ignore[attr-defined]
+    if stored and held.mode == "submit":
+        # Same transaction as the report: a stored grade is never left unsent to an LMS.
+        user_id = session.scalar(
+            select(Submission.user_id).where(Submission.id == held.submission_id)
+        )
+        if user_id is not None:
+            queue_grade(session=session, user_id=user_id, kind="exercise", slug=held.exercise)
     session.commit()
-    return bool(result.rowcount == 1)  # type: ignore[attr-defined]
+    return stored
 
 
 def release(*, session: Session, held: Claim) -> bool:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import cast
 
 import dramatiq
@@ -25,12 +25,16 @@ from dramatiq.brokers.redis import MAINTENANCE_SCALE, RedisBroker
 from dramatiq.middleware import Retries, TimeLimit
 
 from app.jobs.base import Handler
+from app.jobs.lanes import EXPERIMENTS, GRADING
 
 log = logging.getLogger(__name__)
 QUEUE_NAME = "grading"
 ACTOR_NAME = "grade_submission"
+EXPERIMENT_QUEUE = EXPERIMENTS  # a worker opts in: `python -m app worker --lanes ...`
+EXPERIMENT_ACTOR = "run_experiment"
+EXPERIMENT_THREADS = 1  # per worker process: experiments train one at a time
 JOB_TIME_LIMIT_MS = 10 * 60 * 1000  # the grader's own limits are far lower; this is a backstop
-WORKER_TIMEOUT_MS = 500  # how often an idle consumer polls (and heartbeats)
+WORKER_TIMEOUT_MS = 50  # an idle consumer polls this often at most: the wait a new job can meet
 
 
 def redis_client(url: str) -> redis.Redis:
@@ -43,7 +47,14 @@ def redis_client(url: str) -> redis.Redis:
 class RedisQueue:
     """Producer everywhere; consumer too where `start_consumers` is called (`worker`)."""
 
-    def __init__(self, *, url: str, prefix: str, heartbeat_seconds: float) -> None:
+    def __init__(
+        self,
+        *,
+        url: str,
+        prefix: str,
+        heartbeat_seconds: float,
+        lane_of: Callable[[int], str] | None = None,
+    ) -> None:
         self.client = redis_client(url)
         self.prefix = prefix
         self.sent_key = f"{prefix}:jobs:sent"
@@ -60,13 +71,21 @@ class RedisQueue:
             queue_name=QUEUE_NAME,
             time_limit=JOB_TIME_LIMIT_MS,
         )(self._on_message)
+        self.experiment_actor: dramatiq.Actor[[int], None] = dramatiq.actor(
+            broker=self.broker,
+            actor_name=EXPERIMENT_ACTOR,
+            queue_name=EXPERIMENT_QUEUE,
+            time_limit=JOB_TIME_LIMIT_MS,
+        )(self._on_message)
+        self._lane_of = lane_of
         self._handler: Handler | None = None
-        self._worker: dramatiq.Worker | None = None
+        self._workers: list[dramatiq.Worker] = []
 
     def enqueue(self, submission_id: int) -> None:
         """Send the message, then record it (a crash in between only causes a harmless resend)."""
+        lane = self._lane_of(submission_id) if self._lane_of is not None else GRADING
         try:
-            self.actor.send(submission_id)
+            (self.experiment_actor if lane == EXPERIMENTS else self.actor).send(submission_id)
             self.client.zadd(self.sent_key, {str(submission_id): time.time()})
         except (redis.RedisError, dramatiq.errors.DramatiqError) as exc:
             log.warning(
@@ -110,21 +129,28 @@ class RedisQueue:
             raise RuntimeError("this process does not grade")
         self._handler(submission_id)
 
-    def start_consumers(self, concurrency: int, handler: Handler) -> None:
-        """Start a Dramatiq worker with `concurrency` threads in this process."""
+    def start_consumers(
+        self, concurrency: int, handler: Handler, lanes: Sequence[str] = (GRADING,)
+    ) -> None:
+        """Start a Dramatiq worker per lane here: `concurrency` threads for ordinary jobs, one
+        for experiments (only if this worker opted into that lane)."""
         self._handler = handler
-        self._worker = dramatiq.Worker(
-            self.broker,
-            queues={QUEUE_NAME},
-            worker_threads=concurrency,
-            worker_timeout=WORKER_TIMEOUT_MS,
-        )
-        self._worker.start()
+        plan = {GRADING: (QUEUE_NAME, concurrency), EXPERIMENTS: (EXPERIMENT_QUEUE, 1)}
+        for lane in lanes:
+            queue_name, threads = plan[lane]
+            worker = dramatiq.Worker(
+                self.broker,
+                queues={queue_name},
+                worker_threads=threads if lane == GRADING else EXPERIMENT_THREADS,
+                worker_timeout=WORKER_TIMEOUT_MS,
+            )
+            worker.start()
+            self._workers.append(worker)
 
     def stop(self, drain_seconds: float) -> None:
         """Finish running jobs, give prefetched messages back to Redis, close connections."""
-        if self._worker is not None:
-            self._worker.stop(timeout=int(drain_seconds * 1000))
-            self._worker = None
+        for worker in self._workers:
+            worker.stop(timeout=int(drain_seconds * 1000))
+        self._workers = []
         self.broker.close()
         self.client.close()

@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from app.db import session_factory
 from app.grading.service import get_grader
-from app.jobs import leases
+from app.jobs import leases, live
 from graders.engine import Mode, UnknownExercise, UnknownFramework
 from graders.pool import PoolStopped
 from graders.report import file_level
@@ -100,7 +100,13 @@ def grade_claim(claim: leases.Claim) -> dict[str, Any]:
     try:
         return (
             get_grader()
-            .grade(exercise=claim.exercise, code=claim.code, framework=claim.framework, mode=mode)
+            .grade(
+                exercise=claim.exercise,
+                code=claim.code,
+                framework=claim.framework,
+                mode=mode,
+                progress=live.recorder(claim.submission_id),
+            )
             .to_dict()
         )
     except (UnknownExercise, UnknownFramework) as exc:
@@ -173,6 +179,7 @@ def run_job(
             stored = leases.finish(session=session, held=claim, report=report)
         finally:
             held.remove(submission_id)
+            live.clear(submission_id)
     if not stored:
         log.warning(
             "submission %s: finished elsewhere; report dropped",

@@ -7,11 +7,14 @@ differences are whether this process grades and which queue carries the ids.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from app.config import Settings
+from app.jobs import live
 from app.jobs.base import JobQueue
 from app.jobs.beacon import Beacon
 from app.jobs.embedded import EmbeddedQueue
+from app.jobs.lanes import LANES, lane_of
 from app.jobs.reaper import Reaper
 from app.jobs.redis_queue import RedisQueue
 from app.jobs.runner import Held, Publisher, run_job
@@ -24,9 +27,16 @@ class JobRuntime:
     """Everything job-related one process runs; `start` and `stop` bracket its life."""
 
     def __init__(
-        self, settings: Settings, *, grade: bool, concurrency: int | None = None, role: str = "web"
+        self,
+        settings: Settings,
+        *,
+        grade: bool,
+        concurrency: int | None = None,
+        role: str = "web",
+        lanes: tuple[str, ...] = LANES,
     ) -> None:
         self.settings = settings
+        self.lanes = lanes
         self.grade = grade
         self.concurrency = concurrency or settings.grading_workers
         self.held = Held(settings.lease_seconds)
@@ -39,8 +49,10 @@ class JobRuntime:
                 url=settings.redis_url,
                 prefix=settings.redis_prefix,
                 heartbeat_seconds=settings.lease_seconds,
+                lane_of=lane_of,
             )
             self.queue = redis_queue
+            live.use_redis(redis_queue.client, settings.redis_prefix)  # workers' experiments
             self.publisher = RedisPublisher(redis_queue.client, settings.redis_prefix)
             self.watcher = RedisWatcher(settings.redis_url, settings.redis_prefix)
             if grade:
@@ -52,7 +64,7 @@ class JobRuntime:
                     role=role,
                 )
         else:
-            self.queue = EmbeddedQueue()
+            self.queue = EmbeddedQueue(lane_of)
             local = LocalWatcher()  # grading threads wake this process's streams directly
             self.publisher = local
             self.watcher = local
@@ -72,16 +84,24 @@ class JobRuntime:
             max_attempts=self.settings.max_job_attempts,
         )
 
-    def start(self) -> None:
-        """Recover what a previous run left, start grading threads (if any) and the reaper."""
+    def start(self, *, before_consuming: Callable[[], object] | None = None) -> None:
+        """Recover what a previous run left, start grading threads (if any) and the reaper.
+
+        `before_consuming` runs after this process announced itself and before it takes jobs
+        (a worker waits there for its warm pool while the others grade).
+        """
         if not self.settings.distributed:
             # The in-memory queue starts empty: every queued row must be sent again, now.
             self.reaper.run_once(force=True, grace=0)
         if self.grade:
             self.held.start()
-            self.queue.start_consumers(self.concurrency, self.handle)
             if self.beacon is not None:
                 self.beacon.start()
+            if before_consuming is not None:
+                before_consuming()
+            self.queue.start_consumers(self.concurrency, self.handle, self.lanes)
+            if self.beacon is not None:
+                self.beacon.taking()
         elif not self.settings.distributed:
             log.warning("SERVE_GRADES is off and REDIS_URL is unset: nothing will grade jobs")
         self.reaper.start()

@@ -7,19 +7,23 @@ import signal
 import socket
 import sys
 import threading
+import time
+from collections.abc import Callable
 from types import FrameType
 
 import redis
 
 from app.config import get_settings
 from app.grading.service import get_grader, shutdown_grader
-from app.jobs.beacon import live_workers
+from app.jobs.beacon import live_workers, worker_id
 from app.jobs.logs import configure_logging
 from app.jobs.redis_queue import redis_client
 from app.jobs.runtime import JobRuntime
 
 log = logging.getLogger(__name__)
 DRAIN_SECONDS = 60.0  # compose's stop_grace_period is longer, so a drain is never cut short
+WARM_WAIT_S = 120.0  # a joining worker waits at most this long for its pool before taking jobs
+WARM_POLL_S = 0.5
 
 
 def _fail(message: str) -> int:
@@ -27,7 +31,7 @@ def _fail(message: str) -> int:
     return 1
 
 
-def run_worker(*, concurrency: int | None) -> int:
+def run_worker(*, concurrency: int | None, lanes: tuple[str, ...] = ("grading",)) -> int:
     """Grade until SIGTERM/SIGINT, then finish the running jobs and give the rest back."""
     from app.migrate import is_up_to_date
 
@@ -52,13 +56,21 @@ def run_worker(*, concurrency: int | None) -> int:
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
-    get_grader()  # start filling the warm pool before taking jobs
-    runtime = JobRuntime(settings, grade=True, concurrency=concurrency, role="worker")
-    runtime.start()
+    grader = get_grader()  # start filling the warm pool before taking jobs
+    runtime = JobRuntime(settings, grade=True, concurrency=concurrency, role="worker", lanes=lanes)
+    others = redis_client(settings.redis_url)
+    runtime.start(
+        before_consuming=lambda: wait_until_warm(
+            warm=grader.pool.filled,
+            others_ready=lambda: _others_ready(others, settings.redis_prefix),
+            stopping=stopping,
+        )
+    )
     log.info(
-        "worker ready: %d threads, pools %s",
+        "worker ready: %d threads, pools %s, lanes %s",
         runtime.concurrency,
         settings.pool_sizes,
+        ",".join(lanes),
         extra={"event": "ready", "concurrency": runtime.concurrency},
     )
     stopping.wait()
@@ -66,6 +78,45 @@ def run_worker(*, concurrency: int | None) -> int:
     shutdown_grader()
     log.info("worker stopped", extra={"event": "stopped"})
     return 0
+
+
+def wait_until_warm(
+    *,
+    warm: Callable[[], bool],
+    others_ready: Callable[[], bool],
+    stopping: threading.Event,
+    limit_s: float = WARM_WAIT_S,
+) -> float:
+    """Take jobs once the pool is warm, or at once when no other worker can grade; seconds waited.
+
+    A job taken by a cold worker pays an interpreter start (seconds; a Flax one, ten) on the
+    student's clock, while a warm worker would answer in milliseconds. So a worker that joins a
+    running deployment (a restart after a crash, a scale-up) lets the others grade until its
+    own pool is up, at most `limit_s`. The only worker, or one whose peers are all gone, starts
+    at once: a slow verdict beats none.
+    """
+    started = time.monotonic()
+    while not stopping.is_set() and time.monotonic() - started < limit_s:
+        if warm():
+            break
+        try:
+            if not others_ready():
+                break
+        except redis.RedisError:
+            break
+        stopping.wait(WARM_POLL_S)
+    waited = time.monotonic() - started
+    log.info("taking jobs after %.1f s of warm-up", waited, extra={"event": "consuming"})
+    return waited
+
+
+def _others_ready(client: redis.Redis, prefix: str) -> bool:
+    """Another worker takes jobs with a ready grader (announced in the last few seconds)."""
+    me = worker_id()
+    return any(
+        w.get("id") != me and w.get("taking_jobs") and w.get("grader") == "ready"
+        for w in live_workers(client, prefix)
+    )
 
 
 def check_health() -> int:

@@ -8,6 +8,7 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from app.lti.outbox import queue_grade
 from app.progress.models import LessonRead, QuizAttempt
 
 
@@ -50,6 +51,8 @@ def save_quiz_attempt(
         user_id=user_id, lesson_slug=lesson_slug, answers=answers, results=results, score=score
     )
     session.add(attempt)
+    # Same transaction as the attempt: the LMS gradebook gets it even after a restart.
+    queue_grade(session=session, user_id=user_id, kind="quiz", slug=lesson_slug)
     session.commit()
     return attempt
 

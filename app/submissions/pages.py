@@ -10,7 +10,9 @@ from fastapi.responses import RedirectResponse
 from sqlalchemy.orm import Session
 from starlette.responses import Response
 
-from app.content.loader import Course, Exercise
+from app.config import get_settings
+from app.content.lab_figure import figure_for
+from app.content.loader import Course, Exercise, Lesson
 from app.content.service import CourseDep
 from app.db import SessionDep
 from app.submissions import drafts, intake, views
@@ -41,6 +43,12 @@ def _framework(exercise: Exercise, framework: str | None) -> str:
         offered = ", ".join(exercise.meta.frameworks)
         raise HTTPException(404, f"This exercise is not offered in '{chosen}'; try: {offered}.")
     return chosen
+
+
+def _lesson_of(course: Course, exercise: Exercise) -> Lesson | None:
+    """The lesson this exercise practises, if it names one that exists and is published."""
+    lesson = course.lesson(exercise.meta.lesson) if exercise.meta.lesson else None
+    return lesson if lesson is not None and not lesson.meta.draft else None
 
 
 def login_url(slug: str, framework: str) -> str:
@@ -84,9 +92,18 @@ def exercise_response(
         code=editor.code if code is None else code,
         error=error,
         login_url=login_url(exercise.meta.slug, chosen),
+        lab_figure=_lab_figure(exercise),
+        lesson=_lesson_of(course, exercise),
     )
     response.headers["cache-control"] = "no-store"  # the draft in it is private and changes
     return response
+
+
+def _lab_figure(exercise: Exercise) -> str | None:
+    """An experiment's reference runs as an SVG, from the cache only (never trains here)."""
+    if exercise.meta.entry.kind != "experiment":
+        return None
+    return figure_for(exercise.path, get_settings().app_data_dir / "experiments-cache")
 
 
 @router.post("/exercises/{slug}/submit")

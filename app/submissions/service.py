@@ -9,6 +9,7 @@ from sqlalchemy.orm import Session
 
 from app.content.loader import Course
 from app.instructor.deadlines import is_late
+from app.jobs import live
 from app.models_base import utcnow
 from app.submissions.models import Submission
 from app.users.models import Role, User
@@ -92,7 +93,7 @@ def public_view(row: Submission, *, for_instructor: bool) -> dict[str, Any]:
     hides_output = any(t.get("hidden") for t in tests)
     if not for_instructor:
         tests = [_student_test(t) for t in tests]
-    return {
+    view = {
         "id": row.id,
         "exercise": row.exercise_slug,
         "framework": row.framework,
@@ -111,6 +112,13 @@ def public_view(row: Submission, *, for_instructor: bool) -> dict[str, Any]:
         "late": row.late,
         "override": override_view(row),
     }
+    if report.get("metrics") is not None:  # experiments: accuracy by length, the loss curve
+        view["metrics"] = report["metrics"]
+    if row.status == "running":
+        frame = live.latest(row.id)  # an experiment's step and loss while it trains
+        if frame is not None:
+            view["progress"] = frame
+    return view
 
 
 def override_view(row: Submission) -> dict[str, Any] | None:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 
 def _case(name: str, hidden: bool, num_heads: float, T: float) -> dict[str, Any]:
     return {"name": name, "hidden": hidden, "inputs": {"num_heads": num_heads, "T": T}}
@@ -26,3 +28,8 @@ def cases() -> list[dict[str, Any]]:
         _case("many heads, floats", True, 32.0, 12.0),
         _case("four heads, T of 2", True, 4, 2),
     ]
+
+
+def generate(rng: np.random.Generator, size: int) -> dict[str, Any]:
+    """Heads 1, 2, 4, ... and sequences that grow with `size`."""
+    return _case("generated", False, 2 ** (size - 1), int(rng.integers(size, 2 * size + 1)))

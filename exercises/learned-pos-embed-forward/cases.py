@@ -33,3 +33,9 @@ def cases() -> list[dict[str, Any]]:
         _case("another seed", True, seeds[3], 10, 16),
         _case("wide vectors", True, seeds[4], 8, 64),
     ]
+
+
+def generate(rng: np.random.Generator, size: int) -> dict[str, Any]:
+    """A drawn seed, and T and d_model that grow with `size` (T stays within max_T = 32)."""
+    seed = int(rng.integers(0, 2**31 - 1))
+    return _case("generated", False, seed, 3 * size, size + 1)

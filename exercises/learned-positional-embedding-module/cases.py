@@ -54,3 +54,9 @@ def cases() -> list[dict[str, Any]]:
         _case(rng, "T larger than max_len", True, 8, 2, 9, 4, expect_error=True),
         _case(rng, "one-row table, three positions", True, 1, 2, 3, 4, expect_error=True),
     ]
+
+
+def generate(rng: np.random.Generator, size: int) -> dict[str, Any]:
+    """A module and a batch that grow with `size`; T never exceeds max_len here."""
+    max_len = 2 * size + 1
+    return _case(rng, "generated", False, max_len, 1 + size // 2, size + 1, size)

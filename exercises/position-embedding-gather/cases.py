@@ -53,3 +53,10 @@ def cases() -> list[dict[str, Any]]:
         ),
         _case("larger batch", True, _ids(rng.integers(0, 64, size=(8, 16))), _table(rng, 64, 32)),
     ]
+
+
+def generate(rng: np.random.Generator, size: int) -> dict[str, Any]:
+    """A batch that grows with `size`: ids anywhere in a table a little longer than T."""
+    n, t, max_len, d_model = 1 + size // 2, size + 1, 2 * size + 2, size
+    positions = _ids(rng.integers(0, max_len, size=(n, t)))
+    return _case("generated", False, positions, _table(rng, max_len, d_model))

@@ -29,3 +29,9 @@ def cases() -> list[dict[str, Any]]:
         _case("head size 128", True, normal(1, 16, 128)),
         _case("large values", True, normal(2, 8, 16, scale=100.0)),
     ]
+
+
+def generate(rng: np.random.Generator, size: int) -> dict[str, Any]:
+    """Queries that grow with `size`: more sequences, positions and pairs."""
+    x = rng.standard_normal((1 + size // 2, size + 1, 2 * size))
+    return _case("generated", False, x)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 
 def _case(name: str, hidden: bool, max_len: int, d_model: int) -> dict[str, Any]:
     return {"name": name, "hidden": hidden, "inputs": {"max_len": max_len, "d_model": d_model}}
@@ -25,3 +27,8 @@ def cases() -> list[dict[str, Any]]:
         _case("d_model larger than max_len", True, 16, 64),
         _case("long table", True, 128, 64),
     ]
+
+
+def generate(rng: np.random.Generator, size: int) -> dict[str, Any]:
+    """Tables that grow with `size`; d_model is always even, max_len is drawn."""
+    return _case("generated", False, int(rng.integers(1, 4 * size + 1)), 2 * size)

@@ -41,3 +41,10 @@ def cases() -> list[dict[str, Any]]:
         _case(rng, "vocab smaller than max_len", True, rng.integers(0, 4, size=(2, 10)), 4, 16, 8),
         _case(rng, "larger batch", True, rng.integers(0, 100, size=(8, 16)), 100, 32, 16),
     ]
+
+
+def generate(rng: np.random.Generator, size: int) -> dict[str, Any]:
+    """A batch that grows with `size`; the position table is longer than T."""
+    n, t, vocab, d_model = 1 + size // 2, size + 1, 2 * size + 3, size
+    ids = rng.integers(0, vocab, size=(n, t))
+    return _case(rng, "generated", False, ids, vocab, t + size, d_model)

@@ -2,7 +2,7 @@
 
 from graders.sandbox.limits import SandboxLimits
 from graders.sandbox.process import READY, ExitStatus, ResourceUsage, SandboxError, SandboxProcess
-from graders.sandbox.runner import base_env, spawn
+from graders.sandbox.runner import base_env, sandbox_python, spawn
 
 __all__ = [
     "READY",
@@ -12,5 +12,6 @@ __all__ = [
     "SandboxLimits",
     "SandboxProcess",
     "base_env",
+    "sandbox_python",
     "spawn",
 ]

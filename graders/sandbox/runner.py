@@ -50,6 +50,15 @@ __all__ = [
 ]
 
 
+def sandbox_python() -> str:
+    """This interpreter by a path that exists inside the sandbox, which binds only real paths.
+
+    A virtualenv reached through a symlink (`.venv -> /data/venv`) runs as `.venv/bin/python`,
+    a path the sandbox does not have; its real folder is what gets bound.
+    """
+    return os.path.join(os.path.realpath(sys.prefix), "bin", os.path.basename(sys.executable))
+
+
 def base_env() -> dict[str, str]:
     """The allow-listed environment every sandbox starts from (nothing of the parent's)."""
     venv_bin = os.path.join(os.path.realpath(sys.prefix), "bin")

@@ -28,14 +28,14 @@ def test_ctrl_enter_runs_and_a_double_click_submits_once(
     replace_code(page, GOOD)
     page.keyboard.press("Control+Enter")
     wait_verdict(page, "Accepted")
-    expect(page.locator("#result .score")).to_contain_text("3 of 3 visible tests passed")
+    expect(page.locator("#result .score")).to_contain_text("8 of 8 visible tests passed")
     assert editor_text(page) == GOOD, "Ctrl+Enter ran the code instead of adding a line"
     shots.take(page, "ctrl-enter-run")
     assert [r["mode"] for r in own_submissions(page)] == ["run"]
 
     page.get_by_role("button", name="Submit", exact=True).dblclick()
     wait_verdict(page, "Accepted")
-    expect(page.locator("#result .score")).to_contain_text("10 of 10 tests passed")
+    expect(page.locator("#result .score")).to_contain_text("15 of 15 tests passed")
     assert [r["mode"] for r in own_submissions(page)] == ["submit", "run"], "one attempt"
 
 
@@ -54,7 +54,7 @@ def test_without_javascript_the_form_posts_and_shows_the_verdict(
     expect(page).to_have_url(re.compile(rf"{EXERCISE}/results/\d+$"))
     assert page.url.endswith(f"/results/{own_submissions(page)[0]['id']}")
     expect(page.locator("#verdict-h")).to_have_text("Accepted", timeout=GRADE_TIMEOUT_MS)
-    expect(page.locator(".test-table tbody tr")).to_have_count(10)
+    expect(page.locator(".test-table tbody tr")).to_have_count(15)
     shots.take(page, "result-page")
     page.get_by_role("link", name="Back to the editor").click()
     expect(page.get_by_label("Code (NumPy)")).to_have_value(GOOD)

@@ -58,7 +58,7 @@ def test_student_flow(context_factory: Any, server: Server, shots: Shots) -> Non
     wait_verdict(page, "Wrong answer")
     wrong_seconds = time.monotonic() - started
     result = page.locator("#result")
-    expect(result.locator(".test-table tbody tr")).to_have_count(10)
+    expect(result.locator(".test-table tbody tr")).to_have_count(15)
     expect(result.locator(".misconception")).not_to_have_count(0)
     sid = result.get_attribute("data-submission")
     printed = page.request.get(f"/api/submissions/{sid}").json()["stdout"]
@@ -85,7 +85,7 @@ def test_student_flow(context_factory: Any, server: Server, shots: Shots) -> Non
     accepted_seconds = time.monotonic() - started
     browser_ms = int(page.locator("#result").get_attribute("data-elapsed-ms") or -1)
     assert page.evaluate("window.__samePage") is True, "the verdict came without a reload"
-    expect(page.locator("#result .score")).to_contain_text("10 of 10 tests passed")
+    expect(page.locator("#result .score")).to_contain_text("15 of 15 tests passed")
     shots.take(page, "accepted")
 
     page.reload()

@@ -210,3 +210,20 @@ def test_changes_to_what_the_next_child_inherits_replace_the_server(grader: Grad
         "NICE != 0",
     )
     assert _grade(grader, heavy) == "accepted"
+
+
+def test_the_pool_says_filled_once_every_key_has_a_server() -> None:
+    settings = PoolSettings(sizes={"numpy": 1, "torch": 1}, jax_warm_up=False)
+    grader = Grader(ROOT / "exercises", settings)
+    assert not grader.pool.filled()  # nothing started yet
+    grader.start()
+    try:
+        deadline = time.monotonic() + 120
+        while not grader.pool.filled() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert grader.pool.filled()
+        assert grader.pool.sizes() == {"numpy": 1, "torch": 1}
+        assert _grade(grader, GOOD) == "accepted"  # a server busy or between jobs still counts
+        assert grader.pool.filled()
+    finally:
+        grader.stop()

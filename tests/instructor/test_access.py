@@ -15,7 +15,13 @@ from app.users.models import Role
 from tests.instructor.conftest import EXERCISE, person
 from tests.users.helpers import logged_in_client
 
-PARAMS = {"slug": EXERCISE, "user_id": "1", "submission_id": "1", "extension_id": "1"}
+PARAMS = {
+    "slug": EXERCISE,
+    "user_id": "1",
+    "submission_id": "1",
+    "extension_id": "1",
+    "context_id": "1",
+}
 
 
 def all_routes(routes: list[Any], prefix: str = "") -> Iterator[tuple[str, APIRoute]]:

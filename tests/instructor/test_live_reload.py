@@ -56,14 +56,15 @@ def test_changed_tests_reach_the_running_grader(course_dir: Path) -> None:
     app = with_content_watcher(create_app(), interval=60)
     with TestClient(app):
         watcher = app.state.content_watcher
-        assert len(get_grader().spec(EXERCISE).cases) == 5
+        fixed = lambda: [c for c in get_grader().spec(EXERCISE).cases if not c.generated]  # noqa: E731
+        assert len(fixed()) == 5
         cases = course_dir / "exercises" / EXERCISE / "cases.py"
         text = cases.read_text()
         cases.write_text(
             text.replace('        _case("d_model of 1", True, features(2, 5, 1)),\n', "")
         )
         assert cases in watcher.check()
-        assert len(get_grader().spec(EXERCISE).cases) == 4
+        assert len(fixed()) == 4
 
 
 def test_serve_reload_runs_the_watching_app() -> None:

@@ -65,7 +65,11 @@ def test_regrade_updates_scores_and_keeps_history(app_client: TestClient, course
     good = _graded(app_client, student, GOOD)
     wrong = _graded(app_client, student, ONE_BASED)
     partial = _graded(app_client, student, UNCHANGED)
-    assert (good["score"], wrong["score"], partial["score"]) == (1.0, 0.0, 0.2)
+    assert (good["score"], wrong["score"], partial["score"]) == (
+        1.0,
+        0.0,
+        0.1,
+    )  # 1 of 5 fixed + 5 generated
     assert wrong["tests"][0]["misconception"]["id"] == "one-based-positions"
     override = app_client.post(
         f"/api/instructor/submissions/{wrong['id']}/override",
@@ -109,7 +113,7 @@ def test_regrade_updates_scores_and_keeps_history(app_client: TestClient, course
             select(SubmissionReport).where(SubmissionReport.submission_id == partial["id"])
         ).all()
         assert [(h.verdict, h.score, len(h.report["tests"])) for h in history] == [  # type: ignore[index]
-            ("wrong_answer", 0.2, 5)
+            ("wrong_answer", 0.1, 10)
         ]
         assert session.get(Submission, broken).report["score"] == 1.0  # type: ignore[union-attr]
 

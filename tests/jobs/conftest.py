@@ -111,7 +111,9 @@ def scale_env(
     _clear_caches()
 
 
-def add_submissions(codes: list[str], exercise: str = "position-embedding-gather") -> list[int]:
+def add_submissions(
+    codes: list[str], exercise: str = "position-embedding-gather", framework: str = "numpy"
+) -> list[int]:
     """Queued rows written the way the web app writes them (row first, job later)."""
     with session_factory()() as session:
         user, _ = create_user(
@@ -121,7 +123,7 @@ def add_submissions(codes: list[str], exercise: str = "position-embedding-gather
             Submission(
                 user_id=user.id,
                 exercise_slug=exercise,
-                framework="numpy",
+                framework=framework,
                 mode="submit",
                 code=code,
                 status="queued",

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from app.config import get_settings
+from app.config import ROOT, get_settings
 from app.db import session_factory
 from app.grading.service import get_grader
 from app.jobs import leases
-from app.jobs.redis_queue import QUEUE_NAME, RedisQueue
+from app.jobs.redis_queue import EXPERIMENT_QUEUE, QUEUE_NAME, RedisQueue
 from app.jobs.runtime import JobRuntime
 from tests.jobs.conftest import RedisSpace, add_submissions, rows
 from tests.jobs.helpers import GOOD, wait_until
@@ -75,6 +75,42 @@ def test_jobs_are_delivered_graded_and_acknowledged(grader: None, redis_space: R
     assert web.queue.depth() == 0
     wait_until(lambda: dramatiq_keys(redis_space)["messages"] == 0, 10, "acks")
     assert dramatiq_keys(redis_space) == {"queue": 0, "messages": 0}
+
+
+def test_experiments_go_to_their_own_queue_which_a_worker_opts_into(
+    grader: None, redis_space: RedisSpace
+) -> None:
+    starter = (ROOT / "exercises/lab-learned-vs-sinusoidal/starter/torch.py").read_text()
+    (lab,) = add_submissions([starter], exercise="lab-learned-vs-sinusoidal", framework="torch")
+    (plain,) = add_submissions([GOOD])
+    web = producer()
+    web.queue.enqueue(lab)
+    web.queue.enqueue(plain)
+    lab_queue = f"{redis_space.prefix}:dramatiq:{EXPERIMENT_QUEUE}"
+    assert int(redis_space.client.llen(lab_queue)) == 1
+    assert dramatiq_keys(redis_space)["queue"] == 1
+    ordinary = JobRuntime(  # what `python -m app worker` runs by default: ordinary jobs only
+        get_settings(), grade=True, concurrency=2, role="worker", lanes=("grading",)
+    )
+    ordinary.reaper.grace_seconds = 1.0
+    ordinary.start()
+    try:
+        wait_until(lambda: all_done([plain]), TIMEOUT, "the ordinary job")
+        assert rows([lab])[lab].status == "queued"
+    finally:
+        ordinary.stop(30)
+    opted = JobRuntime(
+        get_settings(), grade=True, concurrency=1, role="worker", lanes=("experiments",)
+    )
+    opted.start()
+    try:
+        wait_until(lambda: all_done([lab]), TIMEOUT, "the experiment")
+    finally:
+        opted.stop(30)
+        web.stop(1)
+    found = rows([lab, plain])
+    assert found[plain].verdict == "accepted"
+    assert found[lab].verdict == "runtime_error"  # the starter raises NotImplementedError
 
 
 def test_a_dead_workers_jobs_are_rerun_within_the_lease(

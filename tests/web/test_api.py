@@ -38,6 +38,11 @@ def test_exercises_match_the_interface(client: TestClient) -> None:
         assert ex["frameworks"] == frameworks
         assert ex["default_framework"] == frameworks[0]
         assert ex["url"] == f"/exercises/{slug}" and ex["title"]
+    kinds = {slug: ex["kind"] for slug, ex in exercises.items()}
+    assert set(kinds.values()) <= {"function", "class", "experiment"}
+    assert kinds["position-embedding-gather"] == "function"
+    assert kinds["learned-positional-embedding-module"] == "class"
+    assert kinds["lab-learned-vs-sinusoidal"] == kinds["lab-relative-extrapolation"] == "experiment"
 
 
 def test_every_listed_page_answers(client: TestClient) -> None:

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 from fastapi.testclient import TestClient
 
+from app.config import ROOT
 from app.main import create_app
+from graders.experiment_reference import content_hash, schemes_of
 
-EXTERNAL = re.compile(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//""", re.I)
+# Assets are what a page loads by itself: any src=, and href= on <link>. A plain <a href> to a
+# paper is a link the reader may follow, not an asset, and lessons cite their sources that way.
+EXTERNAL = re.compile(
+    r"""(?:\bsrc\s*=\s*["']?|<link\b[^>]*\bhref\s*=\s*["']?)(?:https?:)?//""", re.I
+)
 
 
 def test_home_outline_lists_lessons_then_exercises(client: TestClient) -> None:
@@ -31,6 +38,13 @@ def test_exercise_page_shows_statement_and_starter_per_framework(client: TestCli
     assert "def position_embedding_gather(" in html and "A small example" in html
     torch_html = client.get("/exercises/position-embedding-gather?framework=torch").text
     assert "import torch" in torch_html
+
+
+def test_exercise_and_lesson_pages_link_each_other(client: TestClient) -> None:
+    html = client.get("/exercises/rope-rotate").text
+    assert '<a href="/lessons/beyond-absolute">' in html
+    lesson_html = client.get("/lessons/beyond-absolute").text
+    assert 'href="/exercises/rope-rotate"' in lesson_html
 
 
 def test_unknown_framework_is_a_friendly_404(client: TestClient) -> None:
@@ -72,6 +86,9 @@ def test_pages_load_no_asset_from_another_host(client: TestClient) -> None:
         html = client.get(url).text
         assert not EXTERNAL.search(html), url
         assert "<script>" not in html, f"inline script on {url}"
+    assert not EXTERNAL.search('<a href="https://arxiv.org/abs/1706.03762">paper</a>')
+    assert EXTERNAL.search('<script src="https://cdn.example/x.js">')
+    assert EXTERNAL.search('<link rel="stylesheet" href="//cdn.example/x.css">')
 
 
 def test_docs_page_uses_bundled_swagger(client: TestClient) -> None:
@@ -122,3 +139,16 @@ def test_broken_content_keeps_the_site_up_and_tells_instructors(
         assert "lessons/01-why-position.md" in page and "invalid YAML" in page
         home = client.get("/", headers=instructor_headers).text
         assert "1 content file(s) failed to load" in home
+
+
+def test_an_experiment_page_shows_cached_reference_runs(client: TestClient, data_dir: Path) -> None:
+    lab = ROOT / "exercises" / "lab-learned-vs-sinusoidal"
+    assert "lab-reference" not in client.get("/exercises/lab-learned-vs-sinusoidal").text
+    cache = data_dir / "experiments-cache"
+    cache.mkdir(parents=True, exist_ok=True)
+    for scheme in schemes_of(lab):
+        run = {"train_length": 16, "accuracy_by_length": {"16": 1.0, "24": 0.5}}
+        path = cache / f"{lab.name}--{scheme}--{content_hash(lab, scheme)}.json"
+        path.write_text(json.dumps(run))
+    page = client.get("/exercises/lab-learned-vs-sinusoidal").text
+    assert 'class="lab-reference"' in page and "<svg" in page and "sinusoidal" in page

@@ -1,0 +1,229 @@
+"""Assignment and Grade Services: line items, the score to send, and the outbox loop."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import threading
+from collections.abc import Callable
+from urllib.parse import urlencode, urlsplit, urlunsplit
+
+from sqlalchemy import or_, select, update
+from sqlalchemy.orm import Session
+
+from app.config import get_settings
+from app.lti.http import LmsError, call
+from app.lti.models import LtiContext, LtiGradePost, LtiLink, LtiPlatform, LtiUser
+from app.lti.tokens import SCOPE_LINEITEM, SCOPE_SCORE, access_token, forget_tokens
+from app.models_base import utcnow
+from app.progress.models import QuizAttempt
+from app.submissions.models import Submission
+
+log = logging.getLogger(__name__)
+LEASE_SECONDS = 120
+LINEITEM_TYPE = "application/vnd.ims.lis.v2.lineitem+json"
+LINEITEMS_TYPE = "application/vnd.ims.lis.v2.lineitemcontainer+json"
+SCORE_TYPE = "application/vnd.ims.lis.v1.score+json"
+
+
+def score_for(*, session: Session, user_id: int, kind: str, slug: str, policy: str) -> float | None:
+    """The 0..1 score to report: best or latest graded submission or quiz attempt."""
+    if kind == "quiz":
+        quiz_order = QuizAttempt.score.desc() if policy == "best" else QuizAttempt.id.desc()
+        found = session.scalar(
+            select(QuizAttempt.score)
+            .where(QuizAttempt.user_id == user_id, QuizAttempt.lesson_slug == slug)
+            .order_by(quiz_order)
+            .limit(1)
+        )
+        return None if found is None else float(found)
+    order = Submission.score.desc() if policy == "best" else Submission.id.desc()
+    graded = session.scalar(
+        select(Submission.score)
+        .where(
+            Submission.user_id == user_id,
+            Submission.exercise_slug == slug,
+            Submission.mode == "submit",
+            Submission.status == "done",
+            Submission.score.is_not(None),
+        )
+        .order_by(order)
+        .limit(1)
+    )
+    return None if graded is None else float(graded)
+
+
+def _with_path(url: str, suffix: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path=parts.path.rstrip("/") + suffix))
+
+
+def ensure_lineitem(
+    *, session: Session, platform: LtiPlatform, context: LtiContext, link: LtiLink
+) -> str:
+    """The link's gradebook column: known, found by tag, or created on the platform."""
+    if link.lineitem_url:
+        return link.lineitem_url
+    if not context.lineitems_url:
+        raise LmsError("this LMS course offers no line items service (AGS) to the tool")
+    token = access_token(platform, [SCOPE_LINEITEM, SCOPE_SCORE])
+    tag = f"{link.kind}:{link.slug}"
+    sep = "&" if "?" in context.lineitems_url else "?"
+    listed = call(
+        "GET",
+        f"{context.lineitems_url}{sep}{urlencode({'tag': tag})}",
+        token=token,
+        accept=LINEITEMS_TYPE,
+    ).body
+    match = [i for i in listed or [] if isinstance(i, dict) and i.get("tag") == tag]
+    if match:
+        url = str(match[0]["id"])
+    else:
+        item: dict[str, object] = {
+            "scoreMaximum": 100,
+            "label": f"{link.kind.title()}: {link.slug}",
+            "tag": tag,
+            "resourceId": tag,
+        }
+        if link.resource_link_id:
+            item["resourceLinkId"] = link.resource_link_id
+        created = call(
+            "POST",
+            context.lineitems_url,
+            token=token,
+            json_body=item,
+            content_type=LINEITEM_TYPE,
+            accept=LINEITEM_TYPE,
+        ).body
+        if not isinstance(created, dict) or "id" not in created:
+            raise LmsError("the LMS created a line item but returned no id")
+        url = str(created["id"])
+    link.lineitem_url = url
+    session.commit()
+    return url
+
+
+def send(*, session: Session, post: LtiGradePost) -> float | None:
+    """Post the current score for one outbox row; returns the score sent (None: nothing yet)."""
+    link = session.get(LtiLink, post.link_id)
+    lti_user = session.get(LtiUser, post.lti_user_id)
+    context = session.get(LtiContext, link.context_id) if link else None
+    platform = session.get(LtiPlatform, context.platform_id) if context else None
+    if link is None or lti_user is None or context is None or platform is None:
+        raise LmsError("the link, course or LMS of this grade post was deleted")
+    score = score_for(
+        session=session,
+        user_id=lti_user.user_id,
+        kind=link.kind,
+        slug=link.slug,
+        policy=context.score_policy,
+    )
+    if score is None:
+        return None
+    lineitem = ensure_lineitem(session=session, platform=platform, context=context, link=link)
+    body = {
+        "userId": lti_user.sub,
+        "scoreGiven": round(score * 100, 4),
+        "scoreMaximum": 100,
+        "activityProgress": "Completed",
+        "gradingProgress": "FullyGraded",
+        "timestamp": utcnow().isoformat(),
+    }
+    token = access_token(platform, [SCOPE_LINEITEM, SCOPE_SCORE])
+    call(
+        "POST",
+        _with_path(lineitem, "/scores"),
+        token=token,
+        json_body=body,
+        content_type=SCORE_TYPE,
+    )
+    return score
+
+
+def _claim(session: Session, now: dt.datetime) -> list[int]:
+    """Take due rows (pending, or sending with a lapsed lease after a crash) for this process."""
+    due = session.scalars(
+        select(LtiGradePost.id)
+        .where(
+            or_(LtiGradePost.status == "pending", LtiGradePost.status == "sending"),
+            LtiGradePost.next_attempt_at <= now,
+        )
+        .order_by(LtiGradePost.next_attempt_at)
+        .limit(50)
+    ).all()
+    mine = []
+    for post_id in due:
+        taken = session.execute(
+            update(LtiGradePost)
+            .where(LtiGradePost.id == post_id, LtiGradePost.next_attempt_at <= now)
+            .values(status="sending", next_attempt_at=now + dt.timedelta(seconds=LEASE_SECONDS))
+        )
+        if taken.rowcount == 1:  # type: ignore[attr-defined]
+            mine.append(post_id)
+    session.commit()
+    return mine
+
+
+def process_due(session_maker: Callable[[], Session]) -> int:
+    """Send every due grade post once; failures are retried later with doubling delays."""
+    settings = get_settings()
+    sent = 0
+    with session_maker() as session:
+        ids = _claim(session, utcnow())
+    for post_id in ids:
+        with session_maker() as session:
+            post = session.get(LtiGradePost, post_id)
+            if post is None:
+                continue
+            try:
+                post.score_sent = send(session=session, post=post)
+            except LmsError as exc:
+                post.attempts += 1
+                post.last_error = str(exc)[:2000]
+                if post.attempts >= settings.lti_max_post_attempts:
+                    post.status = "failed"
+                    log.error("grade post %s failed for good: %s", post_id, exc)
+                else:
+                    post.status = "pending"
+                    delay = settings.lti_retry_base_seconds * 2 ** (post.attempts - 1)
+                    post.next_attempt_at = utcnow() + dt.timedelta(seconds=min(delay, 6 * 3600))
+                    log.warning("grade post %s failed (try %s): %s", post_id, post.attempts, exc)
+                if "401" in str(exc):
+                    forget_tokens()
+            else:
+                post.status = "sent"
+                post.sent_at = utcnow()
+                post.last_error = ""
+                sent += 1
+            session.commit()
+    return sent
+
+
+class OutboxWorker:
+    """A background thread sending due grade posts every few seconds until stopped."""
+
+    def __init__(self, session_maker: Callable[[], Session], interval: float) -> None:
+        self._session_maker = session_maker
+        self._interval = interval
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        """Start the loop (pending rows from before a restart are sent on the first round)."""
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._loop, daemon=True, name="lti-outbox")
+        self._thread.start()
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                process_due(self._session_maker)
+            except Exception:  # the database may be briefly away: try again next round
+                log.exception("the LTI grade outbox round failed")
+            self._stop.wait(self._interval)
+
+    def stop(self) -> None:
+        """Stop after the current round."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=30)

@@ -1,0 +1,199 @@
+"""OIDC login initiation and id_token validation: every check a launch must pass, in order."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import secrets
+import threading
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlencode
+
+import jwt
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from app.config import get_settings
+from app.lti.models import LtiNonce, LtiPlatform
+from app.lti.registry import deployment_known, find_platform
+from app.models_base import utcnow
+
+log = logging.getLogger(__name__)
+
+LTI = "https://purl.imsglobal.org/spec/lti/claim/"
+MESSAGE_TYPES = frozenset({"LtiResourceLinkRequest", "LtiDeepLinkingRequest"})
+LOGIN_SECONDS = 600
+LEEWAY_SECONDS = 60
+_jwks_clients: dict[str, jwt.PyJWKClient] = {}
+_jwks_lock = threading.Lock()
+
+
+class LaunchError(Exception):
+    """A refused login or launch: HTTP status, a sentence for the user, and why (for the log)."""
+
+    def __init__(self, status: int, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Login:
+    """Where to send the browser next, and the state to pin in its cookie."""
+
+    redirect_url: str
+    state: str
+
+
+def begin_login(*, session: Session, params: dict[str, str], redirect_uri: str) -> Login:
+    """Step 1 of the OIDC dance: remember a fresh state + nonce, redirect to the platform."""
+    issuer = params.get("iss", "")
+    login_hint = params.get("login_hint", "")
+    if not issuer or not login_hint:
+        raise LaunchError(
+            400, "This LMS login request is missing iss or login_hint.", "login without iss"
+        )
+    platform = find_platform(session=session, issuer=issuer, client_id=params.get("client_id"))
+    if platform is None:
+        raise LaunchError(
+            400,
+            "This LMS is not registered with the course (unknown issuer or client id). "
+            "Ask an administrator to register it.",
+            f"login from unregistered issuer {issuer!r} client {params.get('client_id')!r}",
+        )
+    state, nonce = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+    session.add(
+        LtiNonce(
+            value=nonce,
+            state=state,
+            platform_id=platform.id,
+            expires_at=utcnow() + dt.timedelta(seconds=LOGIN_SECONDS),
+        )
+    )
+    session.commit()
+    query = {
+        "scope": "openid",
+        "response_type": "id_token",
+        "response_mode": "form_post",
+        "prompt": "none",
+        "client_id": platform.client_id,
+        "redirect_uri": redirect_uri,
+        "login_hint": login_hint,
+        "state": state,
+        "nonce": nonce,
+    }
+    if params.get("lti_message_hint"):
+        query["lti_message_hint"] = params["lti_message_hint"]
+    separator = "&" if "?" in platform.auth_url else "?"
+    return Login(redirect_url=f"{platform.auth_url}{separator}{urlencode(query)}", state=state)
+
+
+def _jwks_client(url: str) -> jwt.PyJWKClient:
+    with _jwks_lock:
+        client = _jwks_clients.get(url)
+        if client is None:
+            timeout = int(get_settings().lti_http_timeout_seconds)
+            client = jwt.PyJWKClient(url, cache_keys=True, lifespan=300, timeout=timeout)
+            _jwks_clients[url] = client
+        return client
+
+
+def _as_aware(value: dt.datetime) -> dt.datetime:
+    return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
+
+
+def _login_row(session: Session, state: str, cookie_state: str | None) -> LtiNonce:
+    if not state:
+        raise LaunchError(400, "This launch has no state; start it again from the LMS.", "no state")
+    if cookie_state and not secrets.compare_digest(cookie_state, state):
+        raise LaunchError(
+            403, "This launch was started in another browser window.", "state cookie mismatch"
+        )
+    row = session.scalar(select(LtiNonce).where(LtiNonce.state == state))
+    if row is None or row.platform_id is None:
+        raise LaunchError(
+            403, "This launch was not started here; open it again from the LMS.", "unknown state"
+        )
+    if row.used_at is not None:
+        raise LaunchError(
+            403, "This launch was already used; open it again from the LMS.", "state replayed"
+        )
+    if _as_aware(row.expires_at) < utcnow():
+        raise LaunchError(
+            403, "This launch took too long; open it again from the LMS.", "state expired"
+        )
+    return row
+
+
+def _decode(id_token: str, platform: LtiPlatform) -> dict[str, Any]:
+    try:
+        key = _jwks_client(platform.jwks_url).get_signing_key_from_jwt(id_token)
+    except jwt.PyJWKClientError as exc:
+        raise LaunchError(
+            401, "The LMS's signature could not be checked.", f"JWKS lookup failed: {exc}"
+        ) from exc
+    except jwt.DecodeError as exc:
+        raise LaunchError(400, "The launch token is malformed.", f"bad token: {exc}") from exc
+    try:
+        claims: dict[str, Any] = jwt.decode(
+            id_token,
+            key.key,
+            algorithms=["RS256"],
+            audience=platform.client_id,
+            issuer=platform.issuer,
+            leeway=LEEWAY_SECONDS,
+            options={"require": ["exp", "iat", "iss", "aud", "sub", "nonce"]},
+        )
+    except jwt.ExpiredSignatureError as exc:
+        raise LaunchError(401, "The launch token has expired.", "expired id_token") from exc
+    except jwt.InvalidAudienceError as exc:
+        raise LaunchError(401, "The launch token is not for this tool.", "wrong audience") from exc
+    except jwt.InvalidIssuerError as exc:
+        raise LaunchError(401, "The launch token has the wrong issuer.", "wrong issuer") from exc
+    except jwt.InvalidSignatureError as exc:
+        raise LaunchError(401, "The launch token's signature is wrong.", "bad signature") from exc
+    except jwt.InvalidTokenError as exc:
+        raise LaunchError(401, "The launch token is invalid.", f"invalid id_token: {exc}") from exc
+    audiences = claims["aud"] if isinstance(claims["aud"], list) else [claims["aud"]]
+    if len(audiences) > 1 and claims.get("azp") != platform.client_id:
+        raise LaunchError(401, "The launch token is not for this tool.", "azp mismatch")
+    return claims
+
+
+def validate_launch(
+    *, session: Session, id_token: str, state: str, cookie_state: str | None
+) -> tuple[LtiPlatform, dict[str, Any]]:
+    """Check state, signature, issuer, audience, expiry, nonce (once) and deployment."""
+    if not id_token:
+        raise LaunchError(400, "This launch has no id_token.", "no id_token")
+    row = _login_row(session, state, cookie_state)
+    platform = session.get(LtiPlatform, row.platform_id)
+    if platform is None:
+        raise LaunchError(403, "This LMS is no longer registered.", "platform deleted")
+    claims = _decode(id_token, platform)
+    if not secrets.compare_digest(str(claims["nonce"]), row.value):
+        raise LaunchError(403, "This launch does not match its login.", "nonce mismatch")
+    used = session.execute(
+        update(LtiNonce)
+        .where(LtiNonce.id == row.id, LtiNonce.used_at.is_(None))
+        .values(used_at=utcnow())
+    )
+    session.commit()
+    if used.rowcount != 1:  # type: ignore[attr-defined]
+        raise LaunchError(403, "This launch was already used.", "nonce replayed")
+    deployment = str(claims.get(LTI + "deployment_id", ""))
+    if not deployment_known(session=session, platform=platform, deployment_id=deployment):
+        raise LaunchError(
+            403,
+            "This LMS deployment is not registered with the course.",
+            f"unknown deployment {deployment!r}",
+        )
+    if claims.get(LTI + "message_type") not in MESSAGE_TYPES:
+        raise LaunchError(400, "This kind of LTI message is not supported.", "bad message_type")
+    if claims.get(LTI + "version") != "1.3.0":
+        raise LaunchError(400, "Only LTI 1.3 launches are supported.", "bad version")
+    if not claims.get("sub"):
+        raise LaunchError(400, "Anonymous launches are not supported.", "no sub")
+    return platform, claims

@@ -1,0 +1,38 @@
+"""Queueing grade posts in the caller's transaction, so a stored grade always gets sent."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.lti.models import LtiGradePost, LtiLink, LtiMember, LtiUser
+from app.models_base import utcnow
+
+
+def queue_grade(*, session: Session, user_id: int, kind: str, slug: str) -> int:
+    """Add a pending post per LMS course linking this item (no commit: the caller's).
+
+    The score itself is read when the post is sent, so one pending row per person and link is
+    enough however many submissions arrive meanwhile. Returns how many rows were added.
+    """
+    rows = session.execute(
+        select(LtiLink.id, LtiUser.id)
+        .join(LtiMember, LtiMember.context_id == LtiLink.context_id)
+        .join(LtiUser, LtiUser.id == LtiMember.lti_user_id)
+        .where(LtiUser.user_id == user_id, LtiLink.kind == kind, LtiLink.slug == slug)
+    ).all()
+    added = 0
+    for link_id, lti_user_id in rows:
+        pending = session.scalar(
+            select(LtiGradePost.id).where(
+                LtiGradePost.link_id == link_id,
+                LtiGradePost.lti_user_id == lti_user_id,
+                LtiGradePost.status == "pending",
+            )
+        )
+        if pending is None:
+            session.add(
+                LtiGradePost(link_id=link_id, lti_user_id=lti_user_id, next_attempt_at=utcnow())
+            )
+            added += 1
+    return added

@@ -1,0 +1,210 @@
+"""LTI endpoints an LMS and its iframe talk to: login, launch, JWKS, hand-off, deep linking."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, RedirectResponse, Response
+
+from app.config import get_settings
+from app.db import SessionDep
+from app.lti import deeplink, keys, tickets
+from app.lti.launch import LaunchError, begin_login, validate_launch
+from app.lti.models import LtiPlatform
+from app.lti.service import handle_launch
+from app.users.deps import SESSION_COOKIE, OptionalUser
+from app.users.models import Role, User
+from app.users.sessions import safe_next, start_web_session
+from app.web.security import csp_with
+from app.web.templating import render
+
+router = APIRouter(tags=["lti"])
+log = logging.getLogger(__name__)
+STATE_COOKIE = "lti_state"
+
+
+def _refuse(request: Request, exc: LaunchError) -> Response:
+    log.warning("LTI refused (%s): %s", exc.status, exc.reason)
+    return render(
+        request,
+        "lti/error.html",
+        status_code=exc.status,
+        title="LMS launch refused",
+        detail=exc.message,
+    )
+
+
+def _iframe_cookie(response: Response, name: str, value: str, max_age: int) -> None:
+    """A cookie that still works inside an LMS iframe (third-party context, CHIPS).
+
+    Written by hand: Python < 3.14's cookie module cannot emit the Partitioned attribute.
+    """
+    response.headers.append(
+        "set-cookie",
+        f"{name}={value}; Max-Age={max_age}; Path=/; HttpOnly; Secure; SameSite=None; Partitioned",
+    )
+
+
+async def _params(request: Request) -> dict[str, str]:
+    found = dict(request.query_params)
+    if request.method == "POST":
+        form = await request.form()
+        found.update({k: v for k, v in form.items() if isinstance(v, str)})
+    return found
+
+
+@router.api_route("/lti/login", methods=["GET", "POST"], include_in_schema=False)
+async def lti_login(request: Request, session: SessionDep) -> Response:
+    """OIDC third-party login initiation: off to the platform's authorization endpoint."""
+    try:
+        login = begin_login(
+            session=session,
+            params=await _params(request),
+            redirect_uri=str(request.url_for("lti_launch")),
+        )
+    except LaunchError as exc:
+        return _refuse(request, exc)
+    response = RedirectResponse(login.redirect_url, status_code=302)
+    _iframe_cookie(response, STATE_COOKIE, login.state, 600)
+    return response
+
+
+def _signed_in(session: SessionDep, user: User, target: str) -> Response:
+    settings = get_settings()
+    token = start_web_session(session=session, user=user, days=settings.session_days)
+    handoff = tickets.issue("handoff", {"uid": user.id, "to": target}, tickets.HANDOFF_SECONDS)
+    response = RedirectResponse(f"/lti/continue?{urlencode({'h': handoff})}", status_code=303)
+    _iframe_cookie(response, SESSION_COOKIE, token, settings.session_days * 86400)
+    return response
+
+
+@router.post("/lti/launch", include_in_schema=False, name="lti_launch")
+async def lti_launch(request: Request, session: SessionDep) -> Response:
+    """The platform posts the id_token here; a valid launch signs the person in."""
+    form = await request.form()
+    id_token, state = form.get("id_token"), form.get("state")
+    try:
+        platform, claims = validate_launch(
+            session=session,
+            id_token=id_token if isinstance(id_token, str) else "",
+            state=state if isinstance(state, str) else "",
+            cookie_state=request.cookies.get(STATE_COOKIE),
+        )
+        launched = handle_launch(
+            session=session, course=request.app.state.course, platform=platform, claims=claims
+        )
+    except LaunchError as exc:
+        return _refuse(request, exc)
+    target = launched.target
+    if target == "/lti/deep-link":
+        ticket = tickets.issue(
+            "deep-link",
+            {"uid": launched.user.id, **deeplink.request_claims(claims, platform)},
+            tickets.DEEP_LINK_SECONDS,
+        )
+        target = f"/lti/deep-link?{urlencode({'t': ticket})}"
+    log.info("LTI launch: user %s from %s to %s", launched.user.id, platform.issuer, target)
+    return _signed_in(session, launched.user, target)
+
+
+@router.get("/lti/continue", include_in_schema=False)
+def lti_continue(request: Request, user: OptionalUser, h: str = "") -> Response:
+    """Land on the item if the session cookie arrived; else offer a new window."""
+    try:
+        claims = tickets.read("handoff", h)
+    except tickets.TicketError as exc:
+        return _refuse(request, LaunchError(400, str(exc).capitalize() + ".", "bad hand-off"))
+    target = safe_next(str(claims.get("to", "/")))
+    if user is not None and user.id == claims.get("uid"):
+        return RedirectResponse(target, status_code=303)
+    log.info("LTI launch: session cookie blocked in the frame; offering a new window")
+    return render(request, "lti/new_window.html", open_url=f"/lti/open?{urlencode({'h': h})}")
+
+
+@router.get("/lti/open", include_in_schema=False)
+def lti_open(request: Request, session: SessionDep, h: str = "") -> Response:
+    """The launch continued in a top-level window: the one-time hand-off signs the person in."""
+    try:
+        claims = tickets.redeem(session, "handoff", h)
+    except tickets.TicketError as exc:
+        return _refuse(request, LaunchError(400, str(exc).capitalize() + ".", "bad hand-off"))
+    user = session.get(User, claims.get("uid"))
+    if user is None:
+        return _refuse(request, LaunchError(400, "This account no longer exists.", "no user"))
+    settings = get_settings()
+    token = start_web_session(session=session, user=user, days=settings.session_days)
+    response = RedirectResponse(safe_next(str(claims.get("to", "/"))), status_code=303)
+    _iframe_cookie(response, SESSION_COOKIE, token, settings.session_days * 86400)
+    return response
+
+
+@router.get("/lti/jwks", include_in_schema=False)
+def lti_jwks() -> JSONResponse:
+    """The tool's public keys (current and previous) for platforms to check our signatures."""
+    return JSONResponse({"keys": keys.public_keys()}, headers={"Cache-Control": "max-age=300"})
+
+
+def _deep_link_request(request: Request, user: User | None, ticket: str) -> dict[str, Any]:
+    if user is None or user.role != Role.instructor:
+        raise LaunchError(403, "Only instructors can add course content.", "deep link: no rights")
+    try:
+        claims = tickets.read("deep-link", ticket)
+    except tickets.TicketError as exc:
+        raise LaunchError(400, str(exc).capitalize() + ".", "bad deep-link ticket") from exc
+    if claims.get("uid") != user.id:
+        raise LaunchError(403, "This deep linking request belongs to someone else.", "uid")
+    return claims
+
+
+@router.get("/lti/deep-link", include_in_schema=False)
+def deep_link_form(request: Request, user: OptionalUser, t: str = "") -> Response:
+    """The picker: lessons, quizzes and exercises to add to the LMS course."""
+    try:
+        _deep_link_request(request, user, t)
+    except LaunchError as exc:
+        return _refuse(request, exc)
+    items = deeplink.choices(request.app.state.course)
+    return render(request, "lti/deep_link.html", ticket=t, items=items)
+
+
+@router.post("/lti/deep-link", include_in_schema=False)
+async def deep_link_submit(request: Request, session: SessionDep, user: OptionalUser) -> Response:
+    """Sign the chosen items and post them back to the LMS (CSRF-checked form)."""
+    form = await request.form()
+    ticket = form.get("t")
+    picked = [v for v in form.getlist("item") if isinstance(v, str)]
+    try:
+        claims = _deep_link_request(request, user, ticket if isinstance(ticket, str) else "")
+        if not picked:
+            raise LaunchError(422, "Choose at least one item to add.", "deep link: nothing picked")
+        if len(picked) > 1 and not claims.get("multi", True):
+            raise LaunchError(422, "This LMS accepts one item at a time.", "deep link: multiple")
+        platform = session.get(LtiPlatform, claims.get("pid"))
+        if platform is None:
+            raise LaunchError(400, "This LMS is no longer registered.", "deep link: no platform")
+        base = str(request.base_url)
+        items = deeplink.content_items(request.app.state.course, picked, base)
+    except LaunchError as exc:
+        return _refuse(request, exc)
+    jwt_value = deeplink.response_jwt(platform=platform, request=claims, items=items)
+    return_url = str(claims["ret"])
+    parts = urlsplit(return_url)
+    nonce = secrets.token_urlsafe(16)
+    csp = csp_with(
+        script_src=f"'self' 'nonce-{nonce}'",
+        form_action=f"'self' {parts.scheme}://{parts.netloc}",
+    )
+    response = render(
+        request,
+        "lti/deep_link_return.html",
+        return_url=return_url,
+        jwt=jwt_value,
+        script_nonce=nonce,
+        count=len(items),
+    )
+    response.headers["content-security-policy"] = csp
+    return response

@@ -1,0 +1,161 @@
+"""What a valid launch does: the course, the person, the linked item and where to land."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.content.loader import Course
+from app.lti.accounts import upsert_member, upsert_user
+from app.lti.launch import LTI, LaunchError
+from app.lti.models import LtiContext, LtiLink, LtiPlatform
+from app.users.models import Role, User
+
+AGS = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
+NRPS = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"
+DEEP_LINKING = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
+KINDS = ("lesson", "quiz", "exercise")
+
+
+@dataclass(frozen=True)
+class Launched:
+    """The signed-in account and where the browser goes next."""
+
+    user: User
+    target: str
+    context: LtiContext | None
+
+
+def target_path(kind: str, slug: str) -> str:
+    """Our page for a linked item."""
+    if kind == "exercise":
+        return f"/exercises/{slug}"
+    if kind == "quiz":
+        return f"/lessons/{slug}#quiz"
+    return f"/lessons/{slug}"
+
+
+def parse_target(claims: dict[str, Any]) -> tuple[str, str] | None:
+    """(kind, slug) from the custom `target` parameter ("exercise:slug") or target_link_uri."""
+    custom = claims.get(LTI + "custom") or {}
+    raw = custom.get("target") if isinstance(custom, dict) else None
+    if isinstance(raw, str) and ":" in raw:
+        kind, _, slug = raw.partition(":")
+        return (kind.strip(), slug.strip())
+    uri = claims.get(LTI + "target_link_uri")
+    if not isinstance(uri, str):
+        return None
+    parts = [p for p in urlsplit(uri).path.split("/") if p]
+    if len(parts) == 2 and parts[0] in ("exercises", "lessons"):
+        return ("exercise" if parts[0] == "exercises" else "lesson", parts[1])
+    if len(parts) == 3 and parts[0] == "lessons" and parts[2] == "quiz":
+        return ("quiz", parts[1])
+    return None
+
+
+def check_item(course: Course, kind: str, slug: str) -> None:
+    """404 LaunchError unless the item exists (and a quiz has questions)."""
+    if kind not in KINDS:
+        raise LaunchError(404, f"'{kind}' is not something the course can link to.", "bad kind")
+    lesson = course.lesson(slug) if kind != "exercise" else None
+    exists = course.exercise(slug) is not None if kind == "exercise" else lesson is not None
+    if kind == "quiz" and lesson is not None and not lesson.meta.quiz:
+        exists = False
+    if not exists:
+        raise LaunchError(
+            404,
+            f"This LMS link points to {kind} '{slug}', which the course does not have.",
+            f"unknown {kind} {slug!r}",
+        )
+
+
+def upsert_context(
+    *, session: Session, platform: LtiPlatform, claims: dict[str, Any]
+) -> LtiContext | None:
+    """Remember the LMS course and its service URLs (refreshed on every launch)."""
+    raw = claims.get(LTI + "context") or {}
+    context_id = str(raw.get("id", "")) if isinstance(raw, dict) else ""
+    if not context_id:
+        return None
+    context = session.scalar(
+        select(LtiContext).where(
+            LtiContext.platform_id == platform.id, LtiContext.context_id == context_id
+        )
+    )
+    if context is None:
+        context = LtiContext(
+            platform_id=platform.id,
+            context_id=context_id,
+            score_policy="best",
+            deployment_id=str(claims.get(LTI + "deployment_id", "")),
+        )
+        session.add(context)
+    context.title = str(raw.get("title") or raw.get("label") or context_id)[:500]
+    ags = claims.get(AGS) or {}
+    if isinstance(ags, dict) and isinstance(ags.get("lineitems"), str):
+        context.lineitems_url = ags["lineitems"]
+    nrps = claims.get(NRPS) or {}
+    if isinstance(nrps, dict) and isinstance(nrps.get("context_memberships_url"), str):
+        context.memberships_url = nrps["context_memberships_url"]
+    session.commit()
+    return context
+
+
+def upsert_link(
+    *, session: Session, context: LtiContext, kind: str, slug: str, claims: dict[str, Any]
+) -> LtiLink:
+    """The graded link for a quiz or exercise, with the platform's line item when given."""
+    link = session.scalar(
+        select(LtiLink).where(
+            LtiLink.context_id == context.id, LtiLink.kind == kind, LtiLink.slug == slug
+        )
+    )
+    if link is None:
+        link = LtiLink(context_id=context.id, kind=kind, slug=slug)
+        session.add(link)
+    resource = claims.get(LTI + "resource_link") or {}
+    if isinstance(resource, dict) and resource.get("id"):
+        link.resource_link_id = str(resource["id"])[:255]
+    ags = claims.get(AGS) or {}
+    if isinstance(ags, dict) and isinstance(ags.get("lineitem"), str):
+        link.lineitem_url = ags["lineitem"]
+    session.commit()
+    return link
+
+
+def handle_launch(
+    *, session: Session, course: Course, platform: LtiPlatform, claims: dict[str, Any]
+) -> Launched:
+    """Sign the LMS user in (found or created), record course and link, choose the landing."""
+    roles = [str(r) for r in claims.get(LTI + "roles") or []]
+    lti_user, user, _ = upsert_user(
+        session=session,
+        issuer=platform.issuer,
+        sub=str(claims["sub"]),
+        email=claims.get("email") if isinstance(claims.get("email"), str) else None,
+        name=str(claims.get("name") or ""),
+        roles=roles,
+    )
+    context = upsert_context(session=session, platform=platform, claims=claims)
+    if context is not None:
+        upsert_member(session=session, context=context, lti_user=lti_user, roles=roles)
+    if claims.get(LTI + "message_type") == "LtiDeepLinkingRequest":
+        if user.role != Role.instructor:
+            raise LaunchError(
+                403,
+                "Only instructors can add course content to the LMS.",
+                "deep linking by a student",
+            )
+        return Launched(user=user, target="/lti/deep-link", context=context)
+    target = parse_target(claims)
+    if target is None:
+        return Launched(user=user, target="/", context=context)
+    kind, slug = target
+    check_item(course, kind, slug)
+    if context is not None and kind in ("quiz", "exercise"):
+        upsert_link(session=session, context=context, kind=kind, slug=slug, claims=claims)
+    return Launched(user=user, target=target_path(kind, slug), context=context)

@@ -1,0 +1,137 @@
+"""Runs INSIDE the sandbox: train the lab's model with the student's position module, report back.
+
+Executed as a script by a sandboxed interpreter of its own (never a pool process), beside
+`harness`, `protocol`, `seccomp` and `experiment`, which are bound read-only next to it. It takes
+the job's limits and seccomp filter exactly as an ordinary job does (harness._enter_job) before
+any student code runs. Frames: PROGRESS_ID carries [step, steps, loss] while training;
+ACCURACY_ID the accuracy per length (NaN where refused); LOSSES_ID the loss curve; REFUSED_ID+i
+the error that refused length i; an ERROR frame on ACCURACY_ID when training itself failed.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import types
+from typing import Any
+
+import protocol  # type: ignore[import-not-found]  # bound beside this file in the sandbox
+
+PROGRESS_ID = protocol.FILE_LEVEL_TEST - 1  # graders/experiments.py uses the same numbers
+ACCURACY_ID, LOSSES_ID, REFUSED_ID = 0, 1, 100
+SLOTS = ("absolute", "relative")  # the job's `slot` scalar indexes this
+
+
+def config_from_job(job: Any) -> dict[str, Any]:
+    """The experiment settings carried as scalars (and the lengths array) of the job's case."""
+    args = dict(job.cases[0].args)
+    args["slot"] = SLOTS[int(args["slot"])]
+    args["lengths"] = [int(n) for n in args["lengths"]]
+    return args
+
+
+def _load_entry(job: Any, write: Any, harness: Any) -> Any:
+    """Compile and run the submission; its entry, or None after writing the file-level error."""
+    source = job.code or ""
+    harness.linecache.cache["submission.py"] = (
+        len(source),
+        None,
+        source.splitlines(True),
+        "submission.py",
+    )
+    level = protocol.FILE_LEVEL_TEST
+    try:
+        code = compile(source, "submission.py", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as exc:
+        line = getattr(exc, "lineno", None)
+        text = getattr(exc, "msg", None) or str(exc)
+        write(
+            protocol.encode_error(level, "SyntaxError", f"{text} (line {line})" if line else text)
+        )
+        return None
+    except (MemoryError, RecursionError):
+        write(protocol.encode_error(level, "TooNested", "your code is nested too deeply"))
+        return None
+    module = types.ModuleType("submission")
+    module.__file__ = "submission.py"
+    sys.modules["submission"] = module
+    try:
+        exec(code, module.__dict__)  # noqa: S102 - the untrusted code; we are in the sandbox
+    except BaseException as exc:
+        write(protocol.encode_error(level, "ImportError", harness._short_traceback(exc)))
+        return None
+    entry = module.__dict__.get(job.entry_name)
+    if entry is None or not callable(entry):
+        message = f"your code does not define a class named {job.entry_name}"
+        write(protocol.encode_error(level, "MissingEntry", message))
+        return None
+    return entry
+
+
+def run_experiment(job: Any, write: Any, harness: Any) -> int:
+    """Train and measure; returns how many frames were written (for the END frame)."""
+    import experiment  # type: ignore[import-not-found]  # bound beside this file
+    import numpy as np
+
+    sent = 0
+
+    def send(frame: bytes) -> None:
+        nonlocal sent
+        write(frame)
+        sent += 1
+
+    entry = _load_entry(job, send, harness)
+    if entry is None:
+        return sent
+    config = experiment.Config.from_mapping(config_from_job(job))
+
+    def progress(step: int, steps: int, loss: float) -> None:
+        write(protocol.encode_array(PROGRESS_ID, np.array([step, steps, loss], dtype=np.float64)))
+
+    try:
+        outcome = experiment.run(config, entry, progress)
+    except experiment.LossNotFinite as exc:
+        send(protocol.encode_error(ACCURACY_ID, "LossNotFinite", str(exc.step)))
+        return sent
+    except BaseException as exc:
+        send(protocol.encode_error(ACCURACY_ID, type(exc).__name__, harness._short_traceback(exc)))
+        return sent
+    accuracy = [outcome.accuracy.get(n, float("nan")) for n in config.lengths]
+    send(protocol.encode_array(ACCURACY_ID, np.array(accuracy, dtype=np.float64)))
+    send(protocol.encode_array(LOSSES_ID, np.array(outcome.losses, dtype=np.float64)))
+    for index, length in enumerate(config.lengths):
+        refusal = outcome.refused.get(length)
+        if refusal is not None:
+            name, text = type(refusal).__name__, harness._short_traceback(refusal)
+            send(protocol.encode_error(REFUSED_ID + index, name, text))
+    return sent
+
+
+def main() -> None:
+    """Import torch, say ready, take the one job within its limits, run it, exit."""
+    import harness  # type: ignore[import-not-found]  # bound beside this file
+    import seccomp  # type: ignore[import-not-found]
+
+    seccomp.load_library()
+    harness._import_framework("torch")
+    import experiment  # noqa: F401  # imported before the job's limits, like torch
+
+    os.write(harness.RESULT_FD, harness.READY)
+    write = harness._writer(os.fdopen(harness.RESULT_FD, "wb", buffering=0))
+    with os.fdopen(harness.JOB_FD, "rb") as stream:
+        job = protocol.read_job(stream)
+    try:
+        harness._enter_job(job)
+    except Exception as exc:  # never run student code without its limits
+        write(protocol.encode_error(protocol.FILE_LEVEL_TEST, protocol.GRADER_FAULT, f"{exc}"))
+        write(protocol.encode_end(1))
+        os._exit(0)
+    sent = run_experiment(job, write, harness)
+    write(protocol.encode_end(sent))
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,129 @@
+"""Reference runs of the lab: the platform's schemes trained in a trusted child, cached on disk.
+
+The grader process never starts torch (it forks sandboxes), so each run is a child process
+(`python -m graders.experiment_reference FOLDER SCHEME`) that prints one JSON line. Results are
+cached by a hash of everything that decides them (the lab's code, the exercise's settings and
+reference, the torch version), so pages and the CLI never wait for training twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from graders.experiments import lab_spec
+
+HERE = Path(__file__).resolve().parent
+REFERENCE = "reference"  # the exercise's own reference.py (its model solution)
+TIMEOUT_S = 300
+
+
+def _torch_version() -> str:
+    from importlib.metadata import version
+
+    return version("torch")
+
+
+def content_hash(folder: Path, scheme: str) -> str:
+    """Hash of the lab's code, the experiment settings, the scheme and (for it) reference.py."""
+    digest = hashlib.sha256()
+    for name in ("experiment.py", "positions.py", "experiment_reference.py"):
+        digest.update((HERE / name).read_bytes())
+    meta = yaml.safe_load((folder / "exercise.yaml").read_text(encoding="utf-8"))
+    digest.update(json.dumps(meta["experiment"], sort_keys=True).encode())
+    digest.update(f"{scheme}\0{meta['entry']['name']}\0{_torch_version()}".encode())
+    if scheme == REFERENCE:
+        digest.update((folder / "reference.py").read_bytes())
+    return digest.hexdigest()[:20]
+
+
+def schemes_of(folder: Path) -> list[str]:
+    """The exercise's reference schemes, then its own reference solution."""
+    meta = yaml.safe_load((folder / "exercise.yaml").read_text(encoding="utf-8"))
+    return [*lab_spec(meta["experiment"]).references, REFERENCE]
+
+
+def cached(folder: Path, scheme: str, cache_dir: Path) -> dict[str, Any] | None:
+    """One scheme's cached result, or None; never trains (pages call this)."""
+    path = cache_dir / f"{folder.name}--{scheme}--{content_hash(folder, scheme)}.json"
+    try:
+        found: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return found
+
+
+def load_or_run(folder: Path, scheme: str, cache_dir: Path | None) -> dict[str, Any]:
+    """One scheme's result from the cache, else trained now in a trusted child and stored."""
+    path = None
+    if cache_dir is not None:
+        path = cache_dir / f"{folder.name}--{scheme}--{content_hash(folder, scheme)}.json"
+        found = cached(folder, scheme, cache_dir)
+        if found is not None:
+            return found
+    proc = subprocess.run(
+        [sys.executable, "-m", "graders.experiment_reference", str(folder), scheme],
+        capture_output=True,
+        timeout=TIMEOUT_S,
+        check=False,
+        cwd=HERE.parent,
+    )
+    if proc.returncode != 0:
+        tail = proc.stderr.decode("utf-8", "replace")[-2000:]
+        raise RuntimeError(f"reference run {folder.name}/{scheme} failed: {tail}")
+    result: dict[str, Any] = json.loads(proc.stdout.decode("utf-8").strip().splitlines()[-1])
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(".tmp")
+        partial.write_text(json.dumps(result), encoding="utf-8")
+        partial.replace(path)
+    return result
+
+
+def _factory(folder: Path, scheme: str, entry_name: str) -> tuple[str | None, Any]:
+    """(slot or None for the exercise's own, factory) of a scheme; trusted code only."""
+    from graders.positions import SCHEMES
+
+    if scheme != REFERENCE:
+        return SCHEMES[scheme]
+    from graders.spec import _load_module
+
+    module = _load_module(folder / "reference.py", f"lab_reference_{folder.name}")
+    return None, getattr(module, entry_name)
+
+
+def main() -> None:
+    """Train one scheme with the exercise's settings and print its measurements as JSON."""
+    from graders.experiment import Config, LossNotFinite, run
+
+    folder, scheme = Path(sys.argv[1]), sys.argv[2]
+    meta = yaml.safe_load((folder / "exercise.yaml").read_text(encoding="utf-8"))
+    lab = lab_spec(meta["experiment"])
+    slot, factory = _factory(folder, scheme, str(meta["entry"]["name"]))
+    config = Config.from_mapping({**lab.config(), "slot": slot or lab.slot})
+    started = time.process_time()
+    result: dict[str, Any] = {"scheme": scheme, "train_length": lab.train_length}
+    try:
+        outcome = run(config, factory)
+    except LossNotFinite as exc:
+        result["nan_at_step"] = exc.step
+    else:
+        result["accuracy_by_length"] = {
+            str(n): None if n in outcome.refused else round(outcome.accuracy[n], 4)
+            for n in config.lengths
+        }
+        result["refused"] = {str(n): str(exc) for n, exc in outcome.refused.items()}
+        result["loss"] = [round(v, 5) for v in outcome.losses]
+    result["cpu_seconds"] = round(time.process_time() - started, 2)
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,300 @@
+"""The experiment lab on the grader's side: its own lane, its own sandbox, progress relayed.
+
+An experiment trains a model for tens of seconds, so it never takes a warm-pool interpreter (a
+fork-server slot an ordinary job is waiting for): it starts a fresh sandboxed interpreter of its
+own (graders/experiment_harness.py), and at most `slots` run at once. Progress frames are passed
+on while the run goes; the rest are collected and judged by graders/lab_report.py.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from graders import protocol
+from graders.raw_run import RawRun
+from graders.sandbox import SandboxLimits, SandboxProcess, spawn
+
+HERE = Path(__file__).resolve().parent
+SANDBOX_GRADERS = "/grader"
+PROGRESS_ID = protocol.FILE_LEVEL_TEST - 1  # the numbers of graders/experiment_harness.py
+ACCURACY_ID, LOSSES_ID, REFUSED_ID = 0, 1, 100
+SLOTS = ("absolute", "relative")
+RESULT_BYTES = 1 << 20  # a run sends a few hundred small frames; more is a flood
+READY_TIMEOUT_S = 60.0
+EXIT_GRACE_S = 2.0
+CONFIG_KEYS = (
+    "offset",
+    "vocab",
+    "d_model",
+    "heads",
+    "layers",
+    "train_length",
+    "steps",
+    "batch",
+    "lr",
+    "seed",
+    "eval_batch",
+    "log_every",
+)
+Progress = Callable[[dict[str, float]], None]
+
+
+@dataclass(frozen=True)
+class Goal:
+    """Accuracy the model must reach at `factor` times the training length."""
+
+    factor: float
+    min_accuracy: float
+    required: bool
+
+
+@dataclass(frozen=True)
+class LabSpec:
+    """An experiment exercise's settings, read from the `experiment` section of exercise.yaml."""
+
+    slot: str
+    settings: dict[str, int | float]
+    factors: tuple[float, ...]
+    goals: tuple[Goal, ...]
+    references: tuple[str, ...]
+
+    @property
+    def train_length(self) -> int:
+        """Length of every training sequence."""
+        return int(self.settings["train_length"])
+
+    @property
+    def lengths(self) -> list[int]:
+        """Evaluation lengths, one per factor."""
+        return [length_at(self.train_length, f) for f in self.factors]
+
+    @property
+    def chance(self) -> float:
+        """Accuracy of guessing a token at random."""
+        return 1.0 / float(self.settings["vocab"])
+
+    def config(self) -> dict[str, Any]:
+        """The plain values graders.experiment.Config is built from."""
+        return {"slot": self.slot, "lengths": self.lengths, **self.settings}
+
+
+def length_at(train_length: int, factor: float) -> int:
+    """Sequence length at `factor` times the training length."""
+    return round(train_length * factor)
+
+
+def lab_spec(raw: dict[str, Any]) -> LabSpec:
+    """Build from the (schema-checked) `experiment` mapping of exercise.yaml."""
+    settings = {k: raw[k] for k in CONFIG_KEYS if k in raw}
+    goals = tuple(
+        Goal(float(g["factor"]), float(g["min_accuracy"]), bool(g.get("required", True)))
+        for g in raw.get("goals", [])
+    )
+    return LabSpec(
+        slot=str(raw["slot"]),
+        settings=settings,
+        factors=tuple(float(f) for f in raw.get("factors", (1, 1.5, 2, 4))),
+        goals=goals,
+        references=tuple(str(s) for s in raw.get("references", ())),
+    )
+
+
+class FrameStream:
+    """Decodes frames as bytes arrive: progress goes to the callback, the rest is kept."""
+
+    def __init__(self, on_progress: Progress | None) -> None:
+        self.frames: dict[int, protocol.Result] = {}
+        self.ended = False
+        self.error: str | None = None
+        self._buffer = bytearray()
+        self._on_progress = on_progress
+        self._counted = 0
+
+    def feed(self, chunk: bytes) -> None:
+        """Take more bytes; decodes every complete frame in the buffer."""
+        from graders.results import _raised
+
+        self._buffer.extend(chunk)
+        while self.error is None and len(self._buffer) >= protocol.HEADER_SIZE:
+            try:
+                head = protocol._parse_header(bytes(self._buffer[: protocol.HEADER_SIZE]))
+            except protocol.ProtocolError as exc:
+                self.error = str(exc)
+                return
+            end = protocol.HEADER_SIZE + head.length
+            if len(self._buffer) < end:
+                return
+            payload = bytes(self._buffer[protocol.HEADER_SIZE : end])
+            del self._buffer[:end]
+            try:
+                self._take(head, payload, _raised)
+            except protocol.ProtocolError as exc:
+                self.error = str(exc)
+
+    def _take(self, head: Any, payload: bytes, raised: Callable[[bytes], Any]) -> None:
+        if self.ended:
+            raise protocol.UnexpectedFrame("a frame followed the END frame")
+        if head.kind == protocol.Kind.END:
+            (count,) = np.frombuffer(payload, dtype="<u4")
+            if int(count) != self._counted:
+                raise protocol.IncompleteResults("the END frame does not count the frames sent")
+            self.ended = True
+            return
+        if head.kind == protocol.Kind.JOB:
+            raise protocol.UnexpectedFrame("a JOB frame appeared among the results")
+        value = protocol._array(head, payload) if head.kind == protocol.Kind.ARRAY else None
+        if head.test == PROGRESS_ID:
+            if value is not None and value.size == 3 and self._on_progress is not None:
+                step, steps, loss = (float(v) for v in value.reshape(-1))
+                loss_value = loss if math.isfinite(loss) else float("nan")
+                self._on_progress({"step": int(step), "steps": int(steps), "loss": loss_value})
+            return
+        if head.test in self.frames:
+            raise protocol.UnexpectedFrame(f"two results arrived for {head.test}")
+        self.frames[head.test] = value if value is not None else raised(payload)
+        self._counted += 1
+
+
+class Lab:
+    """Runs experiments in fresh sandboxes, at most `slots` at a time (they wait for a turn)."""
+
+    def __init__(self, *, slots: int = 1, memory_mb: int = 2048, max_processes: int = 64) -> None:
+        self._turns = threading.BoundedSemaphore(max(1, slots))
+        self.memory_mb = memory_mb
+        self.max_processes = max_processes
+
+    def run(
+        self,
+        spec: LabSpec,
+        *,
+        code: str,
+        entry_name: str,
+        time_ms: int,
+        memory_mb: int,
+        progress: Progress | None = None,
+    ) -> RawRun:
+        """One experiment, once a lane is free; the clock starts when the sandbox is ready."""
+        memory = min(memory_mb, self.memory_mb)
+        cpu_seconds = math.ceil(time_ms / 1000) + 1  # torch runs on one thread here
+        job = protocol.encode_job(
+            protocol.Job(
+                entry_name=entry_name,
+                entry_kind="experiment",
+                framework="torch",
+                mode="submit",
+                code=code,
+                cases=[protocol.JobCase(0, _job_args(spec))],
+                memory_mb=memory,
+                cpu_seconds=cpu_seconds,
+            )
+        )
+        with self._turns:
+            proc = self._start(cpu_seconds)
+            try:
+                proc.wait_ready(READY_TIMEOUT_S)
+                return _exchange(proc, job, time_ms, memory, progress)
+            finally:
+                proc.kill_tree()
+                proc.close()
+
+    def _start(self, cpu_seconds: int) -> SandboxProcess:
+        names = ("experiment_harness.py", "harness.py", "protocol.py", "experiment.py")
+        binds = [(str(HERE / n), f"{SANDBOX_GRADERS}/{n}") for n in names]
+        binds.append((str(HERE / "sandbox" / "seccomp.py"), f"{SANDBOX_GRADERS}/seccomp.py"))
+        argv = [sys.executable, "-E", "-s", "-B", f"{SANDBOX_GRADERS}/experiment_harness.py"]
+        limits = SandboxLimits(
+            cpu_seconds=cpu_seconds + 30,  # the import of torch comes on top of the job's budget
+            memory_mb=self.memory_mb,
+            max_processes=self.max_processes,
+            max_file_mb=16,
+            max_open_files=256,
+            output_bytes=64 * 1024,
+            tmpfs_mb=64,
+        )
+        return spawn(argv, limits=limits, ro_binds=binds, env={})
+
+
+def _job_args(spec: LabSpec) -> dict[str, protocol.Array | protocol.Scalar]:
+    args: dict[str, protocol.Array | protocol.Scalar] = dict(spec.settings)
+    args["slot"] = SLOTS.index(spec.slot)
+    args["lengths"] = np.array(spec.lengths, dtype=np.int64)
+    return args
+
+
+def _exchange(
+    proc: SandboxProcess, job: bytes, time_ms: int, memory_mb: int, progress: Progress | None
+) -> RawRun:
+    """Send the job, relay progress, stop at END, the byte budget or the wall clock."""
+    stream = FrameStream(progress)
+    overflow = threading.Event()
+
+    def reader() -> None:
+        received = 0
+        while not stream.ended and stream.error is None:
+            try:
+                chunk = os.read(proc.result_fd, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            received += len(chunk)
+            if received > RESULT_BYTES:
+                overflow.set()
+                return
+            stream.feed(chunk)
+
+    thread = threading.Thread(target=reader, daemon=True, name="lab-results")
+    thread.start()
+    started = time.monotonic()
+    try:
+        view = memoryview(job)
+        while view:
+            view = view[os.write(proc.job_fd, view) :]
+    except OSError:
+        pass  # it died early; the exit status tells why
+    finally:
+        os.close(proc.job_fd)
+    thread.join(time_ms / 1000)
+    timed_out = thread.is_alive()
+    if timed_out or overflow.is_set() or stream.error:
+        proc.kill_tree()
+        thread.join(5)
+    try:
+        left = time_ms / 1000 - (time.monotonic() - started)
+        status = proc.wait(timeout=max(left, 0.0) + EXIT_GRACE_S)
+    except TimeoutError:
+        timed_out = timed_out or not stream.ended
+        proc.kill_tree()
+        status = proc.wait(timeout=5)
+    output, truncated = proc.output()
+    usage = proc.resource_usage()
+    error = (
+        stream.error and f"Your code interfered with the grader's result channel ({stream.error})."
+    )
+    return RawRun(
+        frames=dict(stream.frames),
+        ended=stream.ended,
+        timed_out=timed_out or status.timed_out,
+        exit_code=status.exit_code,
+        exit_signal=status.signal,
+        output=output.decode("utf-8", "replace"),
+        output_truncated=truncated,
+        max_rss_mb=usage.max_rss_mb,
+        cpu_ms=usage.cpu_ms,
+        sys_ms=usage.sys_ms,
+        result_overflow=overflow.is_set(),
+        protocol_error=error,
+        time_limit_ms=time_ms,
+        memory_limit_mb=memory_mb,
+        wall_ms=round((time.monotonic() - started) * 1000),
+    )

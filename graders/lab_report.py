@@ -1,0 +1,205 @@
+"""Turns an experiment's measurements into a verdict against its goals, in plain words."""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+import numpy as np
+
+from graders import protocol
+from graders.experiments import (
+    ACCURACY_ID,
+    LOSSES_ID,
+    REFUSED_ID,
+    Lab,
+    LabSpec,
+    Progress,
+    lab_spec,
+    length_at,
+)
+from graders.judge import _file_level, _missing
+from graders.raw_run import RawRun
+from graders.report import Report, TestResult, Verdict
+from graders.spec import ExerciseSpec
+
+LINE_RE = re.compile(r"\(line (\d+) of your code\)")
+RIGHT = 0.9  # at or above: "right"
+NAN_CAUSES = (
+    "Common causes: dividing by a norm or a count that can be zero, the log or square root of "
+    "a negative number, or a score row that is -inf everywhere (softmax of nothing)."
+)
+
+
+def _pct(value: float) -> str:
+    return f"{round(100 * value)}%"
+
+
+def _describe(accuracy: float, chance: float) -> str:
+    if accuracy >= RIGHT:
+        return "right"
+    if accuracy <= 2 * chance:
+        return "at chance"
+    return "partly right"
+
+
+def _metrics(
+    spec: LabSpec, accuracy: np.ndarray, losses: np.ndarray, refused: dict[int, str]
+) -> dict[str, Any]:
+    by_length: dict[str, float | None] = {}
+    for index, length in enumerate(spec.lengths):
+        value = float(accuracy[index]) if index < accuracy.size else math.nan
+        by_length[str(length)] = None if length in refused or math.isnan(value) else round(value, 4)
+    return {
+        "train_length": spec.train_length,
+        "lengths": spec.lengths,
+        "accuracy_by_length": by_length,
+        "refused": {str(k): v for k, v in refused.items()},
+        "chance": round(spec.chance, 4),
+        "loss": [round(float(v), 5) for v in losses.reshape(-1)],
+        "loss_every": int(spec.settings.get("log_every", 10)),
+    }
+
+
+def _story(spec: LabSpec, by_length: dict[str, float | None], refused: dict[int, str]) -> str:
+    """One sentence per length: what the model did there."""
+    parts: list[str] = []
+    for length in spec.lengths:
+        value = by_length[str(length)]
+        where = "the training length" if length == spec.train_length else "a length it never saw"
+        if value is None:
+            why = refused.get(length, "no result")
+            parts.append(f"at {length} ({where}) the model could not run: {why}; it counts as 0%")
+        else:
+            words = _describe(value, spec.chance)
+            parts.append(f"at {length} ({where}) it is {words} ({_pct(value)})")
+    return "; ".join(parts) + f". Guessing at random scores {_pct(spec.chance)}."
+
+
+def _goal_tests(spec: LabSpec, by_length: dict[str, float | None]) -> list[TestResult]:
+    tests: list[TestResult] = []
+    for goal in spec.goals:
+        length = length_at(spec.train_length, goal.factor)
+        got = by_length.get(str(length))
+        reached = got if got is not None else 0.0
+        passed = reached >= goal.min_accuracy
+        kind = "goal" if goal.required else "stretch goal"
+        name = f"{kind}: {_pct(goal.min_accuracy)} right at length {length} ({goal.factor:g}x)"
+        if passed:
+            message = f"Reached: {_pct(reached)} at length {length}."
+        elif got is None:
+            message = f"Not reached: the model gave no answer at length {length}."
+        else:
+            message = f"Not reached: {_pct(reached)} at length {length}."
+        verdict: Verdict = "accepted" if passed else "wrong_answer"
+        tests.append(TestResult(name, False, passed, verdict, message))
+    return tests
+
+
+def _failed_training(spec: LabSpec, raised: protocol.RaisedError, run: RawRun) -> Report:
+    if raised.type_name == "LossNotFinite":
+        message = (
+            f"Training broke down: the loss became NaN (not a number) at step {raised.message} "
+            f"of {spec.settings.get('steps')}, so the model learned nothing usable. Something in "
+            f"your module produces NaN or infinite values. {NAN_CAUSES}"
+        )
+        return Report(
+            verdict="wrong_answer",
+            score=0.0,
+            message=message,
+            duration_ms=0.0,
+            stdout=run.output,
+            stdout_truncated=run.output_truncated,
+            max_rss_mb=run.max_rss_mb,
+            cpu_ms=run.cpu_ms,
+            metrics={"train_length": spec.train_length, "nan_at_step": int(raised.message)},
+        )
+    verdict: Verdict
+    if raised.type_name == "MemoryError" or "can't allocate memory" in raised.message:
+        verdict, text = (
+            "memory_limit_exceeded",
+            (
+                "Your code ran out of memory while the model was training. Does your module keep "
+                "tensors (or a growing autograd graph) from one call to the next?"
+            ),
+        )
+    else:
+        verdict = "runtime_error"
+        text = (
+            f"Your module raised {raised.type_name} while the model was training: {raised.message}"
+        )
+    return Report(
+        verdict=verdict,
+        score=0.0,
+        message=text,
+        duration_ms=0.0,
+        stdout=run.output,
+        stdout_truncated=run.output_truncated,
+        max_rss_mb=run.max_rss_mb,
+        cpu_ms=run.cpu_ms,
+        line=int(found.group(1)) if (found := LINE_RE.search(raised.message)) else None,
+    )
+
+
+def judge_lab(spec: LabSpec, run: RawRun) -> Report:
+    """The report of one experiment: goals as tests, metrics, and what happened in words."""
+    early = _file_level(run, 0.0)
+    if early is not None:
+        return early
+    got = run.frames.get(ACCURACY_ID)
+    if isinstance(got, protocol.RaisedError):
+        return _failed_training(spec, got, run)
+    losses = run.frames.get(LOSSES_ID)
+    if not isinstance(got, np.ndarray) or not isinstance(losses, np.ndarray):
+        verdict, message = _missing(run, run.time_limit_ms)
+        report = Report(verdict=verdict, score=0.0, message=message, duration_ms=0.0)
+        report.stdout, report.cpu_ms, report.max_rss_mb = run.output, run.cpu_ms, run.max_rss_mb
+        return report
+    refused: dict[int, str] = {}
+    for index, length in enumerate(spec.lengths):
+        error = run.frames.get(REFUSED_ID + index)
+        if isinstance(error, protocol.RaisedError):
+            refused[length] = f"{error.type_name}: {error.message}"
+    metrics = _metrics(spec, got, losses, refused)
+    tests = _goal_tests(spec, metrics["accuracy_by_length"])
+    required = [t for t, g in zip(tests, spec.goals, strict=True) if g.required]
+    accepted = all(t.passed for t in required)
+    score = round(sum(t.passed for t in tests) / len(tests), 4) if tests else float(accepted)
+    story = _story(spec, metrics["accuracy_by_length"], refused)
+    met = sum(t.passed for t in tests)
+    lead = (
+        f"Goals met ({met} of {len(tests)})."
+        if accepted
+        else f"Not there yet: {met} of {len(tests)} goals met."
+    )
+    return Report(
+        verdict="accepted" if accepted else "wrong_answer",
+        score=score,
+        message=f"{lead} Trained on sequences of {spec.train_length}: {story}",
+        duration_ms=0.0,
+        tests=tests,
+        stdout=run.output,
+        stdout_truncated=run.output_truncated,
+        max_rss_mb=run.max_rss_mb,
+        cpu_ms=run.cpu_ms,
+        metrics=metrics,
+    )
+
+
+def grade_experiment(
+    lab: Lab, spec: ExerciseSpec, code: str, progress: Progress | None = None
+) -> Report:
+    """Train the exercise's model with this code in a sandbox of its own, judge the goals."""
+    if spec.experiment is None:
+        raise ValueError(f"{spec.slug} is not an experiment")
+    settings = lab_spec(spec.experiment)
+    run = lab.run(
+        settings,
+        code=code,
+        entry_name=spec.entry_name,
+        time_ms=spec.time_ms,
+        memory_mb=spec.memory_mb,
+        progress=progress,
+    )
+    return judge_lab(settings, run)

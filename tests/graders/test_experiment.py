@@ -1,0 +1,236 @@
+"""The experiment lab: progress relayed, goals judged, failures explained, all sandboxed."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from graders import protocol
+from graders.engine import Grader
+from graders.experiments import (
+    ACCURACY_ID,
+    LOSSES_ID,
+    PROGRESS_ID,
+    REFUSED_ID,
+    FrameStream,
+    lab_spec,
+)
+from graders.lab_report import judge_lab
+from graders.pool import PoolSettings
+from graders.raw_run import RawRun
+
+ROOT = Path(__file__).resolve().parents[2]
+EXERCISES = ROOT / "exercises"
+ABSOLUTE = "lab-learned-vs-sinusoidal"
+RAW = {
+    "slot": "absolute",
+    "offset": 3,
+    "vocab": 10,
+    "train_length": 16,
+    "steps": 400,
+    "factors": [1, 1.5, 2, 4],
+    "goals": [
+        {"factor": 1, "min_accuracy": 0.9},
+        {"factor": 2, "min_accuracy": 0.5, "required": False},
+    ],
+}
+
+
+def _progress(step: int, loss: float) -> bytes:
+    return protocol.encode_array(PROGRESS_ID, np.array([step, 400, loss], dtype=np.float64))
+
+
+def _run(frames: dict[int, protocol.Result]) -> RawRun:
+    return RawRun(
+        frames=frames,
+        ended=True,
+        timed_out=False,
+        exit_code=0,
+        exit_signal=None,
+        output="",
+        output_truncated=False,
+        max_rss_mb=300.0,
+        cpu_ms=5000.0,
+        protocol_error=None,
+        time_limit_ms=45000,
+        memory_limit_mb=1536,
+    )
+
+
+def test_lengths_follow_the_factors() -> None:
+    spec = lab_spec(RAW)
+    assert spec.lengths == [16, 24, 32, 64]
+    assert spec.chance == pytest.approx(0.1)
+    assert spec.config()["lengths"] == [16, 24, 32, 64]
+
+
+def test_progress_frames_are_relayed_and_not_counted_by_end() -> None:
+    seen: list[dict[str, float]] = []
+    stream = FrameStream(seen.append)
+    accuracy = protocol.encode_array(ACCURACY_ID, np.array([1.0, 0.5]))
+    data = _progress(10, 2.0) + _progress(20, 1.5) + accuracy + protocol.encode_end(1)
+    for start in range(0, len(data), 7):  # frames arrive in pieces
+        stream.feed(data[start : start + 7])
+    assert stream.error is None and stream.ended
+    assert seen == [
+        {"step": 10, "steps": 400, "loss": 2.0},
+        {"step": 20, "steps": 400, "loss": 1.5},
+    ]
+    assert list(stream.frames) == [ACCURACY_ID]
+
+
+def test_a_wrong_end_count_or_a_duplicate_is_a_protocol_error() -> None:
+    stream = FrameStream(None)
+    stream.feed(protocol.encode_array(ACCURACY_ID, np.zeros(2)) + protocol.encode_end(3))
+    assert stream.error and not stream.ended
+    stream = FrameStream(None)
+    frame = protocol.encode_array(LOSSES_ID, np.zeros(2))
+    stream.feed(frame + frame)
+    assert stream.error and "two results" in stream.error
+
+
+def test_refused_lengths_count_as_zero_and_are_said_plainly() -> None:
+    spec = lab_spec(RAW)
+    message = "the table has 16 rows, so position 16 has no row (line 9 of your code)"
+    frames: dict[int, protocol.Result] = {
+        ACCURACY_ID: np.array([1.0, math.nan, math.nan, math.nan]),
+        LOSSES_ID: np.array([2.3, 0.1]),
+        REFUSED_ID + 1: protocol.RaisedError("ValueError", message),
+        REFUSED_ID + 2: protocol.RaisedError("ValueError", message),
+        REFUSED_ID + 3: protocol.RaisedError("ValueError", message),
+    }
+    report = judge_lab(spec, _run(frames))
+    assert report.verdict == "accepted" and report.score == 0.5  # the stretch goal is missed
+    assert report.metrics is not None
+    assert report.metrics["accuracy_by_length"] == {"16": 1.0, "24": None, "32": None, "64": None}
+    assert report.metrics["loss"] == [2.3, 0.1] and report.metrics["train_length"] == 16
+    assert "at 24 (a length it never saw) the model could not run: ValueError" in report.message
+    assert "it counts as 0%" in report.message
+    stretch = report.tests[1]
+    assert not stretch.passed and "no answer at length 32" in stretch.message
+
+
+def test_a_required_goal_missed_is_a_wrong_answer_with_the_story() -> None:
+    frames: dict[int, protocol.Result] = {
+        ACCURACY_ID: np.array([0.35, 0.3, 0.12, 0.1]),
+        LOSSES_ID: np.array([2.3, 1.4]),
+    }
+    report = judge_lab(lab_spec(RAW), _run(frames))
+    assert report.verdict == "wrong_answer" and report.score == 0.0
+    assert "at 16 (the training length) it is partly right (35%)" in report.message
+    assert "at 64 (a length it never saw) it is at chance (10%)" in report.message
+
+
+def test_nan_loss_is_a_clear_report() -> None:
+    frames: dict[int, protocol.Result] = {
+        ACCURACY_ID: protocol.RaisedError("LossNotFinite", "7"),
+    }
+    report = judge_lab(lab_spec(RAW), _run(frames))
+    assert report.verdict == "wrong_answer"
+    assert "loss became NaN (not a number) at step 7 of 400" in report.message
+    assert report.metrics == {"train_length": 16, "nan_at_step": 7}
+
+
+def test_an_exception_while_training_names_the_line() -> None:
+    frames: dict[int, protocol.Result] = {
+        ACCURACY_ID: protocol.RaisedError(
+            "IndexError", "index 16 is out of bounds (line 12 of your code)"
+        ),
+    }
+    report = judge_lab(lab_spec(RAW), _run(frames))
+    assert report.verdict == "runtime_error" and report.line == 12
+    assert "raised IndexError while the model was training" in report.message
+
+
+def test_same_seed_same_curve_and_a_learned_table_refuses_longer_sequences() -> None:
+    from graders.experiment import Config, run
+    from graders.positions import LearnedTable
+
+    config = Config(steps=20, log_every=5, lengths=(16, 24))
+    first, second = run(config, LearnedTable), run(config, LearnedTable)
+    assert first.losses == second.losses and len(first.losses) == 4
+    assert first.accuracy == second.accuracy and list(first.accuracy) == [16]
+    assert "has no row" in str(first.refused[24])
+
+
+# ------------------------------------------------------------------ through the real sandbox
+
+
+@pytest.fixture(scope="module")
+def grader() -> Iterator[Grader]:
+    """A grader without pool interpreters: experiments never use the pool."""
+    instance = Grader(EXERCISES, PoolSettings(sizes={}))
+    yield instance
+    instance.stop()
+
+
+def _solution(slug: str) -> str:
+    return (EXERCISES / slug / "solutions" / "torch.py").read_text()
+
+
+def test_model_solution_trains_reports_progress_and_meets_its_goals(grader: Grader) -> None:
+    seen: list[dict[str, float]] = []
+    report = grader.grade(exercise=ABSOLUTE, code=_solution(ABSOLUTE), progress=seen.append)
+    assert report.verdict == "accepted", report.message
+    assert report.metrics is not None
+    accuracy = report.metrics["accuracy_by_length"]
+    assert set(accuracy) == {"16", "24", "32", "64"} and accuracy["16"] >= 0.9
+    assert accuracy["64"] < accuracy["16"]  # sinusoids extrapolate poorly
+    assert len(report.metrics["loss"]) == 40
+    assert seen and seen[-1]["step"] == seen[-1]["steps"] == 400
+    assert [p["step"] for p in seen] == sorted(p["step"] for p in seen)
+
+
+def test_nan_in_student_module_is_reported_not_crashed(grader: Grader) -> None:
+    code = (
+        "import torch\nfrom torch import nn\n\n"
+        "class SinusoidalPositions(nn.Module):\n"
+        "    def __init__(self, max_len, d_model):\n"
+        "        super().__init__()\n"
+        "    def forward(self, x):\n"
+        "        return x + torch.log(torch.zeros_like(x) - 1)\n"
+    )
+    report = grader.grade(exercise=ABSOLUTE, code=code)
+    assert report.verdict == "wrong_answer"
+    assert "loss became NaN" in report.message and "at step 1 " in report.message
+
+
+def test_student_exception_is_a_runtime_error_with_its_line(grader: Grader) -> None:
+    code = (
+        "import torch\nfrom torch import nn\n\n"
+        "class SinusoidalPositions(nn.Module):\n"
+        "    def __init__(self, max_len, d_model):\n"
+        "        super().__init__()\n"
+        "    def forward(self, x):\n"
+        "        return x + torch.zeros(3, 5)\n"
+    )
+    report = grader.grade(exercise=ABSOLUTE, code=code)
+    assert report.verdict == "runtime_error" and report.line == 8, report.message
+
+
+def test_hostile_code_is_contained_like_any_job(grader: Grader) -> None:
+    code = (
+        "import socket, subprocess\nfrom torch import nn\n\n"
+        "class SinusoidalPositions(nn.Module):\n"
+        "    def __init__(self, max_len, d_model):\n"
+        "        super().__init__()\n"
+        "        socket.create_connection(('1.1.1.1', 80), timeout=2)\n"
+        "    def forward(self, x):\n"
+        "        return x\n"
+    )
+    report = grader.grade(exercise=ABSOLUTE, code=code)
+    assert report.verdict == "runtime_error" and report.line == 7, report.message
+    code = code.replace(
+        "socket.create_connection(('1.1.1.1', 80), timeout=2)", "subprocess.run(['ls'])"
+    )
+    report = grader.grade(exercise=ABSOLUTE, code=code)
+    assert report.verdict == "runtime_error" and "not allowed" in report.message, report.message
+
+
+def test_syntax_error_is_file_level(grader: Grader) -> None:
+    report = grader.grade(exercise=ABSOLUTE, code="class SinusoidalPositions(\n")
+    assert report.verdict == "syntax_error" and report.line == 1

@@ -1,0 +1,218 @@
+"""A small LMS stand-in: its own RSA keys and JWKS, real signed id_tokens, a token endpoint that
+checks the tool's private_key_jwt assertion, AGS line items/scores and an NRPS roster, all served
+by a real HTTP server in a thread."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import jwt
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+LTI = "https://purl.imsglobal.org/spec/lti/claim/"
+
+
+def new_key() -> rsa.RSAPrivateKey:
+    return rsa.generate_private_key(public_exponent=65537, key_size=2048)
+
+
+class Platform:
+    """One LMS: issuer = its base URL; records what the tool sent it."""
+
+    def __init__(self, client_id: str = "tool-client", deployment_id: str = "dep-1") -> None:
+        self.key = new_key()
+        self.kid = "platform-key-1"
+        self.client_id = client_id
+        self.deployment_id = deployment_id
+        self.tool_jwks: list[dict[str, Any]] = []
+        self.tokens: dict[str, str] = {}  # access token -> scope
+        self.assertions: list[dict[str, Any]] = []
+        self.lineitems: list[dict[str, Any]] = []
+        self.scores: list[dict[str, Any]] = []
+        self.members: list[dict[str, Any]] = []
+        self.fail_scores = 0
+        self.lock = threading.Lock()
+        platform = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def _send(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
+                raw = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(raw)))
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(raw)
+
+            def _body(self) -> bytes:
+                return self.rfile.read(int(self.headers.get("Content-Length") or 0))
+
+            def _scope(self) -> str | None:
+                auth = self.headers.get("Authorization", "")
+                return platform.tokens.get(auth.removeprefix("Bearer "))
+
+            def do_GET(self) -> None:
+                path = urlsplit(self.path)
+                if path.path == "/jwks":
+                    return self._send(200, {"keys": [platform.public_jwk()]})
+                scope = self._scope()
+                if scope is None:
+                    return self._send(401, {"error": "no token"})
+                if path.path == "/lineitems":
+                    tag = parse_qs(path.query).get("tag", [None])[0]
+                    found = [i for i in platform.lineitems if tag is None or i["tag"] == tag]
+                    return self._send(200, found)
+                if path.path == "/memberships":
+                    if "contextmembership.readonly" not in scope:
+                        return self._send(403, {"error": "scope"})
+                    page = parse_qs(path.query).get("page", ["1"])[0]
+                    half = len(platform.members) // 2
+                    if page == "1":
+                        link = f'<{platform.url}/memberships?page=2>; rel="next"'
+                        return self._send(200, {"members": platform.members[:half]}, {"Link": link})
+                    return self._send(200, {"members": platform.members[half:]})
+                return self._send(404, {"error": "not found"})
+
+            def do_POST(self) -> None:
+                path = urlsplit(self.path).path
+                body = self._body()
+                if path == "/token":
+                    return self._token(parse_qs(body.decode()))
+                scope = self._scope()
+                if scope is None or "lti-ags/scope/score" not in scope:
+                    return self._send(401, {"error": "no token"})
+                if path == "/lineitems":
+                    item = json.loads(body)
+                    with platform.lock:
+                        item["id"] = f"{platform.url}/lineitems/{len(platform.lineitems) + 1}"
+                        platform.lineitems.append(item)
+                    return self._send(201, item)
+                if path.startswith("/lineitems/") and path.endswith("/scores"):
+                    if self.headers.get("Content-Type") != "application/vnd.ims.lis.v1.score+json":
+                        return self._send(415, {"error": "content type"})
+                    with platform.lock:
+                        if platform.fail_scores > 0:
+                            platform.fail_scores -= 1
+                            return self._send(503, {"error": "try later"})
+                        platform.scores.append(
+                            {"lineitem": path[: -len("/scores")], **json.loads(body)}
+                        )
+                    return self._send(200, {})
+                return self._send(404, {"error": "not found"})
+
+            def _token(self, form: dict[str, list[str]]) -> None:
+                assertion = form.get("client_assertion", [""])[0]
+                try:
+                    kid = jwt.get_unverified_header(assertion)["kid"]
+                    jwk = next(k for k in platform.tool_jwks if k["kid"] == kid)
+                    claims = jwt.decode(
+                        assertion,
+                        jwt.PyJWK(jwk).key,
+                        algorithms=["RS256"],
+                        audience=f"{platform.url}/token",
+                        issuer=platform.client_id,
+                    )
+                except Exception as exc:  # any failure: the tool is not who it says
+                    return self._send(401, {"error": "invalid_client", "detail": str(exc)})
+                if form.get("grant_type") != ["client_credentials"]:
+                    return self._send(400, {"error": "unsupported_grant_type"})
+                platform.assertions.append(claims)
+                token = secrets.token_urlsafe(16)
+                platform.tokens[token] = form.get("scope", [""])[0]
+                return self._send(
+                    200, {"access_token": token, "token_type": "bearer", "expires_in": 3600}
+                )
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> Platform:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    @property
+    def issuer(self) -> str:
+        return self.url
+
+    def public_jwk(self) -> dict[str, Any]:
+        jwk = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(self.key.public_key()))
+        return {**jwk, "kid": self.kid, "alg": "RS256", "use": "sig"}
+
+    def registration(self) -> dict[str, str]:
+        return {
+            "issuer": self.issuer,
+            "client_id": self.client_id,
+            "auth_url": f"{self.url}/auth",
+            "token_url": f"{self.url}/token",
+            "jwks_url": f"{self.url}/jwks",
+            "deployment_id": self.deployment_id,
+        }
+
+    def id_token(
+        self,
+        *,
+        nonce: str,
+        sub: str,
+        roles: list[str],
+        claims: dict[str, Any] | None = None,
+        key: rsa.RSAPrivateKey | None = None,
+        aud: str | None = None,
+        exp_in: int = 300,
+    ) -> str:
+        now = int(time.time())
+        body: dict[str, Any] = {
+            "iss": self.issuer,
+            "aud": aud or self.client_id,
+            "sub": sub,
+            "iat": now,
+            "exp": now + exp_in,
+            "nonce": nonce,
+            "name": f"Person {sub}",
+            LTI + "deployment_id": self.deployment_id,
+            LTI + "message_type": "LtiResourceLinkRequest",
+            LTI + "version": "1.3.0",
+            LTI + "roles": roles,
+            LTI + "context": {"id": "course-1", "title": "Transformers 101"},
+            "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint": {
+                "scope": [
+                    "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem",
+                    "https://purl.imsglobal.org/spec/lti-ags/scope/score",
+                ],
+                "lineitems": f"{self.url}/lineitems",
+            },
+            "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice": {
+                "context_memberships_url": f"{self.url}/memberships",
+                "service_versions": ["2.0"],
+            },
+            **(claims or {}),
+        }
+        return jwt.encode(body, key or self.key, algorithm="RS256", headers={"kid": self.kid})
+
+    def authorize(self, location: str, **token_args: Any) -> tuple[str, dict[str, str]]:
+        """The platform's OIDC authorization endpoint: check the request, answer a form post."""
+        parts = urlsplit(location)
+        assert f"{parts.scheme}://{parts.netloc}{parts.path}" == f"{self.url}/auth"
+        query = {k: v[0] for k, v in parse_qs(parts.query).items()}
+        assert query["scope"] == "openid"
+        assert query["response_type"] == "id_token"
+        assert query["response_mode"] == "form_post"
+        assert query["prompt"] == "none"
+        assert query["client_id"] == self.client_id
+        assert query["login_hint"] == token_args.get("sub", query["login_hint"])
+        token = self.id_token(nonce=query["nonce"], **token_args)
+        return query["redirect_uri"], {"id_token": token, "state": query["state"]}

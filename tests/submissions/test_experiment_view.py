@@ -1,0 +1,47 @@
+"""An experiment's submission view: live progress while it trains, metrics once it is done."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from app.jobs import live
+from app.submissions.models import Submission
+from app.submissions.service import public_view
+
+
+def _row(status: str, report: dict[str, object] | None = None) -> Submission:
+    return Submission(
+        id=4242,
+        user_id=1,
+        exercise_slug="lab-learned-vs-sinusoidal",
+        framework="torch",
+        mode="submit",
+        code="",
+        status=status,
+        report=report,
+        created_at=dt.datetime(2026, 1, 1, tzinfo=dt.UTC),
+        late=False,
+    )
+
+
+def test_progress_shows_while_running_and_goes_when_done() -> None:
+    live.recorder(4242)({"step": 120, "steps": 400, "loss": 1.25})
+    try:
+        view = public_view(_row("running"), for_instructor=False)
+        assert view["progress"] == {"step": 120, "steps": 400, "loss": 1.25}
+        assert "progress" not in public_view(_row("done"), for_instructor=False)
+    finally:
+        live.clear(4242)
+    assert "progress" not in public_view(_row("running"), for_instructor=False)
+    assert live.latest(4242) is None
+
+
+def test_metrics_of_a_finished_experiment_reach_the_view() -> None:
+    metrics = {
+        "train_length": 16,
+        "accuracy_by_length": {"16": 1.0, "24": None},
+        "loss": [2.3, 0.1],
+    }
+    view = public_view(_row("done", {"tests": [], "metrics": metrics}), for_instructor=False)
+    assert view["metrics"] == metrics
+    assert "metrics" not in public_view(_row("done", {"tests": []}), for_instructor=False)
