@@ -1,10 +1,35 @@
-# Probe: the model gets its positions only if no network, host secret or project file reaches the experiment sandbox -> accepted
+# Probe: the model gets its positions only if no network, host secret or project file reaches the experiment sandbox (/root and /home show only the folders leading to the interpreter) -> accepted
 import math
 import os
 import socket
+import sys
 
 import torch
 from torch import nn
+
+
+def _home_shows_more_than_the_interpreter():
+    """/root and /home may hold only the folders that lead to the bound virtualenv."""
+    prefixes = {os.path.realpath(sys.prefix), os.path.realpath(sys.base_prefix)}
+    keep = set()
+    for prefix in prefixes:
+        parts = prefix.split("/")
+        keep.update("/".join(parts[:i]) for i in range(2, len(parts) + 1))
+    for top in ("/root", "/home"):
+        folders = [top]
+        while folders:
+            folder = folders.pop()
+            try:
+                names = os.listdir(folder)
+            except OSError:
+                continue
+            for name in names:
+                path = f"{folder}/{name}"
+                if path not in keep:
+                    return True
+                if path not in prefixes:
+                    folders.append(path)
+    return False
 
 
 def _leaked():
@@ -13,14 +38,10 @@ def _leaked():
     ):
         return True
     here = os.path.dirname(os.path.abspath(__file__)) if "__file__" in globals() else "/tmp"
-    project = (
-        "/grader/engine.py",
-        "/grader/spec.py",
-        "/grader/positions.py",
-        "/home",
-        "/etc/passwd",
-    )
+    project = ("/grader/engine.py", "/grader/spec.py", "/grader/positions.py", "/etc/passwd")
     if any(os.path.exists(p) for p in project) or os.listdir(here) not in ([], ["submission.py"]):
+        return True
+    if _home_shows_more_than_the_interpreter():
         return True
     try:
         socket.create_connection(("127.0.0.1", 8000), timeout=1).close()
