@@ -36,7 +36,7 @@ class Config:
     batch: int = 32
     lr: float = 3e-3
     seed: int = 0
-    eval_batch: int = 64
+    eval_batch: int = 64  # sequences per length, made by the grader (graders.experiments)
     log_every: int = 10
 
     @classmethod
@@ -148,10 +148,14 @@ class LossNotFinite(Exception):
 
 @dataclass
 class Outcome:
-    """What one run measured: the loss every `log_every` steps, accuracy or refusal by length."""
+    """What one run produced: the loss every `log_every` steps, predictions or refusal by length.
+
+    Accuracy is not measured here: whoever holds the sequences' answers scores the predictions
+    (graders.experiments.score), so code running beside this module cannot report its own.
+    """
 
     losses: list[float]
-    accuracy: dict[int, float]
+    predicted: dict[int, Any]
     refused: dict[int, BaseException]
 
 
@@ -193,33 +197,33 @@ def train(
     return model, losses
 
 
-def evaluate(config: Config, model: nn.Module, length: int) -> float:
-    """Share of answerable positions predicted right on fresh sequences of this length."""
-    generator = torch.Generator().manual_seed(config.seed + 1000 + length)
-    tokens, targets = make_batch(config, length, config.eval_batch, generator)
+def predict(model: nn.Module, tokens: Any) -> Any:
+    """The model's answer at every position of the grader's sequences (an int64 array)."""
+    batch = torch.as_tensor(tokens, dtype=torch.long)
     with torch.no_grad():
-        predicted = model(tokens).argmax(dim=-1)
-    scored = targets != -100
-    return float((predicted[scored] == targets[scored]).float().mean())
+        return model(batch).argmax(dim=-1).numpy().astype("int64")
 
 
 def run(
-    config: Config, factory: Callable[..., nn.Module], progress: Progress | None = None
+    config: Config,
+    factory: Callable[..., nn.Module],
+    sequences: dict[int, Any],
+    progress: Progress | None = None,
 ) -> Outcome:
-    """Train, then measure each length; an error at an untrained length is that length's refusal.
+    """Train, then predict each length's sequences; an error past the training length refuses it.
 
     An error while training or at the training length itself propagates: the code is broken.
     """
     model, losses = train(config, factory, progress)
     model.eval()
-    accuracy: dict[int, float] = {}
+    predicted: dict[int, Any] = {}
     refused: dict[int, BaseException] = {}
-    for length in config.lengths:
+    for length, tokens in sequences.items():
         if length <= config.train_length:
-            accuracy[length] = evaluate(config, model, length)
+            predicted[length] = predict(model, tokens)
             continue
         try:
-            accuracy[length] = evaluate(config, model, length)
+            predicted[length] = predict(model, tokens)
         except Exception as exc:
             refused[length] = exc
-    return Outcome(losses, accuracy, refused)
+    return Outcome(losses, predicted, refused)

@@ -4,8 +4,9 @@ Executed as a script by a sandboxed interpreter of its own (never a pool process
 `harness`, `protocol`, `seccomp` and `experiment`, which are bound read-only next to it. It takes
 the job's limits and seccomp filter exactly as an ordinary job does (harness._enter_job) before
 any student code runs. Frames: PROGRESS_ID carries [step, steps, loss] while training;
-ACCURACY_ID the accuracy per length (NaN where refused); LOSSES_ID the loss curve; REFUSED_ID+i
-the error that refused length i; an ERROR frame on ACCURACY_ID when training itself failed.
+PREDICTED_ID+i the model's answers on the grader's sequences of length i (the grader scores
+them: no accuracy is measured here); LOSSES_ID the loss curve; REFUSED_ID+i the error that
+refused length i; an ERROR frame on TRAINING_ID when training itself failed.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 import protocol  # type: ignore[import-not-found]  # bound beside this file in the sandbox
 
 PROGRESS_ID = protocol.FILE_LEVEL_TEST - 1  # graders/experiments.py uses the same numbers
-ACCURACY_ID, LOSSES_ID, REFUSED_ID = 0, 1, 100
+TRAINING_ID, LOSSES_ID, REFUSED_ID, PREDICTED_ID = 0, 1, 100, 200
 SLOTS = ("absolute", "relative")  # the job's `slot` scalar indexes this
 
 
@@ -28,6 +29,12 @@ def config_from_job(job: Any) -> dict[str, Any]:
     args["slot"] = SLOTS[int(args["slot"])]
     args["lengths"] = [int(n) for n in args["lengths"]]
     return args
+
+
+def sequences_from_job(job: Any, lengths: list[int]) -> dict[int, Any]:
+    """The grader's evaluation tokens, one array per length (job args eval_0, eval_1, ...)."""
+    args = job.cases[0].args
+    return {length: args[f"eval_{index}"] for index, length in enumerate(lengths)}
 
 
 def _load_entry(job: Any, write: Any, harness: Any) -> Any:
@@ -83,27 +90,29 @@ def run_experiment(job: Any, write: Any, harness: Any) -> int:
     entry = _load_entry(job, send, harness)
     if entry is None:
         return sent
-    config = experiment.Config.from_mapping(config_from_job(job))
+    raw = config_from_job(job)
+    config = experiment.Config.from_mapping(raw)
+    sequences = sequences_from_job(job, raw["lengths"])
 
     def progress(step: int, steps: int, loss: float) -> None:
         write(protocol.encode_array(PROGRESS_ID, np.array([step, steps, loss], dtype=np.float64)))
 
     try:
-        outcome = experiment.run(config, entry, progress)
+        outcome = experiment.run(config, entry, sequences, progress)
     except experiment.LossNotFinite as exc:
-        send(protocol.encode_error(ACCURACY_ID, "LossNotFinite", str(exc.step)))
+        send(protocol.encode_error(TRAINING_ID, "LossNotFinite", str(exc.step)))
         return sent
     except BaseException as exc:
-        send(protocol.encode_error(ACCURACY_ID, type(exc).__name__, harness._short_traceback(exc)))
+        send(protocol.encode_error(TRAINING_ID, type(exc).__name__, harness._short_traceback(exc)))
         return sent
-    accuracy = [outcome.accuracy.get(n, float("nan")) for n in config.lengths]
-    send(protocol.encode_array(ACCURACY_ID, np.array(accuracy, dtype=np.float64)))
     send(protocol.encode_array(LOSSES_ID, np.array(outcome.losses, dtype=np.float64)))
-    for index, length in enumerate(config.lengths):
+    for index, length in enumerate(raw["lengths"]):
         refusal = outcome.refused.get(length)
         if refusal is not None:
             name, text = type(refusal).__name__, harness._short_traceback(refusal)
             send(protocol.encode_error(REFUSED_ID + index, name, text))
+        else:
+            send(protocol.encode_array(PREDICTED_ID + index, outcome.predicted[length]))
     return sent
 
 

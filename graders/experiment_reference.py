@@ -34,7 +34,7 @@ def _torch_version() -> str:
 def content_hash(folder: Path, scheme: str) -> str:
     """Hash of the lab's code, the experiment settings, the scheme and (for it) reference.py."""
     digest = hashlib.sha256()
-    for name in ("experiment.py", "positions.py", "experiment_reference.py"):
+    for name in ("experiment.py", "experiments.py", "positions.py", "experiment_reference.py"):
         digest.update((HERE / name).read_bytes())
     meta = yaml.safe_load((folder / "exercise.yaml").read_text(encoding="utf-8"))
     digest.update(json.dumps(meta["experiment"], sort_keys=True).encode())
@@ -102,6 +102,7 @@ def _factory(folder: Path, scheme: str, entry_name: str) -> tuple[str | None, An
 def main() -> None:
     """Train one scheme with the exercise's settings and print its measurements as JSON."""
     from graders.experiment import Config, LossNotFinite, run
+    from graders.experiments import eval_sequences, score
 
     folder, scheme = Path(sys.argv[1]), sys.argv[2]
     meta = yaml.safe_load((folder / "exercise.yaml").read_text(encoding="utf-8"))
@@ -110,15 +111,17 @@ def main() -> None:
     config = Config.from_mapping({**lab.config(), "slot": slot or lab.slot})
     started = time.process_time()
     result: dict[str, Any] = {"scheme": scheme, "train_length": lab.train_length}
+    sequences = eval_sequences(lab)
     try:
-        outcome = run(config, factory)
+        outcome = run(config, factory, sequences)
     except LossNotFinite as exc:
         result["nan_at_step"] = exc.step
     else:
-        result["accuracy_by_length"] = {
-            str(n): None if n in outcome.refused else round(outcome.accuracy[n], 4)
-            for n in config.lengths
-        }
+        by_length: dict[str, float | None] = {}
+        for n, tokens in sequences.items():
+            value = None if n in outcome.refused else score(lab, tokens, outcome.predicted[n])
+            by_length[str(n)] = None if value is None else round(value, 4)
+        result["accuracy_by_length"] = by_length
         result["refused"] = {str(n): str(exc) for n, exc in outcome.refused.items()}
         result["loss"] = [round(v, 5) for v in outcome.losses]
     result["cpu_seconds"] = round(time.process_time() - started, 2)

@@ -27,7 +27,7 @@ from graders.sandbox import SandboxLimits, SandboxProcess, spawn
 HERE = Path(__file__).resolve().parent
 SANDBOX_GRADERS = "/grader"
 PROGRESS_ID = protocol.FILE_LEVEL_TEST - 1  # the numbers of graders/experiment_harness.py
-ACCURACY_ID, LOSSES_ID, REFUSED_ID = 0, 1, 100
+TRAINING_ID, LOSSES_ID, REFUSED_ID, PREDICTED_ID = 0, 1, 100, 200
 SLOTS = ("absolute", "relative")
 RESULT_BYTES = 1 << 20  # a run sends a few hundred small frames; more is a flood
 READY_TIMEOUT_S = 60.0
@@ -91,6 +91,36 @@ class LabSpec:
 def length_at(train_length: int, factor: float) -> int:
     """Sequence length at `factor` times the training length."""
     return round(train_length * factor)
+
+
+def eval_sequences(spec: LabSpec) -> dict[int, np.ndarray]:
+    """The tokens each length is measured on, made here so the answers never come from the run.
+
+    Fixed by the settings' seed, so the same code gives the same curves, for students and for the
+    reference runs alike.
+    """
+    seed = int(spec.settings.get("seed", 0))
+    vocab, batch = int(spec.settings.get("vocab", 10)), int(spec.settings.get("eval_batch", 64))
+    return {
+        length: np.random.default_rng([seed, 1000, length]).integers(
+            0, vocab, size=(batch, length), dtype=np.int64
+        )
+        for length in spec.lengths
+    }
+
+
+def score(spec: LabSpec, tokens: np.ndarray, predicted: object) -> float | None:
+    """Share of answerable positions predicted right; None when `predicted` is not an answer.
+
+    At position t the answer is the token `offset` places before; earlier positions have none.
+    """
+    if not isinstance(predicted, np.ndarray) or predicted.shape != tokens.shape:
+        return None
+    if predicted.dtype.kind not in "iu":
+        return None
+    offset = int(spec.settings.get("offset", 3))
+    right = predicted[:, offset:] == tokens[:, : tokens.shape[1] - offset]
+    return float(right.mean()) if right.size else None
 
 
 def lab_spec(raw: dict[str, Any]) -> LabSpec:
@@ -228,6 +258,8 @@ def _job_args(spec: LabSpec) -> dict[str, protocol.Array | protocol.Scalar]:
     args: dict[str, protocol.Array | protocol.Scalar] = dict(spec.settings)
     args["slot"] = SLOTS.index(spec.slot)
     args["lengths"] = np.array(spec.lengths, dtype=np.int64)
+    for index, tokens in enumerate(eval_sequences(spec).values()):
+        args[f"eval_{index}"] = tokens
     return args
 
 

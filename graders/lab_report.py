@@ -10,14 +10,17 @@ import numpy as np
 
 from graders import protocol
 from graders.experiments import (
-    ACCURACY_ID,
     LOSSES_ID,
+    PREDICTED_ID,
     REFUSED_ID,
+    TRAINING_ID,
     Lab,
     LabSpec,
     Progress,
+    eval_sequences,
     lab_spec,
     length_at,
+    score,
 )
 from graders.judge import _file_level, _missing
 from graders.raw_run import RawRun
@@ -142,25 +145,43 @@ def _failed_training(spec: LabSpec, raised: protocol.RaisedError, run: RawRun) -
     )
 
 
+def _measure(spec: LabSpec, run: RawRun) -> tuple[np.ndarray, dict[int, str]] | None:
+    """Accuracy per length, scored here from the run's predictions; None if any is missing.
+
+    A length the model refused counts as NaN with its error; a length with neither a refusal
+    nor predictions of the right shape means the run did not finish as the lab runs it.
+    """
+    accuracy: list[float] = []
+    refused: dict[int, str] = {}
+    for index, (length, tokens) in enumerate(eval_sequences(spec).items()):
+        error = run.frames.get(REFUSED_ID + index)
+        if isinstance(error, protocol.RaisedError):
+            refused[length] = f"{error.type_name}: {error.message}"
+            accuracy.append(math.nan)
+            continue
+        value = score(spec, tokens, run.frames.get(PREDICTED_ID + index))
+        if value is None:
+            return None
+        accuracy.append(value)
+    return np.array(accuracy, dtype=np.float64), refused
+
+
 def judge_lab(spec: LabSpec, run: RawRun) -> Report:
     """The report of one experiment: goals as tests, metrics, and what happened in words."""
     early = _file_level(run, 0.0)
     if early is not None:
         return early
-    got = run.frames.get(ACCURACY_ID)
-    if isinstance(got, protocol.RaisedError):
-        return _failed_training(spec, got, run)
+    trained = run.frames.get(TRAINING_ID)
+    if isinstance(trained, protocol.RaisedError):
+        return _failed_training(spec, trained, run)
     losses = run.frames.get(LOSSES_ID)
-    if not isinstance(got, np.ndarray) or not isinstance(losses, np.ndarray):
+    measured = _measure(spec, run) if trained is None else None
+    if measured is None or not isinstance(losses, np.ndarray):
         verdict, message = _missing(run, run.time_limit_ms)
         report = Report(verdict=verdict, score=0.0, message=message, duration_ms=0.0)
         report.stdout, report.cpu_ms, report.max_rss_mb = run.output, run.cpu_ms, run.max_rss_mb
         return report
-    refused: dict[int, str] = {}
-    for index, length in enumerate(spec.lengths):
-        error = run.frames.get(REFUSED_ID + index)
-        if isinstance(error, protocol.RaisedError):
-            refused[length] = f"{error.type_name}: {error.message}"
+    got, refused = measured
     metrics = _metrics(spec, got, losses, refused)
     tests = _goal_tests(spec, metrics["accuracy_by_length"])
     required = [t for t, g in zip(tests, spec.goals, strict=True) if g.required]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,12 +11,16 @@ import pytest
 from graders import protocol
 from graders.engine import Grader
 from graders.experiments import (
-    ACCURACY_ID,
     LOSSES_ID,
+    PREDICTED_ID,
     PROGRESS_ID,
     REFUSED_ID,
+    TRAINING_ID,
     FrameStream,
+    LabSpec,
+    eval_sequences,
     lab_spec,
+    score,
 )
 from graders.lab_report import judge_lab
 from graders.pool import PoolSettings
@@ -42,6 +45,23 @@ RAW = {
 
 def _progress(step: int, loss: float) -> bytes:
     return protocol.encode_array(PROGRESS_ID, np.array([step, 400, loss], dtype=np.float64))
+
+
+def _answers(spec: LabSpec, index: int, share: float) -> np.ndarray:
+    """Predictions for the index-th length that are right on `share` of the answerable places."""
+    tokens = list(eval_sequences(spec).values())[index]
+    offset = int(spec.settings["offset"])
+    predicted = np.zeros_like(tokens)
+    predicted[:, offset:] = tokens[:, : tokens.shape[1] - offset]
+    answerable = predicted[:, offset:].reshape(-1)
+    wrong = round((1 - share) * answerable.size)
+    answerable[:wrong] = (answerable[:wrong] + 1) % int(spec.settings["vocab"])
+    predicted[:, offset:] = answerable.reshape(tokens.shape[0], -1)
+    return predicted
+
+
+def _predicted(spec: LabSpec, shares: list[float]) -> dict[int, protocol.Result]:
+    return {PREDICTED_ID + i: _answers(spec, i, share) for i, share in enumerate(shares)}
 
 
 def _run(frames: dict[int, protocol.Result]) -> RawRun:
@@ -71,8 +91,8 @@ def test_lengths_follow_the_factors() -> None:
 def test_progress_frames_are_relayed_and_not_counted_by_end() -> None:
     seen: list[dict[str, float]] = []
     stream = FrameStream(seen.append)
-    accuracy = protocol.encode_array(ACCURACY_ID, np.array([1.0, 0.5]))
-    data = _progress(10, 2.0) + _progress(20, 1.5) + accuracy + protocol.encode_end(1)
+    losses = protocol.encode_array(LOSSES_ID, np.array([1.0, 0.5]))
+    data = _progress(10, 2.0) + _progress(20, 1.5) + losses + protocol.encode_end(1)
     for start in range(0, len(data), 7):  # frames arrive in pieces
         stream.feed(data[start : start + 7])
     assert stream.error is None and stream.ended
@@ -80,12 +100,12 @@ def test_progress_frames_are_relayed_and_not_counted_by_end() -> None:
         {"step": 10, "steps": 400, "loss": 2.0},
         {"step": 20, "steps": 400, "loss": 1.5},
     ]
-    assert list(stream.frames) == [ACCURACY_ID]
+    assert list(stream.frames) == [LOSSES_ID]
 
 
 def test_a_wrong_end_count_or_a_duplicate_is_a_protocol_error() -> None:
     stream = FrameStream(None)
-    stream.feed(protocol.encode_array(ACCURACY_ID, np.zeros(2)) + protocol.encode_end(3))
+    stream.feed(protocol.encode_array(LOSSES_ID, np.zeros(2)) + protocol.encode_end(3))
     assert stream.error and not stream.ended
     stream = FrameStream(None)
     frame = protocol.encode_array(LOSSES_ID, np.zeros(2))
@@ -97,7 +117,7 @@ def test_refused_lengths_count_as_zero_and_are_said_plainly() -> None:
     spec = lab_spec(RAW)
     message = "the table has 16 rows, so position 16 has no row (line 9 of your code)"
     frames: dict[int, protocol.Result] = {
-        ACCURACY_ID: np.array([1.0, math.nan, math.nan, math.nan]),
+        **_predicted(spec, [1.0]),
         LOSSES_ID: np.array([2.3, 0.1]),
         REFUSED_ID + 1: protocol.RaisedError("ValueError", message),
         REFUSED_ID + 2: protocol.RaisedError("ValueError", message),
@@ -116,7 +136,7 @@ def test_refused_lengths_count_as_zero_and_are_said_plainly() -> None:
 
 def test_a_required_goal_missed_is_a_wrong_answer_with_the_story() -> None:
     frames: dict[int, protocol.Result] = {
-        ACCURACY_ID: np.array([0.35, 0.3, 0.12, 0.1]),
+        **_predicted(lab_spec(RAW), [0.35, 0.3, 0.12, 0.1]),
         LOSSES_ID: np.array([2.3, 1.4]),
     }
     report = judge_lab(lab_spec(RAW), _run(frames))
@@ -127,7 +147,7 @@ def test_a_required_goal_missed_is_a_wrong_answer_with_the_story() -> None:
 
 def test_nan_loss_is_a_clear_report() -> None:
     frames: dict[int, protocol.Result] = {
-        ACCURACY_ID: protocol.RaisedError("LossNotFinite", "7"),
+        TRAINING_ID: protocol.RaisedError("LossNotFinite", "7"),
     }
     report = judge_lab(lab_spec(RAW), _run(frames))
     assert report.verdict == "wrong_answer"
@@ -137,7 +157,7 @@ def test_nan_loss_is_a_clear_report() -> None:
 
 def test_an_exception_while_training_names_the_line() -> None:
     frames: dict[int, protocol.Result] = {
-        ACCURACY_ID: protocol.RaisedError(
+        TRAINING_ID: protocol.RaisedError(
             "IndexError", "index 16 is out of bounds (line 12 of your code)"
         ),
     }
@@ -151,10 +171,43 @@ def test_same_seed_same_curve_and_a_learned_table_refuses_longer_sequences() -> 
     from graders.positions import LearnedTable
 
     config = Config(steps=20, log_every=5, lengths=(16, 24))
-    first, second = run(config, LearnedTable), run(config, LearnedTable)
+    sequences = eval_sequences(lab_spec({**RAW, "factors": [1, 1.5]}))
+    first = run(config, LearnedTable, sequences)
+    second = run(config, LearnedTable, sequences)
     assert first.losses == second.losses and len(first.losses) == 4
-    assert first.accuracy == second.accuracy and list(first.accuracy) == [16]
+    assert list(first.predicted) == [16]
+    assert np.array_equal(first.predicted[16], second.predicted[16])
+    assert first.predicted[16].shape == sequences[16].shape
     assert "has no row" in str(first.refused[24])
+
+
+def test_accuracy_is_scored_by_the_grader_from_answers_it_holds() -> None:
+    spec = lab_spec(RAW)
+    tokens = eval_sequences(spec)[16]
+    assert score(spec, tokens, _answers(spec, 0, 1.0)) == 1.0
+    assert score(spec, tokens, _answers(spec, 0, 0.25)) == pytest.approx(0.25, abs=0.002)
+    assert score(spec, tokens, np.ones(4)) is None  # not one answer per position
+    assert score(spec, tokens, tokens.astype(np.float64)) is None  # answers are token ids
+
+
+def test_forged_accuracy_frames_are_not_believed() -> None:
+    """The old channel for accuracy now carries only a training error: numbers there are void."""
+    frames: dict[int, protocol.Result] = {
+        TRAINING_ID: np.ones(4),
+        LOSSES_ID: np.zeros(40),
+    }
+    report = judge_lab(lab_spec(RAW), _run(frames))
+    assert report.verdict != "accepted" and report.score == 0.0
+
+
+def test_answers_of_the_wrong_shape_are_not_a_result() -> None:
+    frames: dict[int, protocol.Result] = {
+        **_predicted(lab_spec(RAW), [1.0, 1.0, 1.0]),
+        PREDICTED_ID + 3: np.zeros((2, 2), dtype=np.int64),
+        LOSSES_ID: np.zeros(40),
+    }
+    report = judge_lab(lab_spec(RAW), _run(frames))
+    assert report.verdict != "accepted" and report.score == 0.0
 
 
 # ------------------------------------------------------------------ through the real sandbox

@@ -76,9 +76,9 @@ STARTING_KILL_WAIT_S = 2.0
 # Grader bugs this suite found (golden file id -> what is wrong). The first line of each file
 # states the right verdict; remove the entry once the grader gives it.
 KNOWN_BUGS: dict[str, str] = {
-    "lab-learned-vs-sinusoidal/tamper-fake-results.torch": (
-        "an experiment's measurements come from the process that runs the student's code, so "
-        "code that writes its own accuracy frames and exits is believed"
+    "lab-learned-vs-sinusoidal/tamper-patch-the-lab.torch": (
+        "an experiment trains in the process that runs the student's code, so code that replaces "
+        "the lab's own training and prediction functions is believed (docs/grading.md)"
     ),
 }
 
