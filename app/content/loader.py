@@ -287,6 +287,16 @@ def _check_cross_references(course: Course) -> None:
             )
         seen[key] = item.path
     lesson_slugs = {les.meta.slug for les in course.lessons}
+    experiments = {ex.meta.slug for ex in course.exercises if ex.meta.experiment is not None}
+    for les in course.lessons:
+        for slug in les.meta.labs:
+            if slug not in experiments:
+                course.problems.append(
+                    Problem(
+                        str(les.path),
+                        f"labs: '{slug}' is not an experiment exercise; its figure is hidden",
+                    )
+                )
     for ex in course.exercises:
         if ex.meta.lesson and ex.meta.lesson not in lesson_slugs:
             course.problems.append(

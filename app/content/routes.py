@@ -8,6 +8,8 @@ from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
 from starlette.responses import Response
 
+from app.config import get_settings
+from app.content.lab_lessons import lesson_labs
 from app.content.plots import PlotError, UnknownPlot, etag_matches, render_plot
 from app.content.render import pygments_css
 from app.content.service import CourseDep, visible_exercises, visible_lessons
@@ -86,6 +88,11 @@ def lesson_page(
         prev=prev,
         next=nxt,
         practice=practice,
+        labs=lesson_labs(
+            course=course,
+            lesson=lessons[index],
+            cache_dir=get_settings().app_data_dir / "experiments-cache",
+        ),
         quiz=quiz_view(session=session, lesson=lessons[index], user=user, retake=retake),
     )
 

@@ -144,6 +144,13 @@ class LessonMeta(Strict):
     quiz: list[Question] = Field(
         default_factory=list, description="The lesson's quiz questions, in order."
     )
+    labs: list[str] = Field(
+        default_factory=list,
+        description=(
+            "Slugs of experiment exercises whose reference runs the lesson shows as a figure, "
+            "with a link to try them."
+        ),
+    )
 
     @model_validator(mode="after")
     def _unique_question_ids(self) -> LessonMeta:

@@ -1,0 +1,74 @@
+"""The lab's reference runs inside the lessons that make the claims they test.
+
+A lesson names experiment exercises in its front matter (`labs:`); its page shows their cached
+reference runs as the same figure the exercise page draws, a table of the numbers (the text
+equivalent of the figure) and a link to try it. Read from the disk cache only: a page never
+waits for training.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from app.content.lab_figure import LABELS, accuracy_svg, cached_runs
+from app.content.loader import Course, Lesson
+
+
+@dataclass(frozen=True)
+class LabRow:
+    """One scheme's accuracy by length, as the table shows it ("refused" where it could not run)."""
+
+    scheme: str
+    cells: list[str]
+
+
+@dataclass(frozen=True)
+class LabFigure:
+    """What a lesson shows of one experiment exercise."""
+
+    slug: str
+    title: str
+    train_length: int
+    lengths: list[str]
+    svg: str | None
+    rows: list[LabRow]
+
+
+def _rows(runs: dict[str, dict[str, Any]], lengths: list[str]) -> list[LabRow]:
+    rows = []
+    for scheme, run in runs.items():
+        values = [run["accuracy_by_length"].get(n) for n in lengths]
+        cells = ["refused" if v is None else f"{round(100 * float(v))}%" for v in values]
+        rows.append(LabRow(LABELS.get(scheme, scheme), cells))
+    return rows
+
+
+def lesson_labs(*, course: Course, lesson: Lesson, cache_dir: Path) -> list[LabFigure]:
+    """The lesson's experiments that exist and are published, with their cached runs if any."""
+    figures: list[LabFigure] = []
+    for slug in lesson.meta.labs:
+        exercise = course.exercise(slug)
+        if exercise is None or exercise.meta.draft or exercise.meta.experiment is None:
+            continue
+        try:
+            runs = cached_runs(exercise.path, cache_dir)
+        except (OSError, KeyError, ValueError, TypeError):
+            runs = None
+        if not runs:
+            figures.append(LabFigure(slug, exercise.meta.title, 0, [], None, []))
+            continue
+        first = next(iter(runs.values()))
+        lengths = [str(n) for n in first["accuracy_by_length"]]
+        figures.append(
+            LabFigure(
+                slug=slug,
+                title=exercise.meta.title,
+                train_length=int(first["train_length"]),
+                lengths=lengths,
+                svg=accuracy_svg(runs),
+                rows=_rows(runs, lengths),
+            )
+        )
+    return figures
