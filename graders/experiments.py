@@ -49,6 +49,10 @@ CONFIG_KEYS = (
 Progress = Callable[[dict[str, float]], None]
 
 
+class StopRequested(Exception):
+    """Raised by a progress callback: the student asked to stop this experiment."""
+
+
 @dataclass(frozen=True)
 class Goal:
     """Accuracy the model must reach at `factor` times the training length."""
@@ -149,6 +153,7 @@ class FrameStream:
         self._buffer = bytearray()
         self._on_progress = on_progress
         self._counted = 0
+        self.last_progress: dict[str, float] | None = None
 
     def feed(self, chunk: bytes) -> None:
         """Take more bytes; decodes every complete frame in the buffer."""
@@ -187,7 +192,9 @@ class FrameStream:
             if value is not None and value.size == 3 and self._on_progress is not None:
                 step, steps, loss = (float(v) for v in value.reshape(-1))
                 loss_value = loss if math.isfinite(loss) else float("nan")
-                self._on_progress({"step": int(step), "steps": int(steps), "loss": loss_value})
+                frame = {"step": int(step), "steps": int(steps), "loss": loss_value}
+                self.last_progress = frame
+                self._on_progress(frame)  # may raise StopRequested
             return
         if head.test in self.frames:
             raise protocol.UnexpectedFrame(f"two results arrived for {head.test}")
@@ -268,7 +275,7 @@ def _exchange(
 ) -> RawRun:
     """Send the job, relay progress, stop at END, the byte budget or the wall clock."""
     stream = FrameStream(progress)
-    overflow = threading.Event()
+    overflow, stopped = threading.Event(), threading.Event()
 
     def reader() -> None:
         received = 0
@@ -283,7 +290,11 @@ def _exchange(
             if received > RESULT_BYTES:
                 overflow.set()
                 return
-            stream.feed(chunk)
+            try:
+                stream.feed(chunk)
+            except StopRequested:
+                stopped.set()
+                return
 
     thread = threading.Thread(target=reader, daemon=True, name="lab-results")
     thread.start()
@@ -298,7 +309,7 @@ def _exchange(
         os.close(proc.job_fd)
     thread.join(time_ms / 1000)
     timed_out = thread.is_alive()
-    if timed_out or overflow.is_set() or stream.error:
+    if timed_out or overflow.is_set() or stream.error or stopped.is_set():
         proc.kill_tree()
         thread.join(5)
     try:
@@ -329,4 +340,5 @@ def _exchange(
         time_limit_ms=time_ms,
         memory_limit_mb=memory_mb,
         wall_ms=round((time.monotonic() - started) * 1000),
+        stopped_at=(stream.last_progress or {"step": 0, "steps": 0}) if stopped.is_set() else None,
     )

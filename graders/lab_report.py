@@ -166,8 +166,27 @@ def _measure(spec: LabSpec, run: RawRun) -> tuple[np.ndarray, dict[int, str]] | 
     return np.array(accuracy, dtype=np.float64), refused
 
 
+def _stopped(spec: LabSpec, run: RawRun) -> Report:
+    at = run.stopped_at or {}
+    step, steps = int(at.get("step", 0)), int(at.get("steps", 0))
+    when = f" at step {step} of {steps}" if step else " before training began"
+    report = Report(
+        verdict="cancelled",
+        score=0.0,
+        message=(
+            f"You stopped this run{when}, so nothing was measured. Press Submit to train again."
+        ),
+        duration_ms=0.0,
+    )
+    report.stdout, report.cpu_ms, report.max_rss_mb = run.output, run.cpu_ms, run.max_rss_mb
+    report.metrics = {"train_length": spec.train_length, "stopped_at_step": step}
+    return report
+
+
 def judge_lab(spec: LabSpec, run: RawRun) -> Report:
     """The report of one experiment: goals as tests, metrics, and what happened in words."""
+    if run.stopped_at is not None:
+        return _stopped(spec, run)
     early = _file_level(run, 0.0)
     if early is not None:
         return early

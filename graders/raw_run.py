@@ -26,3 +26,4 @@ class RawRun:
     memory_limit_mb: int = 0
     sys_ms: float | None = None
     wall_ms: int = 0
+    stopped_at: dict[str, float] | None = None  # the last progress when the student stopped it

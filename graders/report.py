@@ -15,6 +15,7 @@ Verdict = Literal[
     "syntax_error",
     "invalid_submission",
     "internal_error",
+    "cancelled",
 ]
 FILE_LEVEL: frozenset[str] = frozenset({"syntax_error", "invalid_submission"})
 VERDICT_WORDS: dict[str, str] = {
@@ -27,6 +28,7 @@ VERDICT_WORDS: dict[str, str] = {
     "syntax_error": "Syntax error",
     "invalid_submission": "Invalid submission",
     "internal_error": "Internal error",
+    "cancelled": "Stopped",
 }
 
 

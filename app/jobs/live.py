@@ -1,5 +1,8 @@
 """Live progress of running experiments: the latest {step, steps, loss} per submission.
 
+Also the student's request to stop one: the progress callback sees it at the next frame and
+raises StopRequested, which makes the lab kill the sandbox and report the run as stopped.
+
 Why: an experiment trains for seconds, and its page shows the step and the loss meanwhile. Only
 the latest frame matters and it is worthless once the report is stored, so it never goes to the
 database: it is kept in memory, and in scale-out mode also in Redis with a short expiry, where
@@ -14,10 +17,13 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from graders.experiments import StopRequested
+
 log = logging.getLogger(__name__)
 TTL_SECONDS = 120  # longer than any experiment's time limit; a dead worker's frame goes away
 
 _latest: dict[int, dict[str, float]] = {}
+_stops: set[int] = set()
 _lock = threading.Lock()
 _redis: tuple[Any, str] | None = None  # (client, key prefix) in scale-out mode
 
@@ -34,6 +40,8 @@ def recorder(submission_id: int) -> Callable[[dict[str, float]], None]:
     def record(frame: dict[str, float]) -> None:
         with _lock:
             _latest[submission_id] = dict(frame)
+        if stop_requested(submission_id):
+            raise StopRequested(f"submission {submission_id}")
         shared = _redis
         if shared is not None:
             client, prefix = shared
@@ -43,6 +51,38 @@ def recorder(submission_id: int) -> Callable[[dict[str, float]], None]:
                 log.debug("could not share progress of %s", submission_id, exc_info=True)
 
     return record
+
+
+def request_stop(submission_id: int) -> None:
+    """Ask the experiment of this submission to stop at its next progress frame."""
+    with _lock:
+        _stops.add(submission_id)
+    shared = _redis
+    if shared is not None:
+        client, prefix = shared
+        try:
+            client.set(f"{_stop_prefix(prefix)}{submission_id}", "1", ex=TTL_SECONDS)
+        except Exception:
+            log.warning("could not share the stop of %s", submission_id, exc_info=True)
+
+
+def stop_requested(submission_id: int) -> bool:
+    """True once the student asked to stop this submission's experiment."""
+    with _lock:
+        if submission_id in _stops:
+            return True
+    shared = _redis
+    if shared is None:
+        return False
+    client, prefix = shared
+    try:
+        return bool(client.exists(f"{_stop_prefix(prefix)}{submission_id}"))
+    except Exception:
+        return False
+
+
+def _stop_prefix(progress_prefix: str) -> str:
+    return progress_prefix.replace(":progress:", ":stop:")
 
 
 def latest(submission_id: int) -> dict[str, float] | None:
@@ -67,10 +107,11 @@ def clear(submission_id: int) -> None:
     """Forget the submission's progress (its report is stored, or it was given back)."""
     with _lock:
         _latest.pop(submission_id, None)
+        _stops.discard(submission_id)
     shared = _redis
     if shared is not None:
         client, prefix = shared
         try:
-            client.delete(f"{prefix}{submission_id}")
+            client.delete(f"{prefix}{submission_id}", f"{_stop_prefix(prefix)}{submission_id}")
         except Exception:
             log.debug("could not clear progress of %s", submission_id, exc_info=True)

@@ -97,6 +97,10 @@ INTERNAL_ERROR = (
 def grade_claim(claim: leases.Claim) -> dict[str, Any]:
     """The report for a claimed job; raises only when the grader itself failed."""
     mode: Mode = "run" if claim.mode == "run" else "submit"
+    if live.stop_requested(claim.submission_id):  # stopped while it waited in the queue
+        return file_level(
+            "cancelled", "You stopped this run before it started. Press Submit to train again.", 0.0
+        ).to_dict()
     try:
         return (
             get_grader()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
@@ -20,6 +21,7 @@ from app.users.deps import CurrentUser
 from app.users.models import Role
 
 router = APIRouter(tags=["submissions"])
+PROGRESS_SECONDS = 0.5  # how often a training experiment's stream sends its step and loss
 # The draft API and the editor's no-JavaScript pages ride along on this router.
 router.include_router(draft_routes.router)
 router.include_router(pages.router)
@@ -106,6 +108,20 @@ def read(submission_id: int, session: SessionDep, user: CurrentUser) -> dict[str
     return views.with_labels(view, row)
 
 
+@router.post("/api/submissions/{submission_id}/stop", status_code=202)
+def stop(
+    submission_id: int, session: SessionDep, course: CourseDep, user: CurrentUser
+) -> dict[str, Any]:
+    """Stop a queued or running experiment; its report then says it was stopped."""
+    try:
+        was = service.stop_experiment(
+            session=session, course=course, user=user, submission_id=submission_id
+        )
+    except service.SubmissionError as exc:
+        raise HTTPException(exc.status, exc.message) from exc
+    return {"id": submission_id, "status": was, "stopping": True}
+
+
 @router.get("/api/submissions/{submission_id}/events")
 def events(
     submission_id: int, request: Request, session: SessionDep, user: CurrentUser
@@ -123,22 +139,27 @@ def events(
     session.close()  # the stream reads with short sessions of its own; free this connection now
 
     async def stream() -> AsyncIterator[str]:
-        last = None
+        last: tuple[str, str] | None = None
         ends = asyncio.get_running_loop().time() + get_settings().sse_stream_seconds
         async with watch(request.app, submission_id) as wait:
             while True:
                 view = await asyncio.to_thread(_load_view, submission_id, instructor)
                 if view is None:
                     return
-                if view["status"] != last:
-                    last = view["status"]
+                seen = (view["status"], json.dumps(view.get("progress")))
+                if seen != last:
+                    last = seen
                     yield f"event: status\ndata: {json.dumps(view)}\n\n"
-                if last == "done":
+                if view["status"] == "done":
                     return
                 if asyncio.get_running_loop().time() > ends:
                     yield "retry: 1000\n\n"
                     return
-                await wait()
+                if "progress" in view:  # an experiment training: its step and loss move on
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(wait(), PROGRESS_SECONDS)
+                else:
+                    await wait()
 
     return StreamingResponse(
         stream(),

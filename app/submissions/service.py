@@ -86,6 +86,22 @@ def visible_submission(*, session: Session, user: User, submission_id: int) -> S
     return row
 
 
+def stop_experiment(*, session: Session, course: Course, user: User, submission_id: int) -> str:
+    """Ask a queued or running experiment to stop; returns the status it had."""
+    row = visible_submission(session=session, user=user, submission_id=submission_id)
+    if row is None:
+        raise SubmissionError(404, "There is no submission with that id.")
+    exercise = course.exercise(row.exercise_slug)
+    if exercise is None or exercise.meta.experiment is None:
+        raise SubmissionError(
+            400, "Only experiments can be stopped; other runs finish within seconds."
+        )
+    if row.status == "done":
+        raise SubmissionError(409, "This run has already finished; its report is below.")
+    live.request_stop(row.id)
+    return row.status
+
+
 def public_view(row: Submission, *, for_instructor: bool) -> dict[str, Any]:
     """The API shape of a submission; hidden tests stay opaque to students."""
     report = row.report or {}

@@ -22,6 +22,7 @@ VERDICT_LABELS = {
     "syntax_error": "Syntax error",
     "invalid_submission": "Invalid submission",
     "internal_error": "Something went wrong on our side",
+    "cancelled": "Stopped by you",
 }
 STATUS_LABELS = {"queued": "Queued: waiting for a grader", "running": "Running your code"}
 MAX_LISTED = 200

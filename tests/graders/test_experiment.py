@@ -18,6 +18,7 @@ from graders.experiments import (
     TRAINING_ID,
     FrameStream,
     LabSpec,
+    StopRequested,
     eval_sequences,
     lab_spec,
     score,
@@ -236,6 +237,21 @@ def test_model_solution_trains_reports_progress_and_meets_its_goals(grader: Grad
     assert len(report.metrics["loss"]) == 40
     assert seen and seen[-1]["step"] == seen[-1]["steps"] == 400
     assert [p["step"] for p in seen] == sorted(p["step"] for p in seen)
+
+
+def test_a_stop_from_the_progress_callback_kills_the_run_and_says_so(grader: Grader) -> None:
+    seen: list[dict[str, float]] = []
+
+    def progress(frame: dict[str, float]) -> None:
+        seen.append(frame)
+        if frame["step"] >= 50:
+            raise StopRequested("the student pressed Stop")
+
+    report = grader.grade(exercise=ABSOLUTE, code=_solution(ABSOLUTE), progress=progress)
+    assert report.verdict == "cancelled" and report.score == 0.0
+    assert report.message.startswith("You stopped this run at step 50 of 400")
+    assert seen[-1]["step"] == 50  # no frame was taken after the stop
+    assert report.metrics == {"train_length": 16, "stopped_at_step": 50}
 
 
 def test_nan_in_student_module_is_reported_not_crashed(grader: Grader) -> None:

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import datetime as dt
 
+import pytest
+
 from app.jobs import live
 from app.submissions.models import Submission
 from app.submissions.service import public_view
+from graders.experiments import StopRequested
 
 
 def _row(status: str, report: dict[str, object] | None = None) -> Submission:
@@ -45,3 +48,16 @@ def test_metrics_of_a_finished_experiment_reach_the_view() -> None:
     view = public_view(_row("done", {"tests": [], "metrics": metrics}), for_instructor=False)
     assert view["metrics"] == metrics
     assert "metrics" not in public_view(_row("done", {"tests": []}), for_instructor=False)
+
+
+def test_a_requested_stop_raises_at_the_next_progress_frame() -> None:
+    record = live.recorder(4243)
+    record({"step": 10, "steps": 400, "loss": 2.0})
+    live.request_stop(4243)
+    try:
+        assert live.stop_requested(4243)
+        with pytest.raises(StopRequested):
+            record({"step": 20, "steps": 400, "loss": 1.9})
+    finally:
+        live.clear(4243)
+    assert not live.stop_requested(4243)

@@ -5,6 +5,7 @@ import { mountEditor } from "./codeeditor.js";
 import { DraftKeeper } from "./drafts.js";
 import { detailOf, follow, FollowError, sendSubmission } from "./net.js";
 import { reportView, statusWords } from "./report.js";
+import { TrainingView } from "./training.js";
 
 function start() {
   const form = document.getElementById("code-form");
@@ -101,8 +102,13 @@ function start() {
       result.dataset.submission = String(id);
       let view;
       try {
+        let training = null;
         view = await follow(id, (update) => {
           if (update.status !== "done") runStatus.textContent = statusWords(update.status);
+          if (update.status === "running" && update.progress) {
+            training = training || new TrainingView(result, id);
+            training.update(update.progress);
+          }
         });
       } catch (error) {
         if (error instanceof FollowError && error.status === 401) {
