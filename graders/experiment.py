@@ -157,6 +157,7 @@ class Outcome:
     losses: list[float]
     predicted: dict[int, Any]
     refused: dict[int, BaseException]
+    picture: Any = None  # what the model learned about position (position_picture), or None
 
 
 def build_model(config: Config, factory: Callable[..., nn.Module]) -> TinyTransformer:
@@ -204,6 +205,32 @@ def predict(model: nn.Module, tokens: Any) -> Any:
         return model(batch).argmax(dim=-1).numpy().astype("int64")
 
 
+def position_picture(config: Config, model: TinyTransformer) -> Any:
+    """What the trained position part does, as a float64 array for the report's picture.
+
+    Absolute: cosine similarity between the position vectors it adds at each pair of positions
+    (train_length x train_length), the vectors being what it adds to zeros. Relative: for one
+    fixed query and key vector, the score the first layer's module gives by offset, per head
+    (heads x train_length; offset 0 first), so a rotation or a distance penalty shows as a curve.
+    None when the module cannot be probed this way.
+    """
+    length = config.train_length
+    try:
+        with torch.no_grad():
+            if model.absolute is not None:
+                vectors = model.absolute(torch.zeros(1, length, config.d_model))[0]
+                unit = vectors / vectors.norm(dim=-1, keepdim=True).clamp_min(1e-8)
+                return (unit @ unit.T).double().numpy()
+            relative: Any = model.blocks[0].attn.relative  # type: ignore[union-attr]
+            head_dim = config.d_model // config.heads
+            probe = torch.randn(head_dim, generator=torch.Generator().manual_seed(config.seed + 7))
+            q = probe.expand(1, config.heads, length, head_dim).contiguous()
+            scores = relative(q, q.clone())
+            return scores[0, :, -1, :].flip(-1).double().numpy()
+    except Exception:
+        return None
+
+
 def run(
     config: Config,
     factory: Callable[..., nn.Module],
@@ -226,4 +253,4 @@ def run(
             predicted[length] = predict(model, tokens)
         except Exception as exc:
             refused[length] = exc
-    return Outcome(losses, predicted, refused)
+    return Outcome(losses, predicted, refused, position_picture(config, model))

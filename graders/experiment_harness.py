@@ -6,7 +6,8 @@ the job's limits and seccomp filter exactly as an ordinary job does (harness._en
 any student code runs. Frames: PROGRESS_ID carries [step, steps, loss] while training;
 PREDICTED_ID+i the model's answers on the grader's sequences of length i (the grader scores
 them: no accuracy is measured here); LOSSES_ID the loss curve; REFUSED_ID+i the error that
-refused length i; an ERROR frame on TRAINING_ID when training itself failed.
+refused length i; PICTURE_ID what the module learned about position (experiment.position_picture);
+an ERROR frame on TRAINING_ID when training itself failed.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 import protocol  # type: ignore[import-not-found]  # bound beside this file in the sandbox
 
 PROGRESS_ID = protocol.FILE_LEVEL_TEST - 1  # graders/experiments.py uses the same numbers
-TRAINING_ID, LOSSES_ID, REFUSED_ID, PREDICTED_ID = 0, 1, 100, 200
+TRAINING_ID, LOSSES_ID, PICTURE_ID, REFUSED_ID, PREDICTED_ID = 0, 1, 2, 100, 200
 SLOTS = ("absolute", "relative")  # the job's `slot` scalar indexes this
 
 
@@ -106,6 +107,8 @@ def run_experiment(job: Any, write: Any, harness: Any) -> int:
         send(protocol.encode_error(TRAINING_ID, type(exc).__name__, harness._short_traceback(exc)))
         return sent
     send(protocol.encode_array(LOSSES_ID, np.array(outcome.losses, dtype=np.float64)))
+    if outcome.picture is not None:
+        send(protocol.encode_array(PICTURE_ID, np.asarray(outcome.picture, dtype=np.float64)))
     for index, length in enumerate(raw["lengths"]):
         refusal = outcome.refused.get(length)
         if refusal is not None:

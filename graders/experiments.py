@@ -27,7 +27,7 @@ from graders.sandbox import SandboxLimits, SandboxProcess, spawn
 HERE = Path(__file__).resolve().parent
 SANDBOX_GRADERS = "/grader"
 PROGRESS_ID = protocol.FILE_LEVEL_TEST - 1  # the numbers of graders/experiment_harness.py
-TRAINING_ID, LOSSES_ID, REFUSED_ID, PREDICTED_ID = 0, 1, 100, 200
+TRAINING_ID, LOSSES_ID, PICTURE_ID, REFUSED_ID, PREDICTED_ID = 0, 1, 2, 100, 200
 SLOTS = ("absolute", "relative")
 RESULT_BYTES = 1 << 20  # a run sends a few hundred small frames; more is a flood
 READY_TIMEOUT_S = 60.0

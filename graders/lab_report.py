@@ -11,6 +11,7 @@ import numpy as np
 from graders import protocol
 from graders.experiments import (
     LOSSES_ID,
+    PICTURE_ID,
     PREDICTED_ID,
     REFUSED_ID,
     TRAINING_ID,
@@ -63,6 +64,21 @@ def _metrics(
         "loss": [round(float(v), 5) for v in losses.reshape(-1)],
         "loss_every": int(spec.settings.get("log_every", 10)),
     }
+
+
+def _picture(spec: LabSpec, found: object) -> dict[str, Any] | None:
+    """The position picture for the report, if the run sent one of the expected shape."""
+    if not isinstance(found, np.ndarray) or found.ndim != 2 or not np.isfinite(found).all():
+        return None
+    length = spec.train_length
+    if spec.slot == "absolute" and found.shape == (length, length):
+        kind = "similarity"
+    elif spec.slot == "relative" and found.shape == (int(spec.settings.get("heads", 2)), length):
+        kind = "score_by_offset"
+    else:
+        return None
+    values = [[round(float(v), 4) for v in row] for row in found]
+    return {"kind": kind, "values": values}
 
 
 def _story(spec: LabSpec, by_length: dict[str, float | None], refused: dict[int, str]) -> str:
@@ -202,6 +218,9 @@ def judge_lab(spec: LabSpec, run: RawRun) -> Report:
         return report
     got, refused = measured
     metrics = _metrics(spec, got, losses, refused)
+    picture = _picture(spec, run.frames.get(PICTURE_ID))
+    if picture is not None:
+        metrics["position_picture"] = picture
     tests = _goal_tests(spec, metrics["accuracy_by_length"])
     required = [t for t, g in zip(tests, spec.goals, strict=True) if g.required]
     accepted = all(t.passed for t in required)

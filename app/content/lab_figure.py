@@ -20,8 +20,9 @@ COLOURS = {
     "rope": "#1f77b4",
     "alibi": "#2ca02c",
     "reference": "#9467bd",
+    "you": "#000000",
 }
-LABELS = {"reference": "model solution"}
+LABELS = {"reference": "model solution", "you": "your model"}
 
 
 def cached_runs(folder: Path, cache_dir: Path) -> dict[str, dict[str, Any]] | None:

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.config import get_settings
 from app.content.service import CourseDep
 from app.db import SessionDep, session_factory
-from app.submissions import draft_routes, intake, pages, service, views
+from app.submissions import draft_routes, figure_routes, intake, pages, service, views
 from app.submissions.models import Submission
 from app.users.deps import CurrentUser
 from app.users.models import Role
@@ -25,6 +25,7 @@ PROGRESS_SECONDS = 0.5  # how often a training experiment's stream sends its ste
 # The draft API and the editor's no-JavaScript pages ride along on this router.
 router.include_router(draft_routes.router)
 router.include_router(pages.router)
+router.include_router(figure_routes.router)
 
 
 class SubmissionIn(BaseModel):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from playwright.sync_api import expect
@@ -33,3 +34,28 @@ def test_a_student_watches_training_and_stops_it(
     wait_verdict(page, "Stopped by you")
     expect(page.locator("#result")).to_contain_text("You stopped this run at step ")
     shots.take(page, "stopped")
+
+
+def test_a_finished_experiment_shows_its_pictures_and_their_words(
+    context_factory: Any, server: Server, shots: Shots
+) -> None:
+    page = context_factory().new_page()
+    sign_up(page, "pictures@example.org")
+    page.goto(f"/exercises/{LAB}")
+    expect(page.locator(".cm-editor")).to_be_visible()
+    replace_code(page, SOLUTION)
+    page.get_by_role("button", name="Submit", exact=True).click()
+    wait_verdict(page, "Accepted")
+    pictures = page.locator("section.lab-report")
+    expect(pictures.locator("caption")).to_contain_text("share of positions answered right")
+    expect(pictures.locator("td").first).to_have_text("100%")
+    images = pictures.locator("img")
+    expect(images).to_have_count(3)
+    for index in range(3):
+        image = images.nth(index)
+        image.scroll_into_view_if_needed()
+        expect(image).to_have_js_property("complete", True)
+        assert image.evaluate("img => img.naturalWidth") > 0, image.get_attribute("src")
+        assert len(image.get_attribute("alt") or "") > 30
+    expect(images.nth(2)).to_have_attribute("alt", re.compile("Cosine similarity"))
+    shots.take(page, "report-pictures")

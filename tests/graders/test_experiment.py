@@ -12,6 +12,7 @@ from graders import protocol
 from graders.engine import Grader
 from graders.experiments import (
     LOSSES_ID,
+    PICTURE_ID,
     PREDICTED_ID,
     PROGRESS_ID,
     REFUSED_ID,
@@ -201,6 +202,20 @@ def test_forged_accuracy_frames_are_not_believed() -> None:
     assert report.verdict != "accepted" and report.score == 0.0
 
 
+def test_a_position_picture_of_the_wrong_shape_is_left_out() -> None:
+    spec = lab_spec(RAW)
+    frames: dict[int, protocol.Result] = {**_predicted(spec, [1.0, 1.0, 1.0, 1.0])}
+    frames[LOSSES_ID] = np.zeros(40)
+    frames[PICTURE_ID] = np.eye(16)
+    report = judge_lab(spec, _run(frames))
+    assert report.metrics is not None
+    assert report.metrics["position_picture"]["kind"] == "similarity"
+    for bad in (np.eye(5), np.full((16, 16), np.nan), np.zeros(16)):
+        frames[PICTURE_ID] = bad
+        report = judge_lab(spec, _run(frames))
+        assert report.metrics is not None and "position_picture" not in report.metrics
+
+
 def test_answers_of_the_wrong_shape_are_not_a_result() -> None:
     frames: dict[int, protocol.Result] = {
         **_predicted(lab_spec(RAW), [1.0, 1.0, 1.0]),
@@ -235,6 +250,9 @@ def test_model_solution_trains_reports_progress_and_meets_its_goals(grader: Grad
     assert set(accuracy) == {"16", "24", "32", "64"} and accuracy["16"] >= 0.9
     assert accuracy["64"] < accuracy["16"]  # sinusoids extrapolate poorly
     assert len(report.metrics["loss"]) == 40
+    picture = report.metrics["position_picture"]  # sinusoids: cosine similarity of positions
+    assert picture["kind"] == "similarity" and len(picture["values"]) == 16
+    assert all(abs(picture["values"][i][i] - 1.0) < 1e-3 for i in range(16))
     assert seen and seen[-1]["step"] == seen[-1]["steps"] == 400
     assert [p["step"] for p in seen] == sorted(p["step"] for p in seen)
 

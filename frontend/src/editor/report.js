@@ -2,6 +2,7 @@
 // failing visible tests, and what the code printed.
 import { h, shapeText } from "./dom.js";
 import { tensorFeedback } from "./heatmap.js";
+import { labFigures } from "./labview.js";
 
 const STATUS_WORDS = {
   sending: "Sending your code…",
@@ -72,6 +73,8 @@ export function reportView(view) {
     root.append(diagnosis(test, first && !test.hidden));
     if (!test.hidden) first = false;
   }
+  const lab = labFigures(view);
+  if (lab) root.append(lab);
   if (view.stdout) {
     root.append(h("h4", null, "What your code printed"), h("pre", { class: "stdout" }, view.stdout));
     if (view.stdout_truncated) root.append(h("p", { class: "meta" }, "The output was cut short: it was longer than the limit."));
