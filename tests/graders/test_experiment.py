@@ -257,6 +257,16 @@ def test_model_solution_trains_reports_progress_and_meets_its_goals(grader: Grad
     assert [p["step"] for p in seen] == sorted(p["step"] for p in seen)
 
 
+def test_a_relative_module_is_pictured_by_its_score_per_distance(grader: Grader) -> None:
+    slug = "lab-relative-extrapolation"
+    report = grader.grade(exercise=slug, code=_solution(slug))
+    assert report.verdict == "accepted", report.message
+    assert report.metrics is not None
+    picture = report.metrics["position_picture"]
+    assert picture["kind"] == "score_by_offset"
+    assert len(picture["values"]) == 2 and len(picture["values"][0]) == 16  # heads x distances
+
+
 def test_a_stop_from_the_progress_callback_kills_the_run_and_says_so(grader: Grader) -> None:
     seen: list[dict[str, float]] = []
 
