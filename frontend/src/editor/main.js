@@ -4,7 +4,8 @@ import { h } from "./dom.js";
 import { mountEditor } from "./codeeditor.js";
 import { DraftKeeper } from "./drafts.js";
 import { detailOf, follow, FollowError, sendSubmission } from "./net.js";
-import { reportView, statusWords } from "./report.js";
+import { reportView, revealFirstFailure, statusWords } from "./report.js";
+import { mountSplitter } from "./splitter.js";
 
 function start() {
   const form = document.getElementById("code-form");
@@ -15,6 +16,8 @@ function start() {
   const saveStatus = document.getElementById("save-status");
   const buttons = [...form.querySelectorAll("button[data-mode]")];
   const { exercise, framework, user, source, loginUrl } = form.dataset;
+  const split = document.getElementById("exercise-split");
+  if (split) mountSplitter(split);
   let busy = false;
 
   const sessionEnded = () => h("div", { class: "form-errors session-ended", role: "alert" },
@@ -116,6 +119,7 @@ function start() {
       const elapsed = Math.round(performance.now() - started);
       runStatus.textContent = `${view.verdict_label || view.verdict}.`;
       result.replaceChildren(reportView(view));
+      revealFirstFailure(result);
       result.dataset.elapsedMs = String(elapsed);
       if (view.verdict === "syntax_error" && view.line) editor.markLine(view.line);
     } finally {
