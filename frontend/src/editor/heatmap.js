@@ -79,7 +79,7 @@ function heatmap(title, rows, limit, oneRow) {
 /** The heatmap's values as a table, folded: the text equivalent of the colours. */
 function numbers(title, rows, oneRow) {
   const cols = Math.max(...rows.map((r) => r.length));
-  const head = h("tr", null, h("th", { scope: "col" }, oneRow ? "" : "Row"),
+  const head = h("tr", null, h("th", { scope: "col" }, oneRow ? "Index" : "Row"),
     Array.from({ length: cols }, (_, j) => h("th", { scope: "col" }, oneRow ? `[${j}]` : `col ${j}`)));
   const body = rows.map((row, i) => h("tr", null, h("th", { scope: "row" }, oneRow ? "value" : `row ${i}`),
     row.map((value) => h("td", { class: "num" }, format(value)))));

@@ -120,6 +120,13 @@ function start() {
       runStatus.textContent = `${view.verdict_label || view.verdict}.`;
       result.replaceChildren(reportView(view));
       revealFirstFailure(result);
+      // A submit by button disables it and drops the focus; put it on the verdict so a keyboard
+      // user goes on from the report, not from the top of the page. A run from the editor stays.
+      const active = document.activeElement;
+      if (!active || active === document.body || active.disabled) {
+        const heading = document.getElementById("verdict-h");
+        if (heading) heading.focus({ preventScroll: true });
+      }
       result.dataset.elapsedMs = String(elapsed);
       if (view.verdict === "syntax_error" && view.line) editor.markLine(view.line);
     } finally {
