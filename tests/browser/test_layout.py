@@ -101,12 +101,12 @@ def test_report_opens_on_the_first_failure_and_folds_the_rest(
     feedback = result.locator(".test-feedback")
     expect(feedback.first).to_have_attribute("open", "")
     expect(result.locator(".test-feedback[open]")).to_have_count(1)
-    expect(feedback.first.locator("summary")).to_contain_text("failed")
+    expect(feedback.first.locator(":scope > summary")).to_contain_text("failed")
     expect(feedback.first).to_be_in_viewport()
     # Every test is listed, folded, with its verdict in words and a mark, not only a colour.
     more = result.locator("details.report-more")
     expect(more).not_to_have_attribute("open", "")
-    expect(more.locator("summary")).to_contain_text("passed")
+    expect(more.locator(":scope > summary")).to_contain_text("passed")
     rows = more.locator(".test-table tbody tr")
     assert rows.count() > 1
     for row in rows.all():
