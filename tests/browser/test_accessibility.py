@@ -81,14 +81,18 @@ def focused(page: Any) -> dict[str, Any]:
     """What has the keyboard focus, and whether it draws a visible outline."""
     info: dict[str, Any] = page.evaluate(
         """() => {
-          const el = document.activeElement;
-          const style = getComputedStyle(el);
+          let el = document.activeElement;
+          while (el && el.shadowRoot && el.shadowRoot.activeElement) {
+            el = el.shadowRoot.activeElement;
+          }
+          const editor = el.closest('.cm-editor');
+          const style = getComputedStyle(editor || el);
           return {
             id: el.id, tag: el.tagName.toLowerCase(),
             text: (el.textContent || '').trim().slice(0, 40),
-            cls: el.className && el.className.baseVal === undefined ? el.className : '',
+            cls: typeof el.className === 'string' ? el.className : '',
             outline: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2,
-            inEditor: !!el.closest('.cm-editor'),
+            inEditor: !!editor,
           };
         }"""
     )
