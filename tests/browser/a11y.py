@@ -34,7 +34,8 @@ def describe(violations: list[dict[str, Any]]) -> str:
     for v in violations:
         lines.append(f"[{v['impact']}] {v['id']}: {v['help']} ({v['helpUrl']})")
         for node in v["nodes"][:5]:
-            lines.append(f"    {' '.join(map(str, node['target']))}: {node['failureSummary']!s}"[:400])
+            target = " ".join(map(str, node["target"]))
+            lines.append(f"    {target}: {node['failureSummary']!s}"[:400])
     return "\n".join(lines)
 
 
