@@ -121,7 +121,7 @@ def paste_by_keyboard(page: Any, code: str) -> None:
 
 def test_whole_solve_flow_by_keyboard_alone(context_factory: Any, shots: Shots) -> None:
     page = context_factory().new_page()
-    sign_up(page, "keys@example.org")
+    sign_up(page, "keyboard-only@example.org")
     page.goto(EXERCISE)
     expect(page.locator(".cm-editor")).to_be_visible()
     # The skip link comes first and lands on the content.
