@@ -8,7 +8,7 @@ from typing import Any
 from playwright.sync_api import expect
 
 from tests.browser.conftest import Shots, sign_up
-from tests.browser.helpers import EXERCISE, WRONG, replace_code, wait_verdict
+from tests.browser.helpers import EXERCISE, GRADE_TIMEOUT_MS, WRONG, replace_code, wait_verdict
 
 WIDE = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
@@ -123,3 +123,25 @@ def test_report_opens_on_the_first_failure_and_folds_the_rest(
     numbers.first.locator("summary").click()
     expect(numbers.first.locator("table tbody tr").first).to_be_visible()
     shots.take(page, "report-first-failure")
+
+
+def test_without_javascript_the_result_page_opens_on_the_first_failure(
+    context_factory: Any, shots: Shots
+) -> None:
+    page = context_factory(java_script_enabled=False, viewport=WIDE).new_page()
+    sign_up(page, "nojs-layout@example.org")
+    page.goto(EXERCISE)
+    # Without JavaScript the two panes still sit side by side (plain grid, no divider).
+    statement, work = box(page, "#pane-statement"), box(page, "#pane-work")
+    assert statement["x"] + statement["width"] <= work["x"], (statement, work)
+    expect(page.locator("#split-divider")).to_have_count(0)
+    page.get_by_label("Code (NumPy)").fill(WRONG)
+    page.get_by_role("button", name="Run", exact=True).click()
+    expect(page.locator("#verdict-h")).to_have_text("Wrong answer", timeout=GRADE_TIMEOUT_MS)
+    first = page.locator("details.test-feedback")
+    expect(first).to_have_attribute("open", "")
+    expect(first.locator(":scope > summary")).to_contain_text("failed")
+    more = page.locator("details.report-more")
+    expect(more).not_to_have_attribute("open", "")
+    expect(more.locator(":scope > summary")).to_contain_text("passed")
+    shots.take(page, "result-page-no-js")
