@@ -105,3 +105,33 @@ def figure_for(folder: Path, cache_dir: Path) -> str | None:
     except (OSError, KeyError, ValueError, TypeError):
         return None
     return accuracy_svg(runs) if runs else None
+
+
+def accuracy_table(runs: dict[str, dict[str, Any]]) -> str:
+    """The chart's numbers as a table, so the lines are not only colours on a picture."""
+    lengths = list(next(iter(runs.values()))["accuracy_by_length"])
+    head = "".join(f'<th scope="col">{html.escape(str(n))}</th>' for n in lengths)
+    rows = []
+    for scheme, run in runs.items():
+        name = html.escape(LABELS.get(scheme, scheme))
+        cells = []
+        for n in lengths:
+            value = run["accuracy_by_length"].get(n)
+            shown = "refused" if value is None else f"{value:.2f}"
+            cells.append(f'<td class="num">{shown}</td>')
+        rows.append(f'<tr><th scope="row">{name}</th>{"".join(cells)}</tr>')
+    return (
+        '<details class="lab-numbers"><summary>The same runs as a table</summary>'
+        '<div class="table-scroll"><table><caption>Accuracy at each sequence length</caption>'
+        f'<thead><tr><th scope="col">Scheme</th>{head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table></div></details>"
+    )
+
+
+def table_for(folder: Path, cache_dir: Path) -> str | None:
+    """The figure's text equivalent, or None when there is no figure."""
+    try:
+        runs = cached_runs(folder, cache_dir)
+        return accuracy_table(runs) if runs else None
+    except (OSError, KeyError, ValueError, TypeError):
+        return None

@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 from starlette.responses import Response
 
 from app.config import get_settings
-from app.content.lab_figure import figure_for
+from app.content.lab_figure import figure_for, table_for
 from app.content.loader import Course, Exercise, Lesson
 from app.content.service import CourseDep
 from app.db import SessionDep
@@ -93,6 +93,7 @@ def exercise_response(
         error=error,
         login_url=login_url(exercise.meta.slug, chosen),
         lab_figure=_lab_figure(exercise),
+        lab_table=_lab_table(exercise),
         lesson=_lesson_of(course, exercise),
     )
     response.headers["cache-control"] = "no-store"  # the draft in it is private and changes
@@ -104,6 +105,13 @@ def _lab_figure(exercise: Exercise) -> str | None:
     if exercise.meta.entry.kind != "experiment":
         return None
     return figure_for(exercise.path, get_settings().app_data_dir / "experiments-cache")
+
+
+def _lab_table(exercise: Exercise) -> str | None:
+    """The reference runs' numbers, the text equivalent of the figure."""
+    if exercise.meta.entry.kind != "experiment":
+        return None
+    return table_for(exercise.path, get_settings().app_data_dir / "experiments-cache")
 
 
 @router.post("/exercises/{slug}/submit")

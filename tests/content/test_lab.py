@@ -70,7 +70,7 @@ def test_a_cached_result_is_read_without_training(tmp_path: Path) -> None:
 
 
 def test_the_page_figure_comes_from_the_cache_only(tmp_path: Path) -> None:
-    from app.content.lab_figure import accuracy_svg, figure_for
+    from app.content.lab_figure import accuracy_svg, figure_for, table_for
 
     assert figure_for(LAB, tmp_path) is None  # nothing cached: no figure, and no training
     for scheme in schemes_of(LAB):
@@ -84,3 +84,5 @@ def test_the_page_figure_comes_from_the_cache_only(tmp_path: Path) -> None:
     assert svg.count("<polyline") == len(schemes_of(LAB)) - 1  # the learned line is one point
     runs = {"rope": {"train_length": 16, "accuracy_by_length": {"16": 1.0, "32": 0.5}}}
     assert 'cy="16.0"' in accuracy_svg(runs)  # accuracy 1.0 at the top of the plot area
+    table = table_for(LAB, tmp_path)  # the text equivalent holds the same numbers
+    assert table is not None and "<table>" in table and "refused" in table and "0.80" in table

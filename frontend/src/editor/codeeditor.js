@@ -64,7 +64,8 @@ export function mountEditor(textarea, { onChange, onRun, label }) {
       errorLine,
       theme,
       // aria-labelledby cannot point out of a shadow root, so the label is repeated here.
-      EditorView.contentAttributes.of({ "aria-label": label }),
+      // tabindex tells checkers (axe) that the scrolling editor is reachable by keyboard.
+      EditorView.contentAttributes.of({ "aria-label": label, tabindex: "0" }),
       EditorView.updateListener.of((update) => {
         if (!update.docChanged) return;
         textarea.value = update.state.doc.toString();

@@ -70,10 +70,22 @@ function heatmap(title, rows, limit, oneRow) {
   }));
   const picture = svg("svg", {
     class: "heatmap", role: "img", width, height, viewBox: `0 0 ${width} ${height}`,
-    "aria-label": `${title}: ${rows.length} by ${cols} heatmap; hover a cell for its value`,
+    "aria-label": `${title}: ${rows.length} by ${cols} heatmap; its numbers are in the table that follows`,
   }, defs, cells,
   svg("rect", { x: 0, y: 0, width, height, fill: "none", stroke: "#9aa5b5", "stroke-width": 1 }));
-  return h("figure", { class: "heatmap-figure" }, picture, h("figcaption", null, title));
+  return h("figure", { class: "heatmap-figure" }, picture, h("figcaption", null, title), numbers(title, rows, oneRow));
+}
+
+/** The heatmap's values as a table, folded: the text equivalent of the colours. */
+function numbers(title, rows, oneRow) {
+  const cols = Math.max(...rows.map((r) => r.length));
+  const head = h("tr", null, h("th", { scope: "col" }, oneRow ? "Index" : "Row"),
+    Array.from({ length: cols }, (_, j) => h("th", { scope: "col" }, oneRow ? `[${j}]` : `col ${j}`)));
+  const body = rows.map((row, i) => h("tr", null, h("th", { scope: "row" }, oneRow ? "value" : `row ${i}`),
+    row.map((value) => h("td", { class: "num" }, format(value)))));
+  return h("details", { class: "heatmap-numbers" }, h("summary", null, `${title} as numbers`),
+    h("div", { class: "table-scroll" }, h("table", null, h("caption", { class: "visually-hidden" }, `${title}: values`),
+      h("thead", null, head), h("tbody", null, body))));
 }
 
 function legend(limit) {

@@ -4,7 +4,8 @@ import { h } from "./dom.js";
 import { mountEditor } from "./codeeditor.js";
 import { DraftKeeper } from "./drafts.js";
 import { detailOf, follow, FollowError, sendSubmission } from "./net.js";
-import { reportView, statusWords } from "./report.js";
+import { reportView, revealFirstFailure, statusWords } from "./report.js";
+import { mountSplitter } from "./splitter.js";
 import { TrainingView } from "./training.js";
 
 function start() {
@@ -16,6 +17,8 @@ function start() {
   const saveStatus = document.getElementById("save-status");
   const buttons = [...form.querySelectorAll("button[data-mode]")];
   const { exercise, framework, user, source, loginUrl } = form.dataset;
+  const split = document.getElementById("exercise-split");
+  if (split) mountSplitter(split);
   let busy = false;
 
   const sessionEnded = () => h("div", { class: "form-errors session-ended", role: "alert" },
@@ -122,6 +125,14 @@ function start() {
       const elapsed = Math.round(performance.now() - started);
       runStatus.textContent = `${view.verdict_label || view.verdict}.`;
       result.replaceChildren(reportView(view));
+      revealFirstFailure(result);
+      // A submit by button disables it and drops the focus; put it on the verdict so a keyboard
+      // user goes on from the report, not from the top of the page. A run from the editor stays.
+      const active = document.activeElement;
+      if (!active || active === document.body || active.disabled) {
+        const heading = document.getElementById("verdict-h");
+        if (heading) heading.focus({ preventScroll: true });
+      }
       result.dataset.elapsedMs = String(elapsed);
       if (view.verdict === "syntax_error" && view.line) editor.markLine(view.line);
     } finally {

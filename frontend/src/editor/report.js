@@ -25,7 +25,8 @@ function testRow(test) {
   return h("tr", { class: test.passed ? "is-pass" : "is-fail" },
     h("th", { scope: "row" }, test.name),
     h("td", null, test.hidden ? "hidden" : "visible"),
-    h("td", null, h("span", { class: "test-mark", "aria-hidden": "true" }, test.passed ? "✓ " : "✗ "), test.verdict_label || test.verdict),
+    h("td", null, h("span", { class: "test-mark", "aria-hidden": "true" }, test.passed ? "✓ " : "✗ "),
+      test.passed ? "passed" : `failed: ${test.verdict_label || test.verdict}`),
     h("td", null, test.message || "", inputs ? h("span", { class: "meta test-inputs" }, ` Inputs: ${inputs}.`) : null));
 }
 
@@ -42,7 +43,7 @@ function diagnosis(test, open) {
   }
   if (!test.hidden && (test.expected_shape || test.received_shape)) body.append(tensorFeedback(test));
   return h("details", { class: "test-feedback", open },
-    h("summary", null, `${test.name}: ${test.verdict_label || test.verdict}`), body);
+    h("summary", null, h("span", { "aria-hidden": "true" }, "✗ "), `${test.name}: failed (${test.verdict_label || test.verdict})`), body);
 }
 
 /** The finished report, as one element. */
@@ -61,17 +62,21 @@ export function reportView(view) {
   if (view.mode === "run") facts.push("a run: it does not count as an attempt");
   if (facts.length) root.append(h("p", { class: "score" }, facts.join(" · ") + "."));
   if (view.message) root.append(h("p", { class: "report-message" }, view.message));
-  if (tests.length) {
-    root.append(h("div", { class: "table-scroll" }, h("table", { class: "test-table" },
-      h("thead", null, h("tr", null, ["Test", "Kind", "Verdict", "What happened"].map((t) => h("th", { scope: "col" }, t)))),
-      h("tbody", null, tests.map(testRow)))));
-  }
+  // The first failing visible test comes first and open; the others stay folded below it.
   const failing = tests.filter((t) => !t.passed);
   let first = true;
   for (const test of failing) {
     if (test.hidden && !(test.misconception && test.misconception.hint)) continue;
     root.append(diagnosis(test, first && !test.hidden));
     if (!test.hidden) first = false;
+  }
+  if (tests.length) {
+    const table = h("div", { class: "table-scroll" }, h("table", { class: "test-table" },
+      h("caption", { class: "visually-hidden" }, "Every test with its verdict"),
+      h("thead", null, h("tr", null, ["Test", "Kind", "Verdict", "What happened"].map((t) => h("th", { scope: "col" }, t)))),
+      h("tbody", null, tests.map(testRow))));
+    const summary = `All ${tests.length} tests: ${passed} passed, ${tests.length - passed} failed`;
+    root.append(h("details", { class: "report-more", open: failing.length === 0 }, h("summary", null, summary), table));
   }
   const lab = labFigures(view);
   if (lab) root.append(lab);
@@ -80,4 +85,10 @@ export function reportView(view) {
     if (view.stdout_truncated) root.append(h("p", { class: "meta" }, "The output was cut short: it was longer than the limit."));
   }
   return root;
+}
+
+/** Bring the first open failure (or the verdict) into view inside its scrolling pane. */
+export function revealFirstFailure(result) {
+  const target = result.querySelector(".test-feedback[open]") || result.querySelector("#verdict-h");
+  if (target) target.scrollIntoView({ block: "start" });
 }
