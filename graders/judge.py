@@ -206,6 +206,8 @@ def _array_test(
             k: list(np.shape(v)) for k, v in case.inputs.items() if isinstance(v, np.ndarray)
         }
         test.expected_shape, test.received_shape = list(expected.shape), list(received.shape)
+    else:
+        test.reveal = _reveal(case, expected, received)
     if result.passed:
         test.message = "Passed."
         return test
@@ -229,6 +231,30 @@ def _array_test(
     if case.generated and not case.hidden:
         test.details.insert(0, generated_input_text(case))
     return test
+
+
+def _inputs_only(case: Case) -> dict[str, Any]:
+    """A hidden test that failed without an output to compare: what it gave the code."""
+    return {
+        "input_shapes": {
+            k: list(np.shape(v)) for k, v in case.inputs.items() if isinstance(v, np.ndarray)
+        },
+        "inputs": generated_input_text(case),
+    }
+
+
+def _reveal(case: Case, expected: np.ndarray, received: np.ndarray) -> dict[str, Any]:
+    """What a hidden test would have shown, for when its exercise lets students see it."""
+    return {
+        "input_shapes": {
+            k: list(np.shape(v)) for k, v in case.inputs.items() if isinstance(v, np.ndarray)
+        },
+        "inputs": generated_input_text(case),
+        "expected_shape": list(expected.shape),
+        "received_shape": list(received.shape),
+        "expected": _preview(expected),
+        "received": _preview(received),
+    }
 
 
 SHOWN_VALUES = 48  # a generated input this small is printed whole
@@ -326,6 +352,9 @@ def judge_outputs(
         else:
             verdict, message = _missing(run, run.time_limit_ms or spec.time_ms)
             tests.append(TestResult(case.name, case.hidden, False, verdict, message))
+    for case, test in zip(cases, tests, strict=True):
+        if case.hidden and not test.passed and test.reveal is None:
+            test.reveal = _inputs_only(case)
     verdict, score = overall(tests)
     first = next((t for t in tests if not t.passed and not t.hidden), None) or next(
         (t for t in tests if not t.passed), None

@@ -34,7 +34,7 @@ VERDICT_WORDS: dict[str, str] = {
 
 @dataclass
 class TestResult:
-    """One test's outcome; hidden tests carry no inputs or expected values."""
+    """One test's outcome; a hidden test keeps its inputs and values apart, in `reveal`."""
 
     name: str
     hidden: bool
@@ -48,6 +48,9 @@ class TestResult:
     received_shape: list[int] | None = None
     expected: list[Any] | None = None
     received: list[Any] | None = None
+    # A hidden test's inputs and values, stored for instructors and for the exercise's
+    # `hidden_tests` setting (after_due, visible); the app strips it from students' views.
+    reveal: dict[str, Any] | None = None
 
     __test__ = False  # not a pytest class
 

@@ -272,6 +272,14 @@ class ExerciseMeta(Strict):
     )
     draft: bool = Field(default=False, description="Drafts are visible to instructors only.")
     due: dt.datetime | None = Field(default=None, description="Optional due date.")
+    hidden_tests: Literal["hidden", "after_due", "visible"] = Field(
+        default="hidden",
+        description=(
+            "What students see of hidden tests: only name, verdict and message (hidden); also "
+            "their inputs and expected outputs once the student's due date has passed "
+            "(after_due); or everything, always (visible)."
+        ),
+    )
     experiment: Experiment | None = Field(
         default=None,
         description="Training and goals; required exactly when entry.kind is experiment.",

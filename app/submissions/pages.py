@@ -15,8 +15,14 @@ from app.content.lab_figure import figure_for, table_for
 from app.content.loader import Course, Exercise, Lesson
 from app.content.service import CourseDep
 from app.db import SessionDep
+from app.models_base import utcnow
 from app.submissions import drafts, intake, views
-from app.submissions.service import SubmissionError, public_view, visible_submission
+from app.submissions.service import (
+    SubmissionError,
+    hidden_tests_open,
+    public_view,
+    visible_submission,
+)
 from app.users.deps import OptionalUser
 from app.users.models import Role, User
 from app.web.templating import render
@@ -189,7 +195,11 @@ def result_page(
     if row is None or row.exercise_slug != exercise.meta.slug:
         raise HTTPException(404, "There is no submission with that id for this exercise.")
     report: dict[str, Any] = row.report or {}
-    public = public_view(row, for_instructor=user.role == Role.instructor)
+    instructor = user.role == Role.instructor
+    hidden_open = not instructor and hidden_tests_open(
+        session=session, course=course, user=user, row=row, now=utcnow()
+    )
+    public = public_view(row, for_instructor=instructor, hidden_open=hidden_open)
     response = render(
         request,
         "exercise/result.html",

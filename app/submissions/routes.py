@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.config import get_settings
 from app.content.service import CourseDep
 from app.db import SessionDep, session_factory
+from app.models_base import utcnow
 from app.submissions import draft_routes, figure_routes, intake, pages, service, views
 from app.submissions.models import Submission
 from app.users.deps import CurrentUser
@@ -101,11 +102,26 @@ def _visible(session: Any, user: Any, submission_id: int) -> Submission:
     return row
 
 
+def _hidden_open(session: Any, course: Any, user: Any, row: Submission) -> bool:
+    if user.role == Role.instructor:
+        return False  # instructors see hidden tests whole anyway
+    return service.hidden_tests_open(
+        session=session, course=course, user=user, row=row, now=utcnow()
+    )
+
+
 @router.get("/api/submissions/{submission_id}")
-def read(submission_id: int, session: SessionDep, user: CurrentUser) -> dict[str, Any]:
-    """One submission with its report (hidden tests opaque to students)."""
+def read(
+    submission_id: int, session: SessionDep, course: CourseDep, user: CurrentUser
+) -> dict[str, Any]:
+    """One submission with its report (hidden tests opaque to students until the exercise
+    allows them: its `hidden_tests` setting)."""
     row = _visible(session, user, submission_id)
-    view = service.public_view(row, for_instructor=user.role == Role.instructor)
+    view = service.public_view(
+        row,
+        for_instructor=user.role == Role.instructor,
+        hidden_open=_hidden_open(session, course, user, row),
+    )
     return views.with_labels(view, row)
 
 
@@ -125,7 +141,11 @@ def stop(
 
 @router.get("/api/submissions/{submission_id}/events")
 def events(
-    submission_id: int, request: Request, session: SessionDep, user: CurrentUser
+    submission_id: int,
+    request: Request,
+    session: SessionDep,
+    course: CourseDep,
+    user: CurrentUser,
 ) -> StreamingResponse:
     """Server-Sent Events: one event per status change, ending with the final report.
 
@@ -135,8 +155,9 @@ def events(
     """
     from app.jobs.status import watch  # workers elsewhere announce via Redis
 
-    _visible(session, user, submission_id)
+    row = _visible(session, user, submission_id)
     instructor = user.role == Role.instructor
+    hidden_open = _hidden_open(session, course, user, row)
     session.close()  # the stream reads with short sessions of its own; free this connection now
 
     async def stream() -> AsyncIterator[str]:
@@ -144,7 +165,7 @@ def events(
         ends = asyncio.get_running_loop().time() + get_settings().sse_stream_seconds
         async with watch(request.app, submission_id) as wait:
             while True:
-                view = await asyncio.to_thread(_load_view, submission_id, instructor)
+                view = await asyncio.to_thread(_load_view, submission_id, instructor, hidden_open)
                 if view is None:
                     return
                 seen = (view["status"], json.dumps(view.get("progress")))
@@ -169,9 +190,10 @@ def events(
     )
 
 
-def _load_view(submission_id: int, instructor: bool) -> dict[str, Any] | None:
+def _load_view(submission_id: int, instructor: bool, hidden_open: bool) -> dict[str, Any] | None:
     with session_factory()() as session:
         row = session.get(Submission, submission_id)
         if row is None:
             return None
-        return views.with_labels(service.public_view(row, for_instructor=instructor), row)
+        view = service.public_view(row, for_instructor=instructor, hidden_open=hidden_open)
+        return views.with_labels(view, row)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 from typing import Any
 
 from sqlalchemy.orm import Session
 
 from app.content.loader import Course
-from app.instructor.deadlines import is_late
+from app.instructor.deadlines import effective_due, is_late
 from app.jobs import live
 from app.models_base import utcnow
 from app.submissions.models import Submission
@@ -102,12 +103,39 @@ def stop_experiment(*, session: Session, course: Course, user: User, submission_
     return row.status
 
 
-def public_view(row: Submission, *, for_instructor: bool) -> dict[str, Any]:
-    """The API shape of a submission; hidden tests stay opaque to students."""
+def hidden_tests_open(
+    *, session: Session, course: Course, user: User, row: Submission, now: dt.datetime
+) -> bool:
+    """Whether this student may see the inputs and values of the exercise's hidden tests."""
+    exercise = course.exercise(row.exercise_slug)
+    if exercise is None or exercise.meta.hidden_tests == "hidden":
+        return False
+    if exercise.meta.hidden_tests == "visible":
+        return True
+    due = effective_due(
+        session=session,
+        user_id=row.user_id,
+        kind="exercise",
+        slug=row.exercise_slug,
+        due=exercise.meta.due,
+    )
+    return due is not None and now > due
+
+
+def public_view(
+    row: Submission, *, for_instructor: bool, hidden_open: bool = False
+) -> dict[str, Any]:
+    """The API shape of a submission; hidden tests stay opaque to students unless opened.
+
+    `hidden_open` (see hidden_tests_open) shows students what a hidden test checked; otherwise
+    not one of its inputs or values leaves the server.
+    """
     report = row.report or {}
     tests = report.get("tests", [])
-    hides_output = any(t.get("hidden") for t in tests)
-    if not for_instructor:
+    hides_output = any(t.get("hidden") for t in tests) and not hidden_open
+    if for_instructor or hidden_open:
+        tests = [_opened_test(t) for t in tests]
+    else:
         tests = [_student_test(t) for t in tests]
     view = {
         "id": row.id,
@@ -148,6 +176,21 @@ def override_view(row: Submission) -> dict[str, Any] | None:
         "at": row.override_at.isoformat() if row.override_at else None,
         "graded_score": report_score,
     }
+
+
+def _opened_test(test: dict[str, Any]) -> dict[str, Any]:
+    """A hidden test with what it checked, shown like a visible one (still marked hidden)."""
+    reveal = test.get("reveal")
+    if not test.get("hidden") or not isinstance(reveal, dict):
+        return {k: v for k, v in test.items() if k != "reveal"}
+    shown = {k: v for k, v in test.items() if k != "reveal"}
+    for key in ("input_shapes", "expected_shape", "received_shape", "expected", "received"):
+        shown[key] = reveal.get(key)
+    details = list(shown.get("details") or [])
+    if reveal.get("inputs"):
+        details.insert(0, str(reveal["inputs"]))
+    shown["details"], shown["revealed"] = details, True
+    return shown
 
 
 def _student_test(test: dict[str, Any]) -> dict[str, Any]:

@@ -14,6 +14,11 @@ export function statusWords(status) {
   return STATUS_WORDS[status] || "Working…";
 }
 
+/** Visible tests, and hidden ones the exercise lets students see now (after the due date). */
+function shown(test) {
+  return !test.hidden || test.revealed === true;
+}
+
 function inputShapes(test) {
   const shapes = test.input_shapes || {};
   const parts = Object.entries(shapes).map(([name, shape]) => `${name} ${shapeText(shape)}`);
@@ -21,10 +26,10 @@ function inputShapes(test) {
 }
 
 function testRow(test) {
-  const inputs = !test.hidden ? inputShapes(test) : "";
+  const inputs = shown(test) ? inputShapes(test) : "";
   return h("tr", { class: test.passed ? "is-pass" : "is-fail" },
     h("th", { scope: "row" }, test.name),
-    h("td", null, test.hidden ? "hidden" : "visible"),
+    h("td", null, test.hidden ? (test.revealed ? "hidden (now shown)" : "hidden") : "visible"),
     h("td", null, h("span", { class: "test-mark", "aria-hidden": "true" }, test.passed ? "✓ " : "✗ "),
       test.passed ? "passed" : `failed: ${test.verdict_label || test.verdict}`),
     h("td", null, test.message || "", inputs ? h("span", { class: "meta test-inputs" }, ` Inputs: ${inputs}.`) : null));
@@ -41,7 +46,7 @@ function diagnosis(test, open) {
       h("p", { class: "admonition-title" }, test.misconception.title || "A common mistake"),
       h("p", null, test.misconception.hint)));
   }
-  if (!test.hidden && (test.expected_shape || test.received_shape)) body.append(tensorFeedback(test));
+  if (shown(test) && (test.expected_shape || test.received_shape)) body.append(tensorFeedback(test));
   return h("details", { class: "test-feedback", open },
     h("summary", null, h("span", { "aria-hidden": "true" }, "✗ "), `${test.name}: failed (${test.verdict_label || test.verdict})`), body);
 }
@@ -66,9 +71,9 @@ export function reportView(view) {
   const failing = tests.filter((t) => !t.passed);
   let first = true;
   for (const test of failing) {
-    if (test.hidden && !(test.misconception && test.misconception.hint)) continue;
-    root.append(diagnosis(test, first && !test.hidden));
-    if (!test.hidden) first = false;
+    if (!shown(test) && !(test.misconception && test.misconception.hint)) continue;
+    root.append(diagnosis(test, first && shown(test)));
+    if (shown(test)) first = false;
   }
   if (tests.length) {
     const table = h("div", { class: "table-scroll" }, h("table", { class: "test-table" },
