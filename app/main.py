@@ -21,6 +21,7 @@ from app.jobs.runtime import JobRuntime
 from app.lti import admin_routes as lti_admin_routes
 from app.lti import routes as lti_routes
 from app.lti.grades import OutboxWorker
+from app.problems import routes as problem_routes
 from app.quiz import routes as quiz_routes
 from app.submissions import history as history_routes
 from app.submissions import routes as submission_routes
@@ -84,6 +85,7 @@ def create_app() -> FastAPI:
     app.include_router(history_routes.router)
     app.include_router(user_routes.router)
     app.include_router(quiz_routes.router)
+    app.include_router(problem_routes.router)
     app.include_router(lti_routes.router)
     app.include_router(lti_admin_routes.router)
     app.include_router(docs.router)

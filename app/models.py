@@ -12,6 +12,7 @@ from app.lti.models import (
     LtiPlatform,
     LtiUser,
 )
+from app.problems.models import ProblemReport
 from app.progress.models import LessonRead, QuizAttempt
 from app.submissions.models import Draft, Submission
 from app.users.models import ApiToken, Role, User, WebSession
@@ -30,6 +31,7 @@ __all__ = [
     "LtiNonce",
     "LtiPlatform",
     "LtiUser",
+    "ProblemReport",
     "QuizAttempt",
     "RegradeJob",
     "Role",

@@ -153,7 +153,6 @@ def upgrade() -> None:
         batch_op.create_index(batch_op.f("ix_lti_grade_posts_status"), ["status"], unique=False)
 
 
-
 def downgrade() -> None:
     """Revert this revision."""
     with op.batch_alter_table("lti_grade_posts", schema=None) as batch_op:

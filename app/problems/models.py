@@ -1,0 +1,32 @@
+"""A student's report of a problem with an exercise or a quiz question."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from sqlalchemy import DateTime, ForeignKey, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from app.db import Base
+from app.models_base import created_at_column
+
+
+class ProblemReport(Base):
+    """One report: what it is about, the student's words, the submission then, who resolved it."""
+
+    __tablename__ = "problem_reports"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    kind: Mapped[str] = mapped_column(String(10))  # "exercise" or "quiz"
+    slug: Mapped[str] = mapped_column(String(100), index=True)  # exercise or lesson slug
+    question_id: Mapped[str | None] = mapped_column(String(100), default=None)
+    submission_id: Mapped[int | None] = mapped_column(
+        ForeignKey("submissions.id", ondelete="SET NULL"), default=None
+    )
+    message: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[dt.datetime] = created_at_column()
+    resolved_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    resolved_by: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id", ondelete="SET NULL"), default=None
+    )

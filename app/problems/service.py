@@ -1,0 +1,114 @@
+"""Taking and resolving problem reports; every rule lives here, the routes only translate."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.content.loader import Course
+from app.models_base import utcnow
+from app.problems.models import ProblemReport
+from app.submissions.models import Submission
+from app.users.models import User
+
+MAX_MESSAGE = 2000
+Kind = Literal["exercise", "quiz"]
+
+
+class ProblemError(Exception):
+    """A report that cannot be taken, with the plain words to show and an HTTP status."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def _check_target(course: Course, kind: str, slug: str, question_id: str | None) -> None:
+    if kind == "exercise":
+        if course.exercise(slug) is None:
+            raise ProblemError(404, f"There is no exercise called '{slug}'.")
+        return
+    if kind != "quiz":
+        raise ProblemError(400, "A report is about an exercise or a quiz question.")
+    lesson = course.lesson(slug)
+    if lesson is None:
+        raise ProblemError(404, f"There is no lesson called '{slug}'.")
+    if not question_id:
+        raise ProblemError(400, "Choose the question your report is about.")
+    if question_id not in {q.id for q in lesson.meta.quiz}:
+        raise ProblemError(404, f"The quiz of '{slug}' has no question '{question_id}'.")
+
+
+def report_problem(
+    *,
+    session: Session,
+    course: Course,
+    user: User,
+    kind: str,
+    slug: str,
+    question_id: str | None,
+    message: str,
+) -> ProblemReport:
+    """Store a report; an exercise's report carries the student's latest submission of it."""
+    text = message.strip()
+    if not text:
+        raise ProblemError(400, "Write a few words about the problem, then send the report.")
+    if len(text) > MAX_MESSAGE:
+        raise ProblemError(
+            400, f"Keep the report under {MAX_MESSAGE} characters (yours has {len(text)})."
+        )
+    _check_target(course, kind, slug, question_id)
+    latest = None
+    if kind == "exercise":
+        latest = session.scalar(
+            select(Submission.id)
+            .where(Submission.user_id == user.id, Submission.exercise_slug == slug)
+            .order_by(Submission.id.desc())
+            .limit(1)
+        )
+    row = ProblemReport(
+        user_id=user.id,
+        kind=kind,
+        slug=slug,
+        question_id=question_id if kind == "quiz" else None,
+        submission_id=latest,
+        message=text,
+    )
+    session.add(row)
+    session.commit()
+    return row
+
+
+@dataclass(frozen=True)
+class ReportLine:
+    """One report as the instructors' list shows it."""
+
+    report: ProblemReport
+    student: str
+
+
+def list_reports(*, session: Session, resolved: bool) -> list[ReportLine]:
+    """Open (or resolved) reports, newest first, with the student's name or email."""
+    done = ProblemReport.resolved_at.is_not(None)
+    rows = session.execute(
+        select(ProblemReport, User)
+        .join(User, User.id == ProblemReport.user_id)
+        .where(done if resolved else ProblemReport.resolved_at.is_(None))
+        .order_by(ProblemReport.id.desc())
+    ).all()
+    return [ReportLine(report, user.name or user.email) for report, user in rows]
+
+
+def resolve(*, session: Session, report_id: int, instructor: User) -> ProblemReport:
+    """Mark a report resolved (again is harmless: the first resolution stays)."""
+    row = session.get(ProblemReport, report_id)
+    if row is None:
+        raise ProblemError(404, "There is no report with that number.")
+    if row.resolved_at is None:
+        row.resolved_at, row.resolved_by = utcnow(), instructor.id
+        session.commit()
+    return row
