@@ -21,6 +21,7 @@ PARAMS = {
     "submission_id": "1",
     "extension_id": "1",
     "context_id": "1",
+    "report_id": "1",
 }
 
 
