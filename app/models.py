@@ -13,7 +13,7 @@ from app.lti.models import (
     LtiUser,
 )
 from app.problems.models import ProblemReport
-from app.progress.models import LessonRead, QuizAttempt
+from app.progress.models import HintReveal, LessonRead, QuizAttempt
 from app.submissions.models import Draft, Submission
 from app.users.models import ApiToken, Role, User, WebSession
 
@@ -22,6 +22,7 @@ __all__ = [
     "Base",
     "DeadlineExtension",
     "Draft",
+    "HintReveal",
     "LessonRead",
     "LtiContext",
     "LtiDeployment",

@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from app.content.hints import HINTS_DIR, HintError, load_hints
 from app.content.plot_blocks import parse_problems
 from app.content.render import plot_fences, render_markdown
 from app.content.schemas import ExerciseMeta, LessonMeta, Mistake, MistakesFile
@@ -55,6 +56,7 @@ class Exercise:
     mistakes: list[Mistake]
     path: Path
     discussion_html: str = ""
+    hints: tuple[str, ...] = ()  # HTML of hints/1.md, hints/2.md, ... revealed one at a time
 
 
 @dataclass
@@ -223,8 +225,13 @@ def load_exercise(folder: Path, root: Path, problems: list[Problem]) -> Exercise
     problems.extend(_plot_problems(statement_text, _rel(folder / "statement.md", root), 0))
     statement = render_markdown(_drop_title_heading(statement_text))
     discussion = _load_discussion(folder, root, problems)
+    try:
+        hints = tuple(load_hints(folder))
+    except (HintError, OSError, UnicodeDecodeError) as exc:
+        problems.append(Problem(_rel(folder / HINTS_DIR, root), str(exc)))
+        hints = ()
     return Exercise(
-        meta, statement, starters, solutions, list(mistakes.mistakes), folder, discussion
+        meta, statement, starters, solutions, list(mistakes.mistakes), folder, discussion, hints
     )
 
 

@@ -272,6 +272,14 @@ class ExerciseMeta(Strict):
     )
     draft: bool = Field(default=False, description="Drafts are visible to instructors only.")
     due: dt.datetime | None = Field(default=None, description="Optional due date.")
+    solution_unlock_attempts: int | None = Field(
+        default=None,
+        ge=1,
+        description=(
+            "The model solution and discussion open after solving, or after this many submit "
+            "attempts (none: only after solving)."
+        ),
+    )
     hidden_tests: Literal["hidden", "after_due", "visible"] = Field(
         default="hidden",
         description=(

@@ -13,6 +13,7 @@ from app.instructor.analytics import exercise_stats, summaries
 from app.instructor.charts import submissions_chart
 from app.instructor.regrade import job_view, latest_job
 from app.instructor.web import find_exercise, page
+from app.progress.hints import reveal_counts
 from app.users.deps import InstructorUser
 
 router = APIRouter(tags=["instructor"])
@@ -49,7 +50,14 @@ def exercise_page(
         chart=submissions_chart(stats.timeline, stats.bucket),
         regrade=job_view(latest_job(session=session, slug=slug), slug),
         started=request.query_params.get("regrade") == "started",
+        hint_reveals=_hint_reveals(session, exercise),
     )
+
+
+def _hint_reveals(session: Any, exercise: Any) -> list[tuple[int, int]]:
+    """(hint number, students who opened it) for every hint of the exercise, zeros included."""
+    counts = reveal_counts(session=session, exercise_slug=exercise.meta.slug)
+    return [(n, counts.get(n, 0)) for n in range(1, len(exercise.hints) + 1)]
 
 
 @router.get("/api/instructor/exercises/{slug}/analytics")
@@ -79,4 +87,8 @@ def exercise_analytics(
             for start, total, solving in stats.timeline
         ],
         "bucket": stats.bucket,
+        "hint_reveals": [
+            {"hint": n, "students": count}
+            for n, count in _hint_reveals(session, find_exercise(course, slug))
+        ],
     }

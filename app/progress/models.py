@@ -36,3 +36,16 @@ class QuizAttempt(Base):
     results: Mapped[dict[str, Any]] = mapped_column(JSON)
     score: Mapped[float] = mapped_column(Float)
     created_at: Mapped[dt.datetime] = created_at_column()
+
+
+class HintReveal(Base):
+    """A student opened one hint of an exercise (hints open in order, each once)."""
+
+    __tablename__ = "hint_reveals"
+    __table_args__ = (UniqueConstraint("user_id", "exercise_slug", "hint_number"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    exercise_slug: Mapped[str] = mapped_column(String(100), index=True)
+    hint_number: Mapped[int] = mapped_column()  # 1 for hints/1.md
+    created_at: Mapped[dt.datetime] = created_at_column()

@@ -43,6 +43,12 @@ def _exercise(course: Course, slug: str, user: User) -> Exercise:
     return found
 
 
+def solution_open(exercise: Exercise, standing: ExerciseProgress) -> bool:
+    """Solved, or as many submit attempts as the exercise's `solution_unlock_attempts`."""
+    after = exercise.meta.solution_unlock_attempts
+    return standing.solved or (after is not None and standing.submitted >= after)
+
+
 def _standing(session: SessionDep, user: User, slug: str) -> ExerciseProgress:
     return exercise_stats(session=session, user_id=user.id, slugs=[slug]).get(slug, UNTOUCHED)
 
@@ -56,7 +62,7 @@ def exercise_history(
         return _login_redirect(request)
     exercise = _exercise(course, slug, user)
     standing = _standing(session, user, slug)
-    reveal = standing.solved or _is_instructor(user)
+    reveal = solution_open(exercise, standing) or _is_instructor(user)
     rows = own_submissions(session=session, user_id=user.id, exercise_slug=slug)
     return render(
         request,
@@ -79,7 +85,7 @@ def exercise_solution(
         return _login_redirect(request)
     exercise = _exercise(course, slug, user)
     standing = _standing(session, user, slug)
-    if not (standing.solved or _is_instructor(user)):
+    if not (solution_open(exercise, standing) or _is_instructor(user)):
         return render(
             request,
             "history/solution_locked.html",

@@ -17,6 +17,7 @@ from app.content.service import CourseDep
 from app.db import SessionDep
 from app.models_base import utcnow
 from app.submissions import drafts, intake, views
+from app.submissions.hint_routes import hint_state
 from app.submissions.service import (
     SubmissionError,
     hidden_tests_open,
@@ -101,6 +102,7 @@ def exercise_response(
         lab_figure=_lab_figure(exercise),
         lab_table=_lab_table(exercise),
         lesson=_lesson_of(course, exercise),
+        hints=hint_state(session=session, user=user, exercise=exercise),
     )
     response.headers["cache-control"] = "no-store"  # the draft in it is private and changes
     return response

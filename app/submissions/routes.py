@@ -16,7 +16,15 @@ from app.config import get_settings
 from app.content.service import CourseDep
 from app.db import SessionDep, session_factory
 from app.models_base import utcnow
-from app.submissions import draft_routes, figure_routes, intake, pages, service, views
+from app.submissions import (
+    draft_routes,
+    figure_routes,
+    hint_routes,
+    intake,
+    pages,
+    service,
+    views,
+)
 from app.submissions.models import Submission
 from app.users.deps import CurrentUser
 from app.users.models import Role
@@ -27,6 +35,7 @@ PROGRESS_SECONDS = 0.5  # how often a training experiment's stream sends its ste
 router.include_router(draft_routes.router)
 router.include_router(pages.router)
 router.include_router(figure_routes.router)
+router.include_router(hint_routes.router)
 
 
 class SubmissionIn(BaseModel):

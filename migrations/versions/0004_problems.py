@@ -1,4 +1,4 @@
-"""problems: students' reports of a problem with an exercise or a quiz question
+"""problems and hints: students' problem reports, and the hints each student opened
 
 Revision ID: 0004_problems
 Revises: 0003_lti
@@ -38,10 +38,30 @@ def upgrade() -> None:
     with op.batch_alter_table("problem_reports", schema=None) as batch_op:
         batch_op.create_index(batch_op.f("ix_problem_reports_user_id"), ["user_id"], unique=False)
         batch_op.create_index(batch_op.f("ix_problem_reports_slug"), ["slug"], unique=False)
+    op.create_table(
+        "hint_reveals",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("user_id", sa.Integer(), nullable=False),
+        sa.Column("exercise_slug", sa.String(length=100), nullable=False),
+        sa.Column("hint_number", sa.Integer(), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.ForeignKeyConstraint(["user_id"], ["users.id"], ondelete="CASCADE"),
+        sa.PrimaryKeyConstraint("id"),
+        sa.UniqueConstraint("user_id", "exercise_slug", "hint_number"),
+    )
+    with op.batch_alter_table("hint_reveals", schema=None) as batch_op:
+        batch_op.create_index(batch_op.f("ix_hint_reveals_user_id"), ["user_id"], unique=False)
+        batch_op.create_index(
+            batch_op.f("ix_hint_reveals_exercise_slug"), ["exercise_slug"], unique=False
+        )
 
 
 def downgrade() -> None:
     """Revert this revision."""
+    with op.batch_alter_table("hint_reveals", schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f("ix_hint_reveals_exercise_slug"))
+        batch_op.drop_index(batch_op.f("ix_hint_reveals_user_id"))
+    op.drop_table("hint_reveals")
     with op.batch_alter_table("problem_reports", schema=None) as batch_op:
         batch_op.drop_index(batch_op.f("ix_problem_reports_slug"))
         batch_op.drop_index(batch_op.f("ix_problem_reports_user_id"))

@@ -1,0 +1,42 @@
+"""Hints open one at a time, in order; each opening is recorded for the instructors."""
+
+from __future__ import annotations
+
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from app.progress.models import HintReveal
+
+
+def revealed_count(*, session: Session, user_id: int, exercise_slug: str) -> int:
+    """How many of the exercise's hints this student has opened (always the first ones)."""
+    found = session.scalar(
+        select(func.max(HintReveal.hint_number)).where(
+            HintReveal.user_id == user_id, HintReveal.exercise_slug == exercise_slug
+        )
+    )
+    return int(found or 0)
+
+
+def reveal_next(*, session: Session, user_id: int, exercise_slug: str, available: int) -> int:
+    """Open the next hint (none past the last); returns how many are open now."""
+    opened = revealed_count(session=session, user_id=user_id, exercise_slug=exercise_slug)
+    if opened >= available:
+        return opened
+    session.add(HintReveal(user_id=user_id, exercise_slug=exercise_slug, hint_number=opened + 1))
+    try:
+        session.commit()
+    except IntegrityError:  # a double click: the other request opened it
+        session.rollback()
+    return revealed_count(session=session, user_id=user_id, exercise_slug=exercise_slug)
+
+
+def reveal_counts(*, session: Session, exercise_slug: str) -> dict[int, int]:
+    """Students who opened each hint of the exercise: {hint number: students}."""
+    rows = session.execute(
+        select(HintReveal.hint_number, func.count(HintReveal.user_id))
+        .where(HintReveal.exercise_slug == exercise_slug)
+        .group_by(HintReveal.hint_number)
+    ).all()
+    return {int(number): int(count) for number, count in rows}

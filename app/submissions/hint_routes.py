@@ -1,0 +1,55 @@
+"""Hints in steps on the exercise page: only the hints a student opened ever leave the server."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fastapi import APIRouter, HTTPException
+from fastapi.responses import RedirectResponse
+from sqlalchemy.orm import Session
+from starlette.responses import Response
+
+from app.content.loader import Exercise
+from app.content.service import CourseDep
+from app.db import SessionDep
+from app.progress.hints import reveal_next, revealed_count
+from app.users.deps import OptionalUser
+from app.users.models import Role, User
+
+router = APIRouter(include_in_schema=False)
+
+
+@dataclass(frozen=True)
+class HintState:
+    """What the page shows: the opened hints' HTML and how many there are in all."""
+
+    total: int
+    opened: tuple[str, ...]
+
+    @property
+    def more(self) -> bool:
+        """Whether another hint can be opened."""
+        return len(self.opened) < self.total
+
+
+def hint_state(*, session: Session, user: User | None, exercise: Exercise) -> HintState:
+    """The hints this user has opened (none for visitors: they log in first)."""
+    total = len(exercise.hints)
+    if user is None or not total:
+        return HintState(total, ())
+    opened = revealed_count(session=session, user_id=user.id, exercise_slug=exercise.meta.slug)
+    return HintState(total, exercise.hints[: min(opened, total)])
+
+
+@router.post("/exercises/{slug}/hints")
+def open_hint(slug: str, session: SessionDep, course: CourseDep, user: OptionalUser) -> Response:
+    """Open the next hint, then back to the exercise, at the hints."""
+    exercise = course.exercise(slug)
+    if exercise is None or (exercise.meta.draft and (user is None or user.role != Role.instructor)):
+        raise HTTPException(404, f"There is no exercise called '{slug}'.")
+    if user is None:
+        return RedirectResponse(f"/login?next=/exercises/{slug}%23hints", status_code=303)
+    if not exercise.hints:
+        raise HTTPException(404, "This exercise has no hints.")
+    reveal_next(session=session, user_id=user.id, exercise_slug=slug, available=len(exercise.hints))
+    return RedirectResponse(f"/exercises/{slug}#hints", status_code=303)
