@@ -76,6 +76,7 @@ EXERCISE_YAML = """\
 #   reference.py        the trusted answer, run outside the sandbox, never shown to students
 #   cases.py            the test inputs: visible cases first, hidden ones after
 #   mistakes.yaml       known wrong answers and the hint shown for each
+#   hints/1.md, 2.md    hints in steps: students open them one at a time (optional)
 
 # Permanent id: the folder name and the page address /exercises/@@slug@@. Do not rename it
 # once students have submitted, or their submissions no longer belong to the exercise.
@@ -280,6 +281,8 @@ def new_exercise(
         "reference.py": REFERENCE_PY,
         "cases.py": CASES_PY,
         "mistakes.yaml": MISTAKES_YAML,
+        "hints/1.md": "TODO: a first, gentle hint (what to look at), in markdown.\n",
+        "hints/2.md": "TODO: a second hint that says more (which function or axis).\n",
     }
     for fw in chosen:
         files[f"starter/{fw}.py"] = STARTERS[fw] + STARTER_BODY

@@ -29,6 +29,7 @@ INSTRUCTOR_PAGES = [
     "/instructor/students",
     "/instructor/exercises",
     f"/instructor/exercises/{SLUG}",
+    "/instructor/problems",
 ]
 
 
