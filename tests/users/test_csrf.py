@@ -103,4 +103,4 @@ def test_every_page_has_the_meta_token_and_forms_carry_it(client: TestClient) ->
         assert csrf_from(html), url
     logged_in_client(client, "grace@example.org")
     html = client.get("/lessons/learned-absolute").text
-    assert html.count('name="csrf_token"') == 2, "the logout and quiz forms"
+    assert html.count('name="csrf_token"') == 3, "the logout, quiz and report-a-problem forms"

@@ -1,4 +1,4 @@
-# Probe: the model gets its positions only if no network, host secret or project file reaches the experiment sandbox (/root and /home show only the folders leading to the interpreter) -> accepted
+# Probe: the model gets its positions only if no network, host secret or project file reaches the experiment sandbox (its folder, /root and /home show only the folders leading to the interpreter) -> accepted
 import math
 import os
 import socket
@@ -8,14 +8,14 @@ import torch
 from torch import nn
 
 
-def _home_shows_more_than_the_interpreter():
-    """/root and /home may hold only the folders that lead to the bound virtualenv."""
+def _shows_more_than_the_interpreter(tops, allowed=()):
+    """These folders may hold only the folders that lead to the bound virtualenv (and `allowed`)."""
     prefixes = {os.path.realpath(sys.prefix), os.path.realpath(sys.base_prefix)}
     keep = set()
     for prefix in prefixes:
         parts = prefix.split("/")
         keep.update("/".join(parts[:i]) for i in range(2, len(parts) + 1))
-    for top in ("/root", "/home"):
+    for top in tops:
         folders = [top]
         while folders:
             folder = folders.pop()
@@ -25,10 +25,10 @@ def _home_shows_more_than_the_interpreter():
                 continue
             for name in names:
                 path = f"{folder}/{name}"
-                if path not in keep:
-                    return True
-                if path not in prefixes:
+                if path in keep and path not in prefixes:
                     folders.append(path)
+                elif path not in keep and not (folder == top and name in allowed):
+                    return True
     return False
 
 
@@ -39,9 +39,11 @@ def _leaked():
         return True
     here = os.path.dirname(os.path.abspath(__file__)) if "__file__" in globals() else "/tmp"
     project = ("/grader/engine.py", "/grader/spec.py", "/grader/positions.py", "/etc/passwd")
-    if any(os.path.exists(p) for p in project) or os.listdir(here) not in ([], ["submission.py"]):
+    if any(os.path.exists(p) for p in project):
         return True
-    if _home_shows_more_than_the_interpreter():
+    if _shows_more_than_the_interpreter([here], allowed=("submission.py",)):
+        return True  # its working folder holds nothing but the code (and, maybe, the venv's path)
+    if _shows_more_than_the_interpreter(["/root", "/home"]):
         return True
     try:
         socket.create_connection(("127.0.0.1", 8000), timeout=1).close()
