@@ -1,7 +1,8 @@
 """Imports every model so Alembic and create_all see the whole schema."""
 
 from app.db import Base
-from app.instructor.models import DeadlineExtension, RegradeJob, ScoreOverride, SubmissionReport
+from app.deadlines.models import DeadlineExtension
+from app.instructor.models import RegradeJob, ScoreOverride, SubmissionReport
 from app.lti.models import (
     LtiContext,
     LtiDeployment,

@@ -46,3 +46,32 @@ def test_every_content_schema_field_has_a_description() -> None:
 
 def test_content_schemas_forbid_unknown_keys() -> None:
     assert schemas.Strict.model_config.get("extra") == "forbid"
+
+
+def _app_imports(path: Path) -> set[str]:
+    """Second-level names (`app.<domain>`) a module imports."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("app."):
+            names.add(node.module.split(".")[1])
+        elif isinstance(node, ast.Import):
+            names |= {a.name.split(".")[1] for a in node.names if a.name.startswith("app.")}
+    return names
+
+
+def test_only_the_top_reaches_into_instructor() -> None:
+    # The app's assembly (routes, CLI, the list of every model) may; no domain below it may.
+    top = {ROOT / "app" / name for name in ("instructor", "main.py", "cli.py", "models.py")}
+    offenders = [
+        str(p.relative_to(ROOT))
+        for p in (ROOT / "app").rglob("*.py")
+        if not any(p == t or t in p.parents for t in top) and "instructor" in _app_imports(p)
+    ]
+    assert offenders == []
+
+
+def test_deadlines_sit_below_submissions_and_quizzes() -> None:
+    allowed = {"config", "db", "models_base", "deadlines"}
+    used = set().union(*(_app_imports(p) for p in (ROOT / "app" / "deadlines").rglob("*.py")))
+    assert used <= allowed, used - allowed

@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.instructor.deadlines import as_utc
+from app.deadlines.rules import as_utc
 from app.instructor.gradebook import SOLVED
 from app.submissions.models import Submission
 from app.users.models import Role, User

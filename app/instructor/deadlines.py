@@ -1,65 +1,14 @@
-"""Due dates: the content's date, or a student's extension; late work is accepted and flagged."""
+"""Re-flagging late work after an instructor moves a student's deadline."""
 
 from __future__ import annotations
 
 import datetime as dt
-from typing import Literal
 
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from app.instructor.models import DeadlineExtension
+from app.deadlines.rules import effective_due, late_at
 from app.submissions.models import Submission
-
-Kind = Literal["exercise", "quiz"]
-KINDS: tuple[Kind, ...] = ("exercise", "quiz")
-
-
-def as_utc(value: dt.datetime) -> dt.datetime:
-    """Content dates without a zone, and SQLite's naive values, are read as UTC."""
-    return value if value.tzinfo is not None else value.replace(tzinfo=dt.UTC)
-
-
-def extension_for(
-    *, session: Session, user_id: int, kind: Kind, slug: str
-) -> DeadlineExtension | None:
-    """This student's extension for one exercise or quiz, if an instructor granted one."""
-    return session.scalar(
-        select(DeadlineExtension).where(
-            DeadlineExtension.user_id == user_id,
-            DeadlineExtension.kind == kind,
-            DeadlineExtension.slug == slug,
-        )
-    )
-
-
-def effective_due(
-    *, session: Session, user_id: int, kind: Kind, slug: str, due: dt.datetime | None
-) -> dt.datetime | None:
-    """The due date that applies to this student (an extension wins over the content's)."""
-    if due is None:
-        return None
-    extension = extension_for(session=session, user_id=user_id, kind=kind, slug=slug)
-    return as_utc(extension.due_at if extension is not None else due)
-
-
-def is_late(
-    *,
-    session: Session,
-    user_id: int,
-    kind: Kind,
-    slug: str,
-    due: dt.datetime | None,
-    at: dt.datetime,
-) -> bool:
-    """Whether work handed in at `at` is after the due date that applies to this student."""
-    deadline = effective_due(session=session, user_id=user_id, kind=kind, slug=slug, due=due)
-    return deadline is not None and as_utc(at) > deadline
-
-
-def late_at(at: dt.datetime, deadline: dt.datetime | None) -> bool:
-    """The same rule when the deadline is already known (lists of attempts)."""
-    return deadline is not None and as_utc(at) > as_utc(deadline)
 
 
 def refresh_late_flags(

@@ -11,8 +11,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.content.loader import Course
-from app.instructor.deadlines import as_utc, late_at
-from app.instructor.models import DeadlineExtension
+from app.deadlines.models import DeadlineExtension
+from app.deadlines.rules import as_utc, late_at
 from app.progress.models import QuizAttempt
 from app.submissions.models import Submission
 from app.users.models import Role, User

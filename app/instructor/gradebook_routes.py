@@ -9,7 +9,7 @@ from starlette.responses import Response
 
 from app.content.service import CourseDep
 from app.db import SessionDep
-from app.instructor.deadlines import as_utc
+from app.deadlines.rules import as_utc
 from app.instructor.gradebook import (
     ExerciseCell,
     Gradebook,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import JSON, DateTime, Float, ForeignKey, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.db import Base
@@ -67,22 +67,4 @@ class ScoreOverride(Base):
     )
     score: Mapped[float | None] = mapped_column(Float, default=None)  # None: override removed
     reason: Mapped[str] = mapped_column(Text, default="")
-    created_at: Mapped[dt.datetime] = created_at_column()
-
-
-class DeadlineExtension(Base):
-    """A later due date for one student on one exercise or quiz."""
-
-    __tablename__ = "deadline_extensions"
-    __table_args__ = (UniqueConstraint("user_id", "kind", "slug"),)
-
-    id: Mapped[int] = mapped_column(primary_key=True)
-    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
-    kind: Mapped[str] = mapped_column(String(10))  # "exercise" or "quiz" (slug of the lesson)
-    slug: Mapped[str] = mapped_column(String(100))
-    due_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
-    reason: Mapped[str] = mapped_column(Text, default="")
-    granted_by: Mapped[int | None] = mapped_column(
-        ForeignKey("users.id", ondelete="SET NULL"), default=None
-    )
     created_at: Mapped[dt.datetime] = created_at_column()

@@ -17,8 +17,8 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.db import session_factory
+from app.deadlines.rules import as_utc
 from app.grading.service import get_grader
-from app.instructor.deadlines import as_utc
 from app.instructor.models import RegradeJob, SubmissionReport
 from app.models_base import utcnow
 from app.submissions.models import Submission

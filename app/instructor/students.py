@@ -9,8 +9,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.content.loader import Course
-from app.instructor.deadlines import as_utc, late_at
-from app.instructor.models import DeadlineExtension, ScoreOverride, SubmissionReport
+from app.deadlines.models import DeadlineExtension
+from app.deadlines.rules import as_utc, late_at
+from app.instructor.models import ScoreOverride, SubmissionReport
 from app.instructor.overrides import extensions_of, override_log
 from app.progress.models import QuizAttempt
 from app.submissions.models import Submission

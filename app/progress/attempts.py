@@ -117,6 +117,7 @@ class TestRow:
     misconception_title: str = ""
     misconception_hint: str = ""
     shapes: str = ""
+    revealed: bool = False  # a hidden test whose inputs the exercise now lets students see
 
 
 @dataclass(frozen=True)
@@ -209,6 +210,7 @@ def _test_row(test: dict[str, Any], *, for_instructor: bool) -> TestRow:
         passed=bool(test.get("passed")),
         verdict=verdict_words(verdict or None, "done"),
         message=str(test.get("message") or ""),
+        revealed=bool(test.get("revealed")),
     )
     if row.hidden and not for_instructor:
         return row
@@ -230,12 +232,18 @@ def submission_view(
     for_instructor: bool,
     author: str = "",
     now: dt.datetime | None = None,
+    hidden_open: bool = False,
 ) -> SubmissionView:
-    """Everything the submission page shows, with hidden tests cut down for students."""
-    public = public_view(row, for_instructor=for_instructor)
-    tests = [_test_row(t, for_instructor=for_instructor) for t in public["tests"]]
+    """Everything the submission page shows, with hidden tests cut down for students.
+
+    `hidden_open` is the exercise's hidden-test visibility for this student (after the due
+    date, or always): the hidden tests then show what they checked, as on the result page.
+    """
+    public = public_view(row, for_instructor=for_instructor, hidden_open=hidden_open)
+    opened = for_instructor or hidden_open
+    tests = [_test_row(t, for_instructor=opened) for t in public["tests"]]
     # What the code printed during a submit run may include hidden inputs it chose to print.
-    show_stdout = for_instructor or row.mode != "submit"
+    show_stdout = opened or row.mode != "submit"
     line = public.get("line")
     return SubmissionView(
         id=row.id,

@@ -11,6 +11,7 @@ from starlette.responses import Response
 from app.content.loader import Course, Exercise
 from app.content.service import CourseDep
 from app.db import SessionDep
+from app.models_base import utcnow
 from app.progress.attempts import (
     history_rows,
     own_submissions,
@@ -18,7 +19,7 @@ from app.progress.attempts import (
     submission_view,
 )
 from app.progress.summary import UNTOUCHED, ExerciseProgress, exercise_stats
-from app.submissions.service import visible_submission
+from app.submissions.service import hidden_tests_open, visible_submission
 from app.users.deps import OptionalUser
 from app.users.models import Role, User
 from app.web.templating import render
@@ -122,10 +123,13 @@ def submission_page(
     if row.user_id != user.id:
         owner = session.get(User, row.user_id)
         author = (owner.name or owner.email) if owner else f"account {row.user_id}"
+    instructor = _is_instructor(user)
     view = submission_view(
         row,
         exercise=course.exercise(row.exercise_slug),
-        for_instructor=_is_instructor(user),
+        for_instructor=instructor,
         author=author,
+        hidden_open=not instructor
+        and hidden_tests_open(session=session, course=course, user=user, row=row, now=utcnow()),
     )
     return render(request, "history/submission.html", user=user, view=view)

@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from app.content.loader import Course
-from app.instructor.deadlines import effective_due, is_late
+from app.deadlines.rules import effective_due, is_late
 from app.jobs import live
 from app.models_base import utcnow
 from app.submissions.models import Submission

@@ -6,6 +6,7 @@ skipped on a developer machine, and fail when the CI variable is set.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -70,11 +71,9 @@ class Server:
             )
 
 
-@pytest.fixture(scope="package")  # stopped before other packages: its pool and event loop
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """`python -m app serve` on a free port, migrated, with a warm grader pool."""
-    _require_browser()
-    data_dir = tmp_path_factory.mktemp("browser") / "var"
+@contextlib.contextmanager
+def launch(data_dir: Path, *, content_dir: Path = ROOT, **env_extra: str) -> Iterator[Server]:
+    """`python -m app serve` on a free port over `content_dir`, migrated, its grader warmed."""
     env = {
         **{k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")},
         "APP_DATA_DIR": str(data_dir),
@@ -84,7 +83,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         "POOL_SIZES": json.dumps({"numpy": 1, "torch": 1, "jax": 1}),
         "POOL_WARM_ON_START": "true",
         "GRADING_WORKERS": "2",
-        "CONTENT_DIR": str(ROOT),
+        "CONTENT_DIR": str(content_dir),
+        **env_extra,
     }
     migrate = subprocess.run(
         [sys.executable, "-m", "app", "migrate"],
@@ -97,6 +97,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     )
     assert migrate.returncode == 0, migrate.stderr
     port = _free_port()
+    data_dir.mkdir(parents=True, exist_ok=True)
     log = data_dir / "server.log"
     with log.open("w") as out:
         process = subprocess.Popen(
@@ -118,6 +119,14 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=5)
+
+
+@pytest.fixture(scope="package")  # stopped before other packages: its pool and event loop
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """The course as it is in the repository, served for the browser tests."""
+    _require_browser()
+    with launch(tmp_path_factory.mktemp("browser") / "var") as running:
+        yield running
 
 
 def _wait_healthy(url: str, process: subprocess.Popen[bytes], log: Path) -> None:

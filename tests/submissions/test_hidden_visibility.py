@@ -34,12 +34,16 @@ def _hidden_inputs(client: TestClient, sid: int) -> list[str]:
 
 def _student_sees(
     client: TestClient, headers: dict[str, str]
-) -> tuple[dict[str, Any], list[str], str]:
+) -> tuple[dict[str, Any], list[str], list[str]]:
+    """The API view, the secrets, and both pages a student reads it on (result, history)."""
     sid = submit(client, headers, code=WRONG).json()["id"]
     view = wait_done(client, sid, headers)
     secrets = _hidden_inputs(client, sid)
-    page = client.get(f"/exercises/{SLUG}/results/{sid}", headers=headers).text
-    return view, secrets, page
+    pages = [
+        client.get(f"/exercises/{SLUG}/results/{sid}", headers=headers).text,
+        client.get(f"/submissions/{sid}", headers=headers).text,
+    ]
+    return view, secrets, pages
 
 
 @pytest.mark.parametrize(
@@ -56,7 +60,7 @@ def test_hidden_values_reach_students_only_when_allowed(
     content_dir: Path, client: TestClient, student_headers: dict[str, str], extra: str, opened: bool
 ) -> None:
     _configure(content_dir, client, extra)
-    view, secrets, page = _student_sees(client, student_headers)
+    view, secrets, pages = _student_sees(client, student_headers)
     body = str(view)
     hidden = [t for t in view["tests"] if t["hidden"]]
     assert hidden
@@ -66,10 +70,12 @@ def test_hidden_values_reach_students_only_when_allowed(
         assert all(t.get("revealed") for t in hidden)
         failing = [t for t in hidden if not t["passed"]]
         assert all(t["details"][0].startswith("Its input: ") for t in failing)
-        assert any(secret.split(" = ")[0] in page for secret in secrets)
+        for page in pages:
+            assert any(secret.split(" = ")[0] in page for secret in secrets)
     else:
         assert not any("reveal" in t or t.get("expected") for t in hidden)
-        assert not any(secret in page for secret in secrets)
+        for page in pages:
+            assert not any(secret in page for secret in secrets)
 
 
 def test_wrong_values_of_opened_hidden_tests_show_expected_and_received(
