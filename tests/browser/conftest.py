@@ -56,10 +56,15 @@ def _free_port() -> int:
 class Server:
     """The app running in its own process with its own data directory."""
 
-    def __init__(self, url: str, data_dir: Path, log: Path) -> None:
+    def __init__(self, url: str, data_dir: Path, log: Path, env: dict[str, str]) -> None:
         self.url = url
         self.data_dir = data_dir
         self.log = log
+        self.env = env
+
+    def cli(self, *args: str) -> str:
+        """`python -m app ...` against this server's data; returns the last line it printed."""
+        return _cli(self.env, *args)
 
     def expire_sessions(self, email: str) -> None:
         """End this account's browser sessions on the server, as if they had timed out."""
@@ -72,8 +77,11 @@ class Server:
 
 
 @contextlib.contextmanager
-def launch(data_dir: Path, *, content_dir: Path = ROOT, **env_extra: str) -> Iterator[Server]:
-    """`python -m app serve` on a free port over `content_dir`, migrated, its grader warmed."""
+def launch(
+    data_dir: Path, *, content_dir: Path = ROOT, warm: bool = True, **env_extra: str
+) -> Iterator[Server]:
+    """`python -m app serve` on a free port over `content_dir`, migrated, its grader warmed
+    (unless `warm` is false: a test that grades only right answers needs no known mistakes)."""
     env = {
         **{k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")},
         "APP_DATA_DIR": str(data_dir),
@@ -110,8 +118,9 @@ def launch(data_dir: Path, *, content_dir: Path = ROOT, **env_extra: str) -> Ite
     url = f"http://127.0.0.1:{port}"
     try:
         _wait_healthy(url, process, log)
-        _warm_grader(url, env, log)
-        yield Server(url, data_dir, log)
+        if warm:
+            _warm_grader(url, env, log)
+        yield Server(url, data_dir, log, env)
     finally:
         process.terminate()
         try:

@@ -4,13 +4,14 @@ by a real HTTP server in a thread."""
 
 from __future__ import annotations
 
+import html
 import json
 import secrets
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import jwt
 from cryptography.hazmat.primitives.asymmetric import rsa
@@ -25,7 +26,9 @@ def new_key() -> rsa.RSAPrivateKey:
 class Platform:
     """One LMS: issuer = its base URL; records what the tool sent it."""
 
-    def __init__(self, client_id: str = "tool-client", deployment_id: str = "dep-1") -> None:
+    def __init__(
+        self, client_id: str = "tool-client", deployment_id: str = "dep-1", host: str = "127.0.0.1"
+    ) -> None:
         self.key = new_key()
         self.kid = "platform-key-1"
         self.client_id = client_id
@@ -37,6 +40,9 @@ class Platform:
         self.scores: list[dict[str, Any]] = []
         self.members: list[dict[str, Any]] = []
         self.fail_scores = 0
+        # What the browser-facing pages launch: tool login URL, and the id_token's arguments.
+        self.tool_login = ""
+        self.browser_launch: dict[str, Any] = {}
         self.lock = threading.Lock()
         platform = self
 
@@ -61,10 +67,22 @@ class Platform:
                 auth = self.headers.get("Authorization", "")
                 return platform.tokens.get(auth.removeprefix("Bearer "))
 
+            def _html(self, body: str) -> None:
+                raw = f"<!doctype html><html><body>{body}</body></html>".encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
+
             def do_GET(self) -> None:
                 path = urlsplit(self.path)
                 if path.path == "/jwks":
                     return self._send(200, {"keys": [platform.public_jwk()]})
+                if path.path == "/course":
+                    return self._html(platform.course_page())
+                if path.path == "/auth":
+                    return self._html(platform.auth_page(self.path))
                 scope = self._scope()
                 if scope is None:
                     return self._send(401, {"error": "no token"})
@@ -134,7 +152,7 @@ class Platform:
                 )
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.url = f"http://{host}:{self.server.server_address[1]}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     def __enter__(self) -> Platform:
@@ -216,3 +234,34 @@ class Platform:
         assert query["login_hint"] == token_args.get("sub", query["login_hint"])
         token = self.id_token(nonce=query["nonce"], **token_args)
         return query["redirect_uri"], {"id_token": token, "state": query["state"]}
+
+    def course_page(self) -> str:
+        """The LMS's course page: the tool in an iframe, started by OIDC login initiation."""
+        sub = str(self.browser_launch.get("sub", ""))
+        query = urlencode(
+            {
+                "iss": self.issuer,
+                "login_hint": sub,
+                "target_link_uri": self.tool_login.rsplit("/lti/", 1)[0] + "/",
+                "lti_message_hint": "hint-42",
+                "client_id": self.client_id,
+            }
+        )
+        src = html.escape(f"{self.tool_login}?{query}")
+        return (
+            "<h1>Transformers 101 (LMS)</h1>"
+            f'<iframe id="tool" title="course tool" src="{src}" width="1280" height="900"'
+            ' allow="clipboard-read; clipboard-write"></iframe>'
+        )
+
+    def auth_page(self, location: str) -> str:
+        """The authorization endpoint as a browser meets it: a form that posts itself."""
+        redirect_uri, form = self.authorize(f"{self.url}{location}", **self.browser_launch)
+        fields = "".join(
+            f'<input type="hidden" name="{html.escape(k)}" value="{html.escape(v)}">'
+            for k, v in form.items()
+        )
+        return (
+            f'<form method="post" action="{html.escape(redirect_uri)}">{fields}</form>'
+            "<script>document.forms[0].submit()</script>"
+        )

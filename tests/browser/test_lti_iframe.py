@@ -1,0 +1,108 @@
+"""The course inside an LMS iframe, in Chromium: launch, solve, and the score reaches the LMS.
+
+The LMS stand-in serves its course page from http://localhost and the tool runs on
+http://127.0.0.1, so the iframe is cross-site, as in Canvas or Moodle: the tool's cookies
+only work there because they are `SameSite=None; Secure; Partitioned`, and the page only
+shows because its CSP lists the LMS in frame-ancestors.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.request
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.conftest import Server, Shots, _watch, launch
+from tests.browser.helpers import EXERCISE, GOOD, SLUG, wait_verdict
+from tests.lti.conftest import LEARNER
+from tests.lti.platform import LTI, Platform
+
+SUB = "iframe-student"
+
+
+@pytest.fixture(scope="module")
+def lms() -> Iterator[Platform]:
+    """The LMS stand-in on another site than the tool (localhost, not 127.0.0.1)."""
+    with Platform(host="localhost") as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def tool(
+    lms: Platform, tmp_path_factory: pytest.TempPathFactory, server: Server
+) -> Iterator[Server]:
+    """A server that lets this LMS frame it and sends grades at once; registered with the LMS."""
+    del server  # the package's browser needs the shared server up; this one is separate
+    pools = json.dumps({"numpy": 1, "torch": 0, "jax": 0})  # this test submits NumPy only
+    with launch(
+        tmp_path_factory.mktemp("lti") / "var",
+        warm=False,
+        POOL_SIZES=pools,
+        LTI_FRAME_ANCESTORS=json.dumps([lms.url]),
+        LTI_OUTBOX_INTERVAL_SECONDS="0.2",
+    ) as running:
+        flags = {f"--{k.replace('_', '-')}": v for k, v in lms.registration().items()}
+        running.cli("lti", "register", *[part for pair in flags.items() for part in pair])
+        with urllib.request.urlopen(f"{running.url}/lti/jwks", timeout=10) as response:
+            lms.tool_jwks = json.loads(response.read())["keys"]
+        lms.tool_login = f"{running.url}/lti/login"
+        yield running
+
+
+def _paste(page: Any, frame: Any, code: str) -> None:
+    """Select all in the framed editor and paste `code` (the iframe may use the clipboard)."""
+    frame.locator(".cm-content").click()
+    frame.locator(".cm-content").evaluate("(el, text) => navigator.clipboard.writeText(text)", code)
+    page.keyboard.press("Control+A")
+    page.keyboard.press("Control+V")
+    expect(frame.locator("#code")).to_have_value(code)
+
+
+def test_launch_in_a_cross_site_iframe_then_solve_and_the_score_reaches_the_lms(
+    browser: Any, lms: Platform, tool: Server, shots: Shots
+) -> None:
+    lms.browser_launch = {
+        "sub": SUB,
+        "roles": [LEARNER],
+        "claims": {LTI + "custom": {"target": f"exercise:{SLUG}"}},
+    }
+    errors: list[str] = []
+    context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
+    context.set_default_timeout(20_000)
+    context.on("page", lambda page: _watch(page, errors))
+    try:
+        page = context.new_page()
+        page.goto(f"{lms.url}/course")
+        frame = page.frame_locator("#tool")
+        # Signed in inside the frame, on the linked exercise: the session cookie came back.
+        expect(frame.get_by_role("button", name="Log out")).to_contain_text(f"Person {SUB}")
+        expect(frame.locator(".cm-editor")).to_be_visible()
+        framed = next(f for f in page.frames if f.url.startswith(tool.url))
+        assert framed.url == f"{tool.url}{EXERCISE}", framed.url
+        assert "Open in a new window" not in framed.content()
+        shots.take(page, "launched-in-frame")
+        # The cookies are the iframe kind, and only the LMS page (or the tool) may frame us.
+        cookies = {c["name"]: c for c in context.cookies(tool.url)}
+        assert cookies["session"]["sameSite"] == "None" and cookies["session"]["secure"]
+        assert cookies["session"].get("partitionKey", "").startswith("http://localhost")
+        # Solving works in the frame too: the form's CSRF token is bound to that cookie.
+        _paste(page, frame, GOOD)
+        frame.get_by_role("button", name="Submit", exact=True).click()
+        wait_verdict(frame, "Accepted")
+        shots.take(page, "accepted-in-frame")
+        deadline = time.monotonic() + 30
+        while not lms.scores and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert lms.scores, f"no score reached the LMS:\n{tool.log.read_text()[-3000:]}"
+        score = lms.scores[-1]
+        assert score["userId"] == SUB and score["scoreGiven"] == score["scoreMaximum"]
+        assert score["gradingProgress"] == "FullyGraded"
+        assert any(item["id"] == f"{lms.url}{score['lineitem']}" for item in lms.lineitems)
+    finally:
+        context.close()
+    assert not errors, f"errors in the page: {errors}"
