@@ -132,7 +132,11 @@ class Health:
             self._stop.wait(RETRY_S)
 
     def _check(self) -> bool:
-        reason = self._probe()
+        try:
+            reason = self._probe()
+        except Exception as exc:  # a bug in the check must not leave jobs waiting on "starting"
+            log.exception("the sandbox probe itself failed")
+            reason = f"the grader could not check its sandbox ({type(exc).__name__}: {exc})"
         with self._changed:
             was_ready = self._state == "ready" and self._reason is None
             self._checked = time.monotonic()

@@ -158,7 +158,8 @@ class SandboxProcess:
         init_fd = self._open_init()
         try:
             if init_fd is not None:
-                signal.pidfd_send_signal(init_fd, signal.SIGKILL)
+                with contextlib.suppress(ProcessLookupError):  # it ended since we looked
+                    signal.pidfd_send_signal(init_fd, signal.SIGKILL)
                 with contextlib.suppress(TimeoutError):
                     self.wait(REAP_GRACE_S)  # bwrap reaps init and exits: the usage is kept
             with self._lock:

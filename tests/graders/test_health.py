@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+import threading
 from pathlib import Path
 
 import pytest
@@ -90,3 +91,32 @@ def test_grading_resumes_once_the_cause_is_gone(
         assert grader.status() == "ready"
     finally:
         grader.stop()
+
+
+def test_a_probe_that_raises_is_a_reason_not_a_dead_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Jobs must not wait START_WAIT_S each because the background probe died half-way."""
+    monkeypatch.setattr(health, "RETRY_S", 0.05)
+    calls: list[int] = []
+
+    def probe() -> str | None:
+        calls.append(1)
+        if len(calls) == 1:
+            raise ProcessLookupError(3, "No such process")
+        return None
+
+    ready = threading.Event()
+    state = health.Health(probe=probe)
+    state.start(on_ready=ready.set)
+    assert ready.wait(10), state.status()
+    assert state.status() == "ready" and len(calls) == 2
+    state.stop()
+
+
+def test_the_first_failure_of_the_probe_itself_is_named() -> None:
+    def probe() -> str | None:
+        raise OSError(24, "Too many open files")
+
+    state = health.Health(probe=probe)
+    reason = state.blocked()
+    assert reason is not None and "Too many open files" in reason
+    assert state.status().startswith("unavailable: the grader could not check its sandbox")

@@ -10,7 +10,7 @@ import os
 import shutil
 import socket
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -175,40 +175,47 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+# Its port, its processes (the running one last), and how to start it again on that port.
+PrivateRedis = tuple[int, list[subprocess.Popen[bytes]], Callable[[int], None]]
+
+
 @pytest.fixture
-def private_redis(tmp_path: Path) -> Iterator[tuple[int, list[subprocess.Popen[bytes]]]]:
+def private_redis(tmp_path: Path) -> Iterator[PrivateRedis]:
     """A redis-server of our own (no persistence) that a test may kill and start again."""
     binary = shutil.which("redis-server")
     if binary is None:
         if os.environ.get("CI"):
             pytest.fail("redis-server is required in CI")
         pytest.skip("redis-server is not installed")
-    port = _free_port()
     procs: list[subprocess.Popen[bytes]] = []
+    log = tmp_path / "redis.log"
 
-    def start() -> None:
-        procs.append(
-            subprocess.Popen(
-                [
-                    binary,
-                    "--port",
-                    str(port),
-                    "--save",
-                    "",
-                    "--appendonly",
-                    "no",
-                    "--dir",
-                    str(tmp_path),
-                    "--bind",
-                    "127.0.0.1",
-                ],
-                stdout=subprocess.DEVNULL,
+    def start(port: int) -> bool:
+        """Start on `port`; False if redis exited at once (the port was taken meanwhile)."""
+        args = ["--port", str(port), "--save", "", "--appendonly", "no", "--dir", str(tmp_path)]
+        with log.open("ab") as out:
+            proc = subprocess.Popen(
+                [binary, *args, "--bind", "127.0.0.1"],
+                stdout=out,
+                stderr=subprocess.STDOUT,
             )
-        )
-        wait_until(lambda: _answers(port), 15, "redis-server to start")
+        procs.append(proc)
+        try:
+            wait_until(lambda: proc.poll() is not None or _answers(port), 15, "redis-server")
+        except AssertionError as exc:
+            raise AssertionError(f"{exc} on port {port}; it said:\n{log.read_text()[-2000:]}")
+        return proc.poll() is None
 
-    start()
-    yield port, procs
+    def restart(port: int) -> None:
+        assert start(port), f"redis-server did not start again:\n{log.read_text()[-2000:]}"
+
+    for _attempt in range(3):  # another process may take a free port before redis binds it
+        port = _free_port()
+        if start(port):
+            break
+    else:
+        pytest.fail(f"redis-server would not start:\n{log.read_text()[-2000:]}")
+    yield port, procs, restart
     for proc in procs:
         proc.kill()
         proc.wait()
@@ -225,11 +232,10 @@ def _answers(port: int) -> bool:
 
 def test_a_redis_restart_loses_no_job(
     grader: None,
-    private_redis: tuple[int, list[subprocess.Popen[bytes]]],
+    private_redis: PrivateRedis,
     monkeypatch: pytest.MonkeyPatch,
-    tmp_path: Path,
 ) -> None:
-    port, procs = private_redis
+    port, procs, restart = private_redis
     monkeypatch.setenv("REDIS_URL", f"redis://127.0.0.1:{port}/0")
     get_settings.cache_clear()
     before = add_submissions([GOOD])
@@ -239,31 +245,13 @@ def test_a_redis_restart_loses_no_job(
     try:
         web.queue.enqueue(before[0])
         wait_until(lambda: all_done(before), TIMEOUT, "the job before the restart")
-        procs[0].kill()
-        procs[0].wait()
+        procs[-1].kill()
+        procs[-1].wait()
         during = add_submissions([GOOD, GOOD])
         for sid in during:
             web.queue.enqueue(sid)  # Redis is down: logged, the rows stay queued
         assert {r.status for r in rows(during).values()} == {"queued"}
-        procs.append(
-            subprocess.Popen(
-                [
-                    "redis-server",
-                    "--port",
-                    str(port),
-                    "--save",
-                    "",
-                    "--appendonly",
-                    "no",
-                    "--dir",
-                    str(tmp_path),
-                    "--bind",
-                    "127.0.0.1",
-                ],
-                stdout=subprocess.DEVNULL,
-            )
-        )
-        wait_until(lambda: _answers(port), 15, "redis-server to restart")
+        restart(port)
         wait_until(lambda: all_done(during), TIMEOUT, "the jobs queued while Redis was down")
     finally:
         runtime.stop(30)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from graders.sandbox import READY, SandboxError, SandboxProcess
+from graders.sandbox import READY, ExitStatus, SandboxError, SandboxProcess
 from tests.graders.sandbox.helpers import collect, requires_sandbox, root_only, run, start
 
 pytestmark = requires_sandbox
@@ -234,3 +234,31 @@ def test_concurrent_spawns_from_many_threads() -> None:
     for thread in threads:
         thread.join()
     assert sorted(results) == [0, 2, 4, 6, 8, 10]  # type: ignore[type-var]
+
+
+def test_kill_tree_when_the_sandbox_ends_at_that_very_moment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The sandbox's init found, then gone (bwrap reaped it and exited) before the SIGKILL:
+    kill_tree still returns quietly. Unhandled, this killed the grader's health thread."""
+    proc = start("import os\nos.write(4, b'R')\nimport time\ntime.sleep(0.3)")
+    proc.wait_ready(20)
+    found_init, reap = SandboxProcess._open_init, SandboxProcess._reap
+    checks: list[int] = []
+
+    def running_at_first(self: SandboxProcess) -> ExitStatus | None:
+        checks.append(1)
+        return None if len(checks) == 1 else reap(self)  # kill_tree's first look: still running
+
+    def init_then_the_end(self: SandboxProcess) -> int | None:
+        fd = found_init(self)
+        assert fd is not None
+        self.wait(20)  # init exits, bwrap reaps it and exits: the pidfd now names no process
+        return fd
+
+    monkeypatch.setattr(SandboxProcess, "_reap", running_at_first)
+    monkeypatch.setattr(SandboxProcess, "_open_init", init_then_the_end)
+    proc.kill_tree()
+    monkeypatch.undo()
+    assert proc.wait(0).exit_code == 0
+    proc.close()
