@@ -26,13 +26,15 @@ def editor_text(page: Any) -> str:
     return str(page.locator("#code").input_value())
 
 
-def replace_code(page: Any, code: str) -> None:
-    """Select everything in the editor and paste `code` over it (Ctrl+A, Ctrl+V)."""
-    page.evaluate("text => navigator.clipboard.writeText(text)", code)
-    page.locator(".cm-content").click()
+def replace_code(page: Any, code: str, frame: Any = None) -> None:
+    """Select everything in the editor and paste `code` over it (Ctrl+A, Ctrl+V); `frame` is
+    the frame of `page` that holds the editor (an LMS iframe), if any."""
+    editor = (frame or page).locator(".cm-content")
+    editor.click()  # a frame may use the clipboard only once its document has the focus
+    editor.evaluate("(_, text) => navigator.clipboard.writeText(text)", code)
     page.keyboard.press("Control+A")
     page.keyboard.press("Control+V")
-    expect(page.locator("#code")).to_have_value(code)
+    expect((frame or page).locator("#code")).to_have_value(code)
 
 
 def wait_verdict(page: Any, words: str) -> float:

@@ -9,7 +9,6 @@ shows because its CSP lists the LMS in frame-ancestors.
 from __future__ import annotations
 
 import json
-import time
 import urllib.request
 from collections.abc import Iterator
 from typing import Any
@@ -18,7 +17,8 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import Server, Shots, _watch, launch
-from tests.browser.helpers import EXERCISE, GOOD, SLUG, wait_verdict
+from tests.browser.helpers import EXERCISE, GOOD, SLUG, replace_code, wait_verdict
+from tests.jobs.helpers import wait_until
 from tests.lti.conftest import LEARNER
 from tests.lti.platform import LTI, Platform
 
@@ -50,17 +50,8 @@ def tool(
         running.cli("lti", "register", *[part for pair in flags.items() for part in pair])
         with urllib.request.urlopen(f"{running.url}/lti/jwks", timeout=10) as response:
             lms.tool_jwks = json.loads(response.read())["keys"]
-        lms.tool_login = f"{running.url}/lti/login"
+        lms.tool_url = running.url
         yield running
-
-
-def _paste(page: Any, frame: Any, code: str) -> None:
-    """Select all in the framed editor and paste `code` (the iframe may use the clipboard)."""
-    frame.locator(".cm-content").click()
-    frame.locator(".cm-content").evaluate("(el, text) => navigator.clipboard.writeText(text)", code)
-    page.keyboard.press("Control+A")
-    page.keyboard.press("Control+V")
-    expect(frame.locator("#code")).to_have_value(code)
 
 
 def test_launch_in_a_cross_site_iframe_then_solve_and_the_score_reaches_the_lms(
@@ -91,14 +82,14 @@ def test_launch_in_a_cross_site_iframe_then_solve_and_the_score_reaches_the_lms(
         assert cookies["session"]["sameSite"] == "None" and cookies["session"]["secure"]
         assert cookies["session"].get("partitionKey", "").startswith("http://localhost")
         # Solving works in the frame too: the form's CSRF token is bound to that cookie.
-        _paste(page, frame, GOOD)
+        replace_code(page, GOOD, frame)
         frame.get_by_role("button", name="Submit", exact=True).click()
         wait_verdict(frame, "Accepted")
         shots.take(page, "accepted-in-frame")
-        deadline = time.monotonic() + 30
-        while not lms.scores and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert lms.scores, f"no score reached the LMS:\n{tool.log.read_text()[-3000:]}"
+        try:
+            wait_until(lambda: bool(lms.scores), 30, "a score at the LMS")
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}; the tool logged:\n{tool.log.read_text()[-3000:]}")
         score = lms.scores[-1]
         assert score["userId"] == SUB and score["scoreGiven"] == score["scoreMaximum"]
         assert score["gradingProgress"] == "FullyGraded"

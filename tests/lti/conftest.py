@@ -43,14 +43,7 @@ def lti_client(platform: Platform, monkeypatch: pytest.MonkeyPatch) -> Iterator[
 
 def start_login(client: TestClient, platform: Platform, sub: str, **params: str) -> str:
     """The LMS starts the OIDC dance; returns where the app sent the browser."""
-    form = {
-        "iss": platform.issuer,
-        "login_hint": sub,
-        "target_link_uri": "https://testserver/",
-        "lti_message_hint": "hint-42",
-        "client_id": platform.client_id,
-        **params,
-    }
+    form = {**platform.login_params(sub, "https://testserver/"), **params}
     response = client.post("/lti/login", data=form, follow_redirects=False)
     assert response.status_code == 302, response.text
     return response.headers["location"]

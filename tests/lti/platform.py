@@ -40,8 +40,8 @@ class Platform:
         self.scores: list[dict[str, Any]] = []
         self.members: list[dict[str, Any]] = []
         self.fail_scores = 0
-        # What the browser-facing pages launch: tool login URL, and the id_token's arguments.
-        self.tool_login = ""
+        # What the browser-facing pages launch: the tool's base URL, and the id_token's arguments.
+        self.tool_url = ""
         self.browser_launch: dict[str, Any] = {}
         self.lock = threading.Lock()
         platform = self
@@ -50,15 +50,25 @@ class Platform:
             def log_message(self, *args: Any) -> None:
                 pass
 
-            def _send(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
-                raw = json.dumps(body).encode()
+            def _send(
+                self,
+                status: int,
+                body: Any,
+                headers: dict[str, str] | None = None,
+                content_type: str = "application/json",
+            ) -> None:
+                raw = (json.dumps(body) if content_type == "application/json" else body).encode()
                 self.send_response(status)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(raw)))
                 for k, v in (headers or {}).items():
                     self.send_header(k, v)
                 self.end_headers()
                 self.wfile.write(raw)
+
+            def _html(self, body: str) -> None:
+                page = f"<!doctype html><html><body>{body}</body></html>"
+                self._send(200, page, content_type="text/html; charset=utf-8")
 
             def _body(self) -> bytes:
                 return self.rfile.read(int(self.headers.get("Content-Length") or 0))
@@ -66,14 +76,6 @@ class Platform:
             def _scope(self) -> str | None:
                 auth = self.headers.get("Authorization", "")
                 return platform.tokens.get(auth.removeprefix("Bearer "))
-
-            def _html(self, body: str) -> None:
-                raw = f"<!doctype html><html><body>{body}</body></html>".encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "text/html; charset=utf-8")
-                self.send_header("Content-Length", str(len(raw)))
-                self.end_headers()
-                self.wfile.write(raw)
 
             def do_GET(self) -> None:
                 path = urlsplit(self.path)
@@ -235,19 +237,20 @@ class Platform:
         token = self.id_token(nonce=query["nonce"], **token_args)
         return query["redirect_uri"], {"id_token": token, "state": query["state"]}
 
+    def login_params(self, sub: str, target_link_uri: str) -> dict[str, str]:
+        """What the LMS sends to the tool's /lti/login to start the OIDC dance."""
+        return {
+            "iss": self.issuer,
+            "login_hint": sub,
+            "target_link_uri": target_link_uri,
+            "lti_message_hint": "hint-42",
+            "client_id": self.client_id,
+        }
+
     def course_page(self) -> str:
         """The LMS's course page: the tool in an iframe, started by OIDC login initiation."""
-        sub = str(self.browser_launch.get("sub", ""))
-        query = urlencode(
-            {
-                "iss": self.issuer,
-                "login_hint": sub,
-                "target_link_uri": self.tool_login.rsplit("/lti/", 1)[0] + "/",
-                "lti_message_hint": "hint-42",
-                "client_id": self.client_id,
-            }
-        )
-        src = html.escape(f"{self.tool_login}?{query}")
+        params = self.login_params(str(self.browser_launch.get("sub", "")), f"{self.tool_url}/")
+        src = html.escape(f"{self.tool_url}/lti/login?{urlencode(params)}")
         return (
             "<h1>Transformers 101 (LMS)</h1>"
             f'<iframe id="tool" title="course tool" src="{src}" width="1280" height="900"'
