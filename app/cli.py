@@ -52,8 +52,21 @@ def cmd_serve(args: argparse.Namespace) -> int:
     problem = _port_free(args.host, args.port)
     if problem:
         return _fail(problem)
+    if args.workers > 1 and get_settings().grades_in_web:
+        return _fail(
+            "--workers above 1 needs the scale-out mode (REDIS_URL set, graders in `worker` "
+            "processes): each web process would otherwise start a grader pool of its own"
+        )
+    if args.workers > 1 and args.reload:
+        return _fail("--reload runs one process; leave out --workers or --reload")
+    from app.web.capacity import raise_open_files_limit
+
+    raise_open_files_limit()
     print(f"Serving the course on http://{args.host}:{args.port}", flush=True)
-    uvicorn.run(**serve_options(reload=args.reload), host=args.host, port=args.port)
+    options = serve_options(reload=args.reload)
+    if args.workers > 1:
+        options["workers"] = args.workers
+    uvicorn.run(**options, host=args.host, port=args.port)
     return 0
 
 
@@ -275,6 +288,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
         lab_seconds=args.lab_seconds,
         kill_worker_at=args.kill_worker_at,
         idle_samples=args.baseline_samples,
+        students=tuple(int(n) for n in args.students.split(",") if n.strip()),
+        streams=args.streams,
+        web_processes=args.web_processes,
     )
     return run(options)
 
@@ -347,6 +363,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--reload", action="store_true", help="restart on code change, reload content live"
     )
+    serve.add_argument("--workers", type=int, default=1, help="web processes (scale-out mode only)")
     serve.set_defaults(func=cmd_serve)
     sub.add_parser("migrate", help="apply database migrations").set_defaults(func=cmd_migrate)
     prepare = sub.add_parser("prepare", help="fill JAX's cache and the known mistakes' outputs")
@@ -385,7 +402,9 @@ def build_parser() -> argparse.ArgumentParser:
     grade.set_defaults(func=cmd_grade)
     bench = sub.add_parser("bench", help="measure submit-to-verdict latency and throughput")
     bench.add_argument(
-        "--scenario", choices=["cold", "sequential", "burst", "lab", "idle", "all"], default="all"
+        "--scenario",
+        choices=["cold", "sequential", "burst", "lab", "pages", "idle", "all"],
+        default="all",
     )
     bench.add_argument("--scale-out", action="store_true", help="PostgreSQL, Redis, workers")
     bench.add_argument("--workers", type=int, default=2, help="worker processes (scale-out)")
@@ -396,6 +415,13 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--lab-seconds", type=float, default=90.0)
     bench.add_argument("--kill-worker-at", type=float, default=None, help="lab, scale-out")
     bench.add_argument("--baseline-samples", type=int, default=5, help="idle scenario")
+    bench.add_argument(
+        "--students", default="300,1000", help="pages: class sizes to try, comma-separated"
+    )
+    bench.add_argument("--streams", type=int, default=300, help="pages: live streams at once")
+    bench.add_argument(
+        "--web-processes", type=int, default=1, help="web processes (scale-out mode only)"
+    )
     bench.set_defaults(func=cmd_bench)
     soak = sub.add_parser("soak", help="many mixed and hostile jobs: the grader must not degrade")
     soak.add_argument("--jobs", type=int, default=1000)

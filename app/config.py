@@ -64,6 +64,55 @@ class Settings(BaseSettings):
             "restart never waits longer for open streams."
         ),
     )
+    # The web tier under a class arriving at once (issue 23): docs/operations.md "Capacity".
+    web_threads: int = Field(
+        default=16,
+        ge=1,
+        description=(
+            "Threads that run request handlers at once in one web process; more only add "
+            "switching on a 2-core machine, since Python runs one at a time."
+        ),
+    )
+    web_db_connections: int = Field(
+        default=24,
+        ge=1,
+        description=(
+            "Database connections for requests in one web process: the threads, plus the "
+            "live streams' short reads and sessions closing."
+        ),
+    )
+    web_db_wait_seconds: float = Field(
+        default=10.0, gt=0, description="A request waits this long for a connection, then 503."
+    )
+    background_db_connections: int = Field(
+        default=10,
+        ge=1,
+        description=(
+            "Connections for grading, the reaper and the LMS grade outbox, a pool of their "
+            "own so page loads never starve a verdict."
+        ),
+    )
+    web_slots: int = Field(
+        default=24,
+        ge=1,
+        description=(
+            "Requests served at once in one web process; the rest wait in line in the event "
+            "loop, holding no thread and no connection."
+        ),
+    )
+    web_queue_seconds: float = Field(
+        default=10.0,
+        gt=0,
+        description="How long a request may wait in line before it gets 503 with Retry-After.",
+    )
+    web_queue_max: int = Field(
+        default=5000,
+        ge=0,
+        description="Requests allowed to wait in line; beyond that, 503 at once.",
+    )
+    web_retry_after_seconds: int = Field(
+        default=5, ge=1, description="The Retry-After of a 503 sent when the server is full."
+    )
     pool_warm_on_start: bool = Field(
         default=True, description="Start the warm pool when the app starts (off in unit tests)."
     )

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from functools import lru_cache
-from typing import Annotated, Any
+import threading
+from collections.abc import AsyncIterator
+from typing import Annotated, Any, Literal
 
 from fastapi import Depends
 from sqlalchemy import Engine, create_engine, event
@@ -42,28 +42,95 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
-@lru_cache
-def get_engine() -> Engine:
-    """One engine per process, created lazily so settings can change in tests."""
+Purpose = Literal["web", "background"]
+
+
+def _create_engine(purpose: Purpose) -> Engine:
     settings = get_settings()
     url = settings.sqlalchemy_url
+    if purpose == "web":
+        size, wait = settings.web_db_connections, settings.web_db_wait_seconds
+    else:
+        size, wait = settings.background_db_connections, 30.0
+    pool = {"pool_size": size, "max_overflow": 0, "pool_timeout": wait}
     if url.startswith("sqlite"):
         ensure_data_dir()
-        engine = create_engine(url, connect_args={"check_same_thread": False})
+        engine = create_engine(url, connect_args={"check_same_thread": False}, **pool)
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
-    return create_engine(url, pool_pre_ping=True)
+    return create_engine(url, pool_pre_ping=True, **pool)
 
 
-def session_factory() -> sessionmaker[Session]:
-    """A sessionmaker bound to the process engine."""
-    return sessionmaker(bind=get_engine(), expire_on_commit=False)
+class _Engines:
+    """One engine per process and purpose, created lazily so settings can change in tests.
+
+    Why two: web requests and background work (grading, the reaper, the LMS grade outbox) draw
+    connections from separate pools, so a crowd of page loads can never starve a verdict.
+    """
+
+    def __init__(self) -> None:
+        self._engines: dict[Purpose, Engine] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, purpose: Purpose = "web") -> Engine:
+        engine = self._engines.get(purpose)
+        if engine is None:
+            with self._lock:
+                engine = self._engines.get(purpose)
+                if engine is None:
+                    engine = self._engines[purpose] = _create_engine(purpose)
+        return engine
+
+    def created(self) -> list[Engine]:
+        """The engines made so far."""
+        return list(self._engines.values())
+
+    def cache_clear(self) -> None:
+        """Forget the engines (after settings changed); the next call makes new ones."""
+        with self._lock:
+            self._engines.clear()
 
 
-def get_session() -> Iterator[Session]:
-    """FastAPI dependency: one session per request, always closed."""
-    with session_factory()() as session:
+get_engine = _Engines()
+
+
+def session_factory(purpose: Purpose = "web") -> sessionmaker[Session]:
+    """A sessionmaker bound to the process engine of that purpose."""
+    return sessionmaker(bind=get_engine(purpose), expire_on_commit=False)
+
+
+def release(session: Session) -> None:
+    """End the session's read transaction so its connection goes back to the pool.
+
+    Why: a request runs its dependencies and its endpoint in separate trips to the thread
+    pool; a connection kept between trips is held while waiting for a thread, and enough such
+    requests hold every connection while the threads wait for one (issue 23). Objects stay
+    usable (expire_on_commit is off); pending changes are left for the endpoint to commit.
+    """
+    if not (session.new or session.dirty or session.deleted):
+        session.commit()
+
+
+async def get_session() -> AsyncIterator[Session]:
+    """FastAPI dependency: one session per request, closed as soon as the endpoint returns.
+
+    Async on purpose: opening a session does no I/O and closing one only hands its connection
+    back to the pool, so neither needs a trip to the thread pool, where under load a request
+    would wait for a thread while still holding its connection.
+    """
+    session = session_factory()()
+    try:
         yield session
+    finally:
+        session.close()
 
 
-SessionDep = Annotated[Session, Depends(get_session)]
+# scope="function": the session closes when the endpoint returns, before the response is
+# sent, so a slow reader or a long event stream never keeps a database connection.
+SessionDep = Annotated[Session, Depends(get_session, scope="function")]
+
+
+def dispose_engines() -> None:
+    """Close every pooled connection of this process (tests, and forks that must not share)."""
+    for engine in get_engine.created():
+        engine.dispose()

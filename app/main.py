@@ -7,6 +7,7 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import anyio.to_thread
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
@@ -27,6 +28,7 @@ from app.submissions import history as history_routes
 from app.submissions import routes as submission_routes
 from app.users import routes as user_routes
 from app.web import docs, metrics
+from app.web.capacity import Admission, AdmissionMiddleware
 from app.web.csrf import install_csrf
 from app.web.errors import install_error_handlers
 from app.web.security import SecurityHeadersMiddleware
@@ -45,6 +47,8 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         log.warning("front-end assets are missing in %s: run `make assets`", STATIC_DIR)
     settings = get_settings()
     configure_logging(settings.log_format)
+    # Request handlers' threads: as many as the web pool has connections for, and no more.
+    anyio.to_thread.current_default_thread_limiter().total_tokens = settings.web_threads
     # Jobs: embedded threads, or (REDIS_URL) only queue them for `worker` processes.
     jobs = JobRuntime(settings, grade=settings.grades_in_web)
     app.state.jobs = jobs
@@ -54,7 +58,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     await jobs.watcher.start()
     if jobs.grade and settings.pool_warm_on_start:
         await asyncio.to_thread(get_grader)
-    outbox = OutboxWorker(session_factory(), settings.lti_outbox_interval_seconds)
+    outbox = OutboxWorker(session_factory("background"), settings.lti_outbox_interval_seconds)
     if settings.lti_outbox_worker:
         outbox.start()  # grade posts to LMSs, including those left pending by a restart
     try:
@@ -75,8 +79,18 @@ def create_app() -> FastAPI:
         redoc_url=None,
         lifespan=lifespan,
     )
+    settings = get_settings()
     install_csrf(app)
     app.add_middleware(SecurityHeadersMiddleware)
+    # Outermost: a request waiting for its turn holds nothing but its socket (issue 23).
+    app.state.admission = Admission(settings.web_slots)
+    app.add_middleware(
+        AdmissionMiddleware,
+        admission=app.state.admission,
+        wait_seconds=settings.web_queue_seconds,
+        max_waiting=settings.web_queue_max,
+        retry_after=settings.web_retry_after_seconds,
+    )
     install_error_handlers(app)
     app.mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static")
     app.include_router(content_routes.router)

@@ -13,7 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.config import ROOT, get_settings
-from app.db import get_engine, session_factory
+from app.db import dispose_engines, get_engine, session_factory
 from app.grading.service import shutdown_grader
 from app.main import create_app
 from app.migrate import upgrade_head
@@ -40,7 +40,7 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     upgrade_head()
     yield path
     shutdown_grader()
-    get_engine().dispose()
+    dispose_engines()
     _clear_caches()
 
 

@@ -12,7 +12,7 @@ from alembic import command
 from sqlalchemy import inspect
 
 from app.config import get_settings
-from app.db import get_engine
+from app.db import dispose_engines, get_engine
 from app.migrate import alembic_config, is_up_to_date, upgrade_head
 
 TABLES = {
@@ -65,7 +65,7 @@ def postgres_url(monkeypatch: pytest.MonkeyPatch, tmp_path: object) -> Iterator[
     get_settings.cache_clear()
     get_engine.cache_clear()
     yield url
-    get_engine().dispose()
+    dispose_engines()
     get_settings.cache_clear()
     get_engine.cache_clear()
     with psycopg.connect(PG_ADMIN, autocommit=True) as admin:

@@ -2,10 +2,11 @@
 
 Scenarios (docs/benchmarks.md): `cold` (fresh data dir, first verdicts right after start),
 `sequential` (back to back, right and wrong alternating), `burst` (20 Flax, 60 NumPy at once),
-`lab` (Poisson arrivals over every exercise, 60% wrong) and `idle` (one at a time on a full
-pool, against a fresh sandbox per job). Each runs in the embedded default or, with
-`--scale-out`, on PostgreSQL, Redis and worker processes. It reports and never fails on a missed
-target; it exits 1 when a verdict is wrong or a submission is lost.
+`lab` (Poisson arrivals over every exercise, 60% wrong), `pages` (a class of N students
+opens five pages at once, then S submissions are followed on their live streams) and `idle`
+(one at a time on a full pool, against a fresh sandbox per job). Each runs in the embedded
+default or, with `--scale-out`, on PostgreSQL, Redis and worker processes. It reports and
+never fails on a missed target; it exits 1 when a verdict is wrong or a submission is lost.
 """
 
 from __future__ import annotations
@@ -15,11 +16,11 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from app.bench import idle, scenarios
+from app.bench import idle, pages, scenarios
 from app.bench.server import deployment
 from app.config import get_settings
 
-SCENARIOS = ("cold", "sequential", "burst", "lab", "idle")
+SCENARIOS = ("cold", "sequential", "burst", "lab", "pages", "idle")
 TARGETS = {
     "cold numpy": ("p50_ms", 3000.0),
     "cold flax": ("p50_ms", 15000.0),
@@ -46,6 +47,9 @@ class Options:
     lab_seconds: float = 90.0
     kill_worker_at: float | None = None
     idle_samples: int = 5
+    students: tuple[int, ...] = (300, 1000)
+    streams: int = 300
+    web_processes: int = 1
 
 
 def _row(label: str, stats: dict[str, Any]) -> str:
@@ -64,6 +68,17 @@ def _row(label: str, stats: dict[str, Any]) -> str:
     )
 
 
+def _pages_row(found: dict[str, Any]) -> str:
+    return (
+        f"  {found['students']} students x 5 pages: {found['pages_per_second']} pages/s,"
+        f" p50 {found['p50_ms']} ms, p95 {found['p95_ms']} ms, max {found['max_ms']} ms;"
+        f" {found['errors']} errors, {found['shed_503']} shed (503 + Retry-After);"
+        f" /healthz max {found['health_max_ms']} ms, {found['health_failures']} failed"
+        f" of {found['health_probes']}"
+        + (f"\n    first errors: {found['first_errors']}" if found["errors"] else "")
+    )
+
+
 def _grouped(outcomes: list[scenarios.Outcome], label: str | None = None) -> dict[str, Any]:
     groups: dict[str, list[scenarios.Outcome]] = {}
     for outcome in outcomes:
@@ -79,7 +94,11 @@ def run(options: Options) -> int:
     results: dict[str, Any] = {"mode": mode}
     bad = 0
     for name in options.scenarios:
-        with deployment(scale_out=options.scale_out, workers=options.workers) as run_:
+        with deployment(
+            scale_out=options.scale_out,
+            workers=options.workers,
+            web_processes=options.web_processes,
+        ) as run_:
             try:
                 stats = _scenario(name, run_, options, results)
             except Exception:
@@ -87,7 +106,8 @@ def run(options: Options) -> int:
                 raise
         print(f"{name}:", flush=True)
         for label, group in stats.items():
-            print(_row(label, group), flush=True)
+            if "count" in group:
+                print(_row(label, group), flush=True)
             bad += group.get("lost", 0) + group.get("wrong_verdicts", 0)
         results[name] = stats
     print(json.dumps(results))
@@ -126,6 +146,28 @@ def _scenario(
         scenarios.write_log(outcomes, log)
         print(f"  every submission, in order sent: {log}")
         return _grouped(outcomes, "lab")
+    if name == "pages":
+        idle.wait_pool(run_)  # the class arrives at a started server
+        for count in options.students:
+            found = pages.pages(run_, count)
+            results[f"pages_{count}"] = found
+            print(_pages_row(found), flush=True)
+        if options.streams:
+            live = pages.streams(run_, options.streams)
+            results["streams"] = live
+            print(
+                f"  {live['streams']} live streams: {live['delivered']} verdicts delivered, "
+                f"{live['lost']} lost, {live['refused']} refused, {live['wrong_verdicts']} wrong,"
+                f" in {live['seconds']} s",
+                flush=True,
+            )
+            return {
+                "streams": {
+                    "lost": live["lost"] + live["refused"],
+                    "wrong_verdicts": live["wrong_verdicts"],
+                }
+            }
+        return {}
     if name == "idle":
         results["idle_pooled"] = idle.pooled(run_, options.idle_samples)
         results["idle_fresh_sandbox_p50_ms"] = idle.fresh_sandbox(options.idle_samples)

@@ -154,7 +154,11 @@ def _wait_grader(api: Api, timeout: float = 180) -> None:
 
 @contextlib.contextmanager
 def deployment(
-    *, scale_out: bool = False, workers: int = 2, pool: dict[str, int] | None = None
+    *,
+    scale_out: bool = False,
+    workers: int = 2,
+    pool: dict[str, int] | None = None,
+    web_processes: int = 1,
 ) -> Iterator[Deployment]:
     """A fresh data dir, a migrated database, USERS students, a server (and workers) running."""
     with (
@@ -181,7 +185,10 @@ def deployment(
         logs = Path(data_dir)
         port = _free_port()
         started = time.monotonic()
-        server = _spawn(["serve", "--port", str(port)], env, logs / "server.log")
+        serve = ["serve", "--port", str(port)]
+        if web_processes > 1:
+            serve += ["--workers", str(web_processes)]
+        server = _spawn(serve, env, logs / "server.log")
         run = Deployment(Api(f"http://127.0.0.1:{port}", tokens), started, env, [server], logs=logs)
         try:
             if scale_out:

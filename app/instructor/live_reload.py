@@ -142,4 +142,7 @@ def with_content_watcher(app: FastAPI, interval: float = 1.0) -> FastAPI:
 
 def create_dev_app() -> FastAPI:
     """The app for `serve --reload`: the normal app plus the content watcher."""
+    from app.web.templating import templates
+
+    templates.env.auto_reload = True  # an edited template shows on the next page
     return with_content_watcher(create_app())

@@ -165,7 +165,7 @@ def _record_error(job: RegradeJob, submission_id: int, message: str) -> None:
 
 def run_job(job_id: int) -> None:
     """Work through the job's submissions; an error is recorded per submission, never fatal."""
-    with session_factory()() as session:
+    with session_factory("background")() as session:
         job = session.get(RegradeJob, job_id)
         if job is None:
             return

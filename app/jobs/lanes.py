@@ -48,7 +48,7 @@ def exercise_lane(exercises_dir: Path, slug: str) -> str:
 def lane_of(submission_id: int) -> str:
     """The lane of a stored submission; GRADING if it cannot be told (never lose a job)."""
     try:
-        with session_factory()() as session:
+        with session_factory("background")() as session:
             row = session.get(Submission, submission_id)
             slug = row.exercise_slug if row is not None else None
     except Exception:

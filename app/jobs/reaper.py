@@ -62,7 +62,7 @@ class Reaper:
         if not force and not self.queue.try_lock("reaper", self.interval * 0.9):
             return None
         grace = self.grace_seconds if grace is None else grace
-        with session_factory()() as session:
+        with session_factory("background")() as session:
             requeued, gave_up = leases.expire(session=session, max_attempts=self.max_attempts)
             for submission_id in requeued:
                 self.queue.enqueue(submission_id)

@@ -59,7 +59,7 @@ class Held:
             held = dict(self._jobs)
         if not held:
             return []
-        with session_factory()() as session:
+        with session_factory("background")() as session:
             lost = leases.renew(session=session, held=held, lease_seconds=self.lease_seconds)
         for submission_id in lost:
             log.warning(
@@ -131,7 +131,7 @@ def run_job(
     only then is an internal_error stored.
     """
     ids = {"submission_id": submission_id}
-    with session_factory()() as session:
+    with session_factory("background")() as session:
         claim = leases.claim(
             session=session, submission_id=submission_id, lease_seconds=held.lease_seconds
         )

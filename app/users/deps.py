@@ -8,7 +8,7 @@ from typing import Annotated
 from fastapi import Depends, HTTPException, Request
 from sqlalchemy import select
 
-from app.db import SessionDep
+from app.db import SessionDep, release
 from app.models_base import utcnow
 from app.users.models import Role, User, WebSession
 from app.users.service import hash_token, user_for_api_token
@@ -21,17 +21,29 @@ def _as_aware(value: dt.datetime) -> dt.datetime:
 
 
 def get_current_user(request: Request, session: SessionDep) -> User | None:
-    """The logged-in account, or None for a visitor."""
+    """The logged-in account, or None for a visitor; the connection is given back at once."""
+    try:
+        return _lookup(request, session)
+    finally:
+        release(session)  # the endpoint runs in another thread trip: hold nothing until then
+
+
+def _lookup(request: Request, session: SessionDep) -> User | None:
     auth = request.headers.get("authorization", "")
     if auth.lower().startswith("bearer "):
         return user_for_api_token(session=session, token=auth[7:].strip())
     cookie = request.cookies.get(SESSION_COOKIE)
     if not cookie:
         return None
-    row = session.scalar(select(WebSession).where(WebSession.token_hash == hash_token(cookie)))
-    if row is None or _as_aware(row.expires_at) < utcnow():
+    found = session.execute(
+        select(User, WebSession.expires_at)
+        .join(WebSession, WebSession.user_id == User.id)
+        .where(WebSession.token_hash == hash_token(cookie))
+    ).first()
+    if found is None or _as_aware(found[1]) < utcnow():
         return None
-    return session.get(User, row.user_id)
+    user: User = found[0]
+    return user
 
 
 OptionalUser = Annotated[User | None, Depends(get_current_user)]

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import logging
+
+import sqlalchemy.exc
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
+from app.config import get_settings
+from app.web.capacity import BUSY_DETAIL, BUSY_PAGE
 from app.web.templating import render
+
+log = logging.getLogger(__name__)
 
 TITLES = {
     401: "Please log in",
@@ -27,6 +34,17 @@ def wants_json(request: Request) -> bool:
         return True
     accept = request.headers.get("accept", "")
     return "application/json" in accept and "text/html" not in accept
+
+
+def busy_response(request: Request) -> Response:
+    """503 with Retry-After, worded for people or for scripts."""
+    retry = get_settings().web_retry_after_seconds
+    headers = {"retry-after": str(retry), "cache-control": "no-store"}
+    if wants_json(request):
+        return JSONResponse(
+            {"detail": BUSY_DETAIL.format(retry=retry)}, status_code=503, headers=headers
+        )
+    return HTMLResponse(BUSY_PAGE.format(retry=retry), status_code=503, headers=headers)
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -49,6 +67,12 @@ def install_error_handlers(app: FastAPI) -> None:
             detail=detail,
             status=exc.status_code,
         )
+
+    @app.exception_handler(sqlalchemy.exc.TimeoutError)
+    async def database_busy(request: Request, exc: sqlalchemy.exc.TimeoutError) -> Response:
+        """No connection came in time: the server is full, not broken; say when to come back."""
+        log.warning("no database connection in time for %s: %s", request.url.path, exc)
+        return busy_response(request)
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> Response:

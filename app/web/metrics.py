@@ -10,8 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import anyio.to_thread
 import redis
 from fastapi import APIRouter, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
@@ -24,9 +26,10 @@ from prometheus_client.metrics_core import (
 from prometheus_client.registry import Collector
 from sqlalchemy import case, func, select
 from sqlalchemy.orm import Session
+from sqlalchemy.pool import QueuePool
 
 from app.config import get_settings
-from app.db import SessionDep
+from app.db import SessionDep, get_engine
 from app.grading.service import current_grader
 from app.jobs import leases
 from app.jobs.beacon import live_workers
@@ -55,12 +58,14 @@ def grading_histogram(session: Session) -> dict[str, tuple[list[int], int, float
 class DeploymentCollector(Collector):
     """Collects once per scrape; nothing is kept between scrapes."""
 
-    def __init__(self, request: Request, session: Session) -> None:
+    def __init__(self, request: Request, session: Session, web: dict[str, int]) -> None:
         self.request = request
         self.session = session
+        self.web = web
 
     def collect(self) -> Iterator[Metric]:
         """Every metric family of one scrape."""
+        yield from self._web()
         yield from self._queue()
         yield from self._submissions()
         yield from self._pools()
@@ -129,6 +134,20 @@ class DeploymentCollector(Collector):
             verdicts.add_metric([str(verdict)], n)
         yield verdicts
 
+    def _web(self) -> Iterator[Metric]:
+        """This web process's load, as it was when the scrape arrived."""
+        for name, text in WEB_GAUGES.items():
+            if name in self.web:
+                family = GaugeMetricFamily(name, text)
+                family.add_metric([], self.web[name])
+                yield family
+        if "course_web_requests_shed" in self.web:
+            shed = CounterMetricFamily(
+                "course_web_requests_shed", "Requests answered 503 because the server was full."
+            )
+            shed.add_metric([], self.web["course_web_requests_shed"])
+            yield shed
+
     def _pools(self) -> Iterator[Metric]:
         records = self._grading_processes()
         workers = GaugeMetricFamily("course_workers", "Grading processes alive.")
@@ -182,9 +201,36 @@ class DeploymentCollector(Collector):
             return []
 
 
+WEB_GAUGES = {
+    "course_web_requests_active": "Requests being served now (this web process).",
+    "course_web_requests_waiting": "Requests waiting in line (this web process).",
+    "course_web_threads_busy": "Request threads running a handler (this web process).",
+    "course_web_db_connections_in_use": "Web database connections checked out (this process).",
+}
+
+
+def web_load(request: Request) -> dict[str, int]:
+    """Read in the event loop, before this scrape takes a thread or a connection itself."""
+    found = {
+        "course_web_threads_busy": int(
+            anyio.to_thread.current_default_thread_limiter().borrowed_tokens
+        ),
+    }
+    pool = get_engine().pool
+    if isinstance(pool, QueuePool):
+        found["course_web_db_connections_in_use"] = pool.checkedout()
+    admission = getattr(request.app.state, "admission", None)
+    if admission is not None:
+        found["course_web_requests_active"] = admission.busy - 1  # not this scrape
+        found["course_web_requests_waiting"] = admission.waiting
+        found["course_web_requests_shed"] = admission.shed
+    return found
+
+
 @router.get("/metrics", include_in_schema=False)
-def metrics(request: Request, session: SessionDep) -> Response:
-    """Queue depth, jobs in flight, grading-time histogram, verdicts, pools, workers."""
+async def metrics(request: Request, session: SessionDep) -> Response:
+    """Queue depth, jobs in flight, grading-time histogram, verdicts, pools, workers, web load."""
     registry = CollectorRegistry(auto_describe=False)
-    registry.register(DeploymentCollector(request, session))
-    return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
+    registry.register(DeploymentCollector(request, session, web_load(request)))
+    body = await run_in_threadpool(generate_latest, registry)
+    return Response(body, media_type=CONTENT_TYPE_LATEST)

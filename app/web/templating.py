@@ -11,6 +11,9 @@ from starlette.responses import Response
 from app.config import ROOT
 
 templates = Jinja2Templates(directory=str(ROOT / "templates"))
+# Templates change with a deploy, not while serving: no file check on every page (the dev
+# server, `serve --reload`, turns it back on).
+templates.env.auto_reload = False
 
 
 def render(request: Request, name: str, status_code: int = 200, **context: Any) -> Response:

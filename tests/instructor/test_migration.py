@@ -13,7 +13,7 @@ from alembic import command
 from sqlalchemy import inspect, text
 
 from app.config import get_settings
-from app.db import get_engine
+from app.db import dispose_engines, get_engine
 from app.migrate import alembic_config, upgrade_head
 
 NEW_TABLES = {"regrade_jobs", "submission_reports", "score_overrides", "deadline_extensions"}
@@ -75,7 +75,7 @@ def postgres(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
     get_settings.cache_clear()
     get_engine.cache_clear()
     yield
-    get_engine().dispose()
+    dispose_engines()
     get_settings.cache_clear()
     get_engine.cache_clear()
     with psycopg.connect(PG_ADMIN, autocommit=True) as admin:

@@ -16,7 +16,7 @@ import pytest
 import redis
 
 from app.config import get_settings
-from app.db import get_engine, session_factory
+from app.db import dispose_engines, get_engine, session_factory
 from app.grading.service import shutdown_grader
 from app.migrate import upgrade_head
 from app.submissions.models import Submission
@@ -107,7 +107,7 @@ def scale_env(
     upgrade_head()
     yield env
     shutdown_grader()
-    get_engine().dispose()
+    dispose_engines()
     _clear_caches()
 
 
