@@ -135,3 +135,49 @@ def test_local_watcher_wakes_a_stream_from_a_grading_thread() -> None:
             return True
 
     assert asyncio.run(scenario())
+
+
+def _gauge(client: TestClient, name: str) -> float:
+    for line in client.get("/metrics").text.splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[1])
+    raise AssertionError(f"{name} is not in /metrics")
+
+
+def test_open_streams_hold_no_thread_and_no_connection(serve_only: TestClient) -> None:
+    """Issue 23: many students watch their submissions at once; a waiting stream costs a socket
+    and a timer, not one of the few request threads or database connections."""
+    serve_only.app.state.status_watcher.fallback_seconds = 30  # type: ignore[attr-defined]
+    headers = {"Authorization": f"Bearer {make_token('many@example.org', Role.instructor)}"}
+    ids = add_submissions([GOOD] * 12)
+    opened = threading.Semaphore(0)
+    verdicts: dict[int, str] = {}
+
+    def follow(sid: int) -> None:
+        url = f"/api/submissions/{sid}/events"
+        with serve_only.stream("GET", url, headers=headers) as response:
+            for line in response.iter_lines():
+                if line.startswith("data: "):
+                    event = json.loads(line[len("data: ") :])
+                    if event["status"] == "queued":
+                        opened.release()
+                    if event["status"] == "done":
+                        verdicts[sid] = event["verdict"]
+
+    streams = [threading.Thread(target=follow, args=(sid,)) for sid in ids]
+    for thread in streams:
+        thread.start()
+    for _ in ids:
+        assert opened.acquire(timeout=60)
+    assert _gauge(serve_only, "course_web_threads_busy") == 0
+    assert _gauge(serve_only, "course_web_db_connections_in_use") == 0
+    assert _gauge(serve_only, "course_web_requests_active") == 0
+    worker = JobRuntime(get_settings(), grade=True, concurrency=2, role="worker")
+    get_grader(warm=False)
+    worker.start()
+    try:
+        for thread in streams:
+            thread.join(180)
+    finally:
+        worker.stop(30)
+    assert verdicts == {sid: "accepted" for sid in ids}
