@@ -70,6 +70,7 @@ class _Engines:
 
     def __init__(self) -> None:
         self._engines: dict[Purpose, Engine] = {}
+        self._makers: dict[Purpose, sessionmaker[Session]] = {}
         self._lock = threading.Lock()
 
     def __call__(self, purpose: Purpose = "web") -> Engine:
@@ -81,6 +82,14 @@ class _Engines:
                     engine = self._engines[purpose] = _create_engine(purpose)
         return engine
 
+    def maker(self, purpose: Purpose) -> sessionmaker[Session]:
+        """The sessionmaker of that engine, made once: each new one builds a Session class."""
+        maker = self._makers.get(purpose)
+        engine = self(purpose)
+        if maker is None or maker.kw.get("bind") is not engine:
+            maker = self._makers[purpose] = sessionmaker(bind=engine, expire_on_commit=False)
+        return maker
+
     def created(self) -> list[Engine]:
         """The engines made so far."""
         return list(self._engines.values())
@@ -89,6 +98,7 @@ class _Engines:
         """Forget the engines (after settings changed); the next call makes new ones."""
         with self._lock:
             self._engines.clear()
+            self._makers.clear()
 
 
 get_engine = _Engines()
@@ -96,7 +106,7 @@ get_engine = _Engines()
 
 def session_factory(purpose: Purpose = "web") -> sessionmaker[Session]:
     """A sessionmaker bound to the process engine of that purpose."""
-    return sessionmaker(bind=get_engine(purpose), expire_on_commit=False)
+    return get_engine.maker(purpose)
 
 
 def release(session: Session) -> None:

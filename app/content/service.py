@@ -27,8 +27,8 @@ def reload_course(*, request_app: object) -> Course:
     return course
 
 
-def get_course(request: Request) -> Course:
-    """FastAPI dependency: the course loaded at start-up."""
+async def get_course(request: Request) -> Course:
+    """FastAPI dependency: the course loaded at start-up (async: no trip to a thread)."""
     course: Course = request.app.state.course
     return course
 

@@ -49,8 +49,8 @@ def _lookup(request: Request, session: SessionDep) -> User | None:
 OptionalUser = Annotated[User | None, Depends(get_current_user)]
 
 
-def require_user(user: OptionalUser) -> User:
-    """401 unless logged in."""
+async def require_user(user: OptionalUser) -> User:
+    """401 unless logged in (async: a check needs no trip to a thread)."""
     if user is None:
         raise HTTPException(status_code=401, detail="Please log in to continue.")
     return user
@@ -59,8 +59,8 @@ def require_user(user: OptionalUser) -> User:
 CurrentUser = Annotated[User, Depends(require_user)]
 
 
-def require_instructor(user: CurrentUser) -> User:
-    """403 unless the account is an instructor."""
+async def require_instructor(user: CurrentUser) -> User:
+    """403 unless the account is an instructor (async: no trip to a thread)."""
     if user.role != Role.instructor:
         raise HTTPException(status_code=403, detail="This page is for instructors only.")
     return user
