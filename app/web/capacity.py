@@ -36,43 +36,49 @@ class Admission:
         self.busy = 0
         self.shed = 0  # requests answered 503 since start
         self._waiters: deque[asyncio.Future[bool]] = deque()
+        self._waiting = 0  # futures in _waiters still pending
 
     @property
     def waiting(self) -> int:
         """Requests queued for a slot right now."""
-        return sum(1 for fut in self._waiters if not fut.done())
+        return self._waiting
 
     async def acquire(self, timeout: float) -> bool:
         """Take a slot, waiting at most `timeout` seconds; False when none came in time."""
-        if self.busy < self.slots and not self._waiters:
+        if self.busy < self.slots and not self._waiting:
             self.busy += 1
             return True
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[bool] = loop.create_future()
         self._waiters.append(fut)
-        timer = loop.call_later(timeout, _expire, fut)
+        self._waiting += 1
+        timer = loop.call_later(timeout, self._expire, fut)
         try:
             return await fut
         except asyncio.CancelledError:
-            if fut.done() and not fut.cancelled() and fut.result():
+            if not fut.done() or fut.cancelled():
+                self._waiting -= 1  # left the line; release() skips its entry
+                fut.cancel()
+            elif fut.result():
                 self.release()  # granted just as the client went away: pass it on
             raise
         finally:
             timer.cancel()
+
+    def _expire(self, fut: asyncio.Future[bool]) -> None:
+        if not fut.done():
+            self._waiting -= 1
+            fut.set_result(False)
 
     def release(self) -> None:
         """Hand the slot to the longest waiter, or free it."""
         while self._waiters:
             fut = self._waiters.popleft()
             if not fut.done():
+                self._waiting -= 1
                 fut.set_result(True)
                 return
         self.busy -= 1
-
-
-def _expire(fut: asyncio.Future[bool]) -> None:
-    if not fut.done():
-        fut.set_result(False)
 
 
 BUSY_PAGE = """<!doctype html>
