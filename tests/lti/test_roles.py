@@ -15,6 +15,7 @@ from app.submissions.models import Submission
 from app.users.models import Role, User
 from tests.lti.conftest import INSTRUCTOR, LEARNER, launch
 from tests.lti.platform import LTI, Platform
+from tests.users.helpers import form_token
 
 EXERCISE = {LTI + "custom": {"target": "exercise:alibi-bias"}}
 TEACHES_ELSEWHERE = "http://purl.imsglobal.org/vocab/lis/v2/institution/person#Instructor"
@@ -103,12 +104,20 @@ def test_teaching_another_known_course_keeps_the_role(
 def test_a_role_set_here_is_never_taken_back_by_a_launch(
     lti_client: TestClient, platform: Platform
 ) -> None:
-    _signed_in(lti_client, launch(lti_client, platform, sub="s-6", roles=[LEARNER]))
-    with session_factory()() as session:  # what the students page's role form stores
-        user = session.get(User, _account("s-6").id)
-        assert user is not None
-        user.role, user.role_source = Role.instructor, None
-        session.commit()
+    """An instructor confirms an LMS-given role on the students page: it is then local."""
+    _signed_in(lti_client, launch(lti_client, platform, sub="s-6", roles=[INSTRUCTOR]))
+    student = _account("s-6").id
+    assert _account("s-6").role_source == "lti"
+    _signed_in(lti_client, launch(lti_client, platform, sub="t-6", roles=[INSTRUCTOR]))
+    page = lti_client.get(f"/instructor/students/{student}").text
+    token = form_token(page.split("/role", 1)[1])
+    promoted = lti_client.post(
+        f"/instructor/students/{student}/role",
+        data={"csrf_token": token, "role": "instructor"},
+        follow_redirects=False,
+    )
+    assert promoted.status_code == 303
+    assert _account("s-6").role_source is None
     _signed_in(lti_client, launch(lti_client, platform, sub="s-6", roles=[LEARNER]))
     assert _account("s-6").role == Role.instructor
 
