@@ -176,6 +176,14 @@ class Settings(BaseSettings):
     lti_retry_base_seconds: float = Field(
         default=30.0, gt=0, description="First retry delay of a grade post; doubles each time."
     )
+    lti_trust_institution_roles: bool = Field(
+        default=False,
+        description=(
+            "Let institution roles (an LMS's Instructor, Faculty or Administrator of the whole "
+            "school) make someone an instructor here. Off: only roles in the launching course "
+            "count, so a student who teaches elsewhere stays a student in this course."
+        ),
+    )
     lti_http_timeout_seconds: float = Field(
         default=10.0, gt=0, description="Timeout of each call to an LMS (JWKS, token, AGS)."
     )

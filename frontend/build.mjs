@@ -13,6 +13,7 @@ await build({
   entryPoints: {
     app: join(here, "src", "app.js"),
     exercise: join(here, "src", "editor", "main.js"), // only the exercise page loads the editor
+    "lti-storage": join(here, "src", "lti-storage.js"), // only the LTI sign-in pages load it
     style: join(here, "src", "style.css"),
   },
   bundle: true,

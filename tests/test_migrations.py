@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 from alembic import command
-from sqlalchemy import inspect
+from sqlalchemy import inspect, text
 
 from app.config import get_settings
 from app.db import dispose_engines, get_engine
@@ -75,3 +75,27 @@ def postgres_url(monkeypatch: pytest.MonkeyPatch, tmp_path: object) -> Iterator[
 def test_postgresql_round_trip(postgres_url: str) -> None:
     upgrade_head()
     _round_trip()
+
+
+def test_instructors_made_by_lti_are_marked_so_a_launch_can_demote_them(data_dir: object) -> None:
+    """0005 marks LMS-made instructors (perhaps from the old role mapping), not local ones."""
+    command.downgrade(alembic_config(), "0004_problems")
+    with get_engine().begin() as db:
+        for user_id, email in ((1, "lti@lti.invalid"), (2, "local@example.org")):
+            db.execute(
+                text(
+                    "INSERT INTO users (id, email, name, password_hash, role, created_at) "
+                    "VALUES (:id, :email, '', 'x', 'instructor', CURRENT_TIMESTAMP)"
+                ),
+                {"id": user_id, "email": email},
+            )
+        db.execute(
+            text(
+                "INSERT INTO lti_users (issuer, sub, user_id, created_at) "
+                "VALUES ('https://lms.example', 'x', 1, CURRENT_TIMESTAMP)"
+            )
+        )
+    upgrade_head()
+    with get_engine().connect() as db:
+        sources = dict(db.execute(text("SELECT email, role_source FROM users")).all())
+    assert sources == {"lti@lti.invalid": "lti", "local@example.org": None}

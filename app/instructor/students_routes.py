@@ -109,5 +109,6 @@ def change_role(
             status_code=400,
         )
     person.role = Role(role)
+    person.role_source = None  # set here: an LMS launch never takes it back
     session.commit()
     return RedirectResponse(f"/instructor/students/{person.id}?saved=role", status_code=303)

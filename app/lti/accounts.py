@@ -9,19 +9,69 @@ from collections.abc import Sequence
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.config import get_settings
 from app.lti.models import LtiContext, LtiMember, LtiUser
 from app.users.models import Role, User
 from app.users.service import create_user, get_user_by_email
 
-# LIS role names (context, institution or system vocabularies) that may teach here.
-TEACHING_ROLES = frozenset({"Instructor", "ContentDeveloper", "Administrator", "TeachingAssistant"})
+LIS = "http://purl.imsglobal.org/vocab/lis/v2/"
+MEMBERSHIP = LIS + "membership"
+INSTITUTION = LIS + "institution/person#"
+SYSTEM = LIS + "system/person#"
+# Principal roles in a course (context) that may teach here; TeachingAssistant is the LTI 1.1
+# short name of the Instructor sub-role.
+TEACHING_IN_CONTEXT = frozenset(
+    {"Instructor", "ContentDeveloper", "Administrator", "TeachingAssistant"}
+)
+# Institution or system roles that count only with lti_trust_institution_roles.
+TEACHING_IN_INSTITUTION = frozenset({"Instructor", "Faculty", "Administrator", "SysAdmin"})
+FROM_LTI = "lti"
 
 
-def role_for(roles: Sequence[str]) -> Role:
-    """Instructor for teaching LIS roles (full URI or short name), student otherwise."""
+def classify_role(uri: str) -> tuple[str, str] | None:
+    """(vocabulary, principal role) of one role: context, institution or system; None if unknown.
+
+    A sub-role counts as its principal role: membership/Learner#Instructor is a Learner.
+    """
+    role = uri.strip()
+    if role.startswith("https://purl.imsglobal.org/"):
+        role = "http://" + role.removeprefix("https://")
+    if role.startswith(MEMBERSHIP + "#"):
+        return ("context", role.removeprefix(MEMBERSHIP + "#"))
+    if role.startswith(MEMBERSHIP + "/"):
+        return ("context", role.removeprefix(MEMBERSHIP + "/").split("#", 1)[0])
+    if role.startswith(INSTITUTION):
+        return ("institution", role.removeprefix(INSTITUTION))
+    if role.startswith(SYSTEM):
+        return ("system", role.removeprefix(SYSTEM))
+    for prefix, vocabulary in (
+        ("urn:lti:role:ims/lis/", "context"),
+        ("urn:lti:instrole:ims/lis/", "institution"),
+        ("urn:lti:sysrole:ims/lis/", "system"),
+    ):
+        if role.startswith(prefix):
+            return (vocabulary, role.removeprefix(prefix).split("/", 1)[0])
+    if role and role.isalpha():  # an LTI 1.1 short name: a context role
+        return ("context", role)
+    return None
+
+
+def role_for(roles: Sequence[str], *, trust_institution: bool | None = None) -> Role:
+    """Instructor only for a teaching role in the launching course (or, if trusted, the school).
+
+    The roles claim is about the message's context; an institution-wide Instructor who is a
+    Learner in this course is a student here unless lti_trust_institution_roles is on.
+    """
+    if trust_institution is None:
+        trust_institution = get_settings().lti_trust_institution_roles
     for uri in roles:
-        name = str(uri).rsplit("#", 1)[-1].rsplit("/", 1)[-1]
-        if name in TEACHING_ROLES:
+        found = classify_role(str(uri))
+        if found is None:
+            continue
+        vocabulary, name = found
+        if vocabulary == "context" and name in TEACHING_IN_CONTEXT:
+            return Role.instructor
+        if trust_institution and vocabulary != "context" and name in TEACHING_IN_INSTITUTION:
             return Role.instructor
     return Role.student
 
@@ -34,6 +84,12 @@ def _email_for(session: Session, issuer: str, sub: str, email: str | None) -> st
     return f"lti-{digest}@lti.invalid"
 
 
+def existing_account(*, session: Session, issuer: str, sub: str) -> User | None:
+    """The account an LMS user already has here, without creating anything."""
+    link = session.scalar(select(LtiUser).where(LtiUser.issuer == issuer, LtiUser.sub == sub))
+    return session.get(User, link.user_id) if link is not None else None
+
+
 def upsert_user(
     *,
     session: Session,
@@ -43,20 +99,18 @@ def upsert_user(
     name: str,
     roles: Sequence[str],
 ) -> tuple[LtiUser, User, bool]:
-    """(link, account, created); names refresh and LMS teachers become instructors."""
+    """(link, account, created); names refresh; a new account starts with its launch role."""
     link = session.scalar(select(LtiUser).where(LtiUser.issuer == issuer, LtiUser.sub == sub))
-    role = role_for(roles)
     if link is not None:
         user = session.get(User, link.user_id)
         if user is not None:
             if name and user.name != name[:200]:
                 user.name = name[:200]
-            if role == Role.instructor and user.role != Role.instructor:
-                user.role = Role.instructor  # never demoted by an LMS: roles are per course there
             session.commit()
             return link, user, False
         session.delete(link)
         session.flush()
+    role = role_for(roles)
     user, _ = create_user(
         session=session,
         email=_email_for(session, issuer, sub, email),
@@ -64,16 +118,42 @@ def upsert_user(
         role=role,
         name=name[:200],
     )
+    user.role_source = FROM_LTI if role == Role.instructor else None
     link = LtiUser(issuer=issuer, sub=sub, user_id=user.id)
     session.add(link)
     session.commit()
     return link, user, True
 
 
+def _teaches_in_a_context(session: Session, user_id: int) -> bool:
+    """Whether any LMS course we know of lists this account as teaching."""
+    rows = session.scalars(
+        select(LtiMember.roles)
+        .join(LtiUser, LtiUser.id == LtiMember.lti_user_id)
+        .where(LtiUser.user_id == user_id)
+    )
+    return any(role_for(joined.split()) == Role.instructor for joined in rows)
+
+
+def settle_role(*, session: Session, user: User, teaching_here: bool) -> User:
+    """Grant or take back an instructor role that came from an LMS; local roles stay as set.
+
+    Teaching in any known LMS course keeps the role (it is global until offerings split it);
+    when none lists the person as teaching any more, an LMS-given role goes back to student.
+    """
+    teaching = teaching_here or _teaches_in_a_context(session, user.id)
+    if teaching and user.role != Role.instructor:
+        user.role, user.role_source = Role.instructor, FROM_LTI
+    elif not teaching and user.role == Role.instructor and user.role_source == FROM_LTI:
+        user.role, user.role_source = Role.student, None
+    session.commit()
+    return user
+
+
 def upsert_member(
     *, session: Session, context: LtiContext, lti_user: LtiUser, roles: Sequence[str]
 ) -> LtiMember:
-    """Record that this LMS user belongs to the context (grades are sent only to members)."""
+    """Record that this LMS user belongs to the context, and settle the role it gives."""
     member = session.scalar(
         select(LtiMember).where(
             LtiMember.context_id == context.id, LtiMember.lti_user_id == lti_user.id
@@ -86,4 +166,7 @@ def upsert_member(
     else:
         member.roles = joined
     session.commit()
+    user = session.get(User, lti_user.user_id)
+    if user is not None:
+        settle_role(session=session, user=user, teaching_here=role_for(roles) == Role.instructor)
     return member

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import re
 import secrets
 import threading
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 import jwt
 from sqlalchemy import select, update
@@ -25,6 +26,7 @@ LTI = "https://purl.imsglobal.org/spec/lti/claim/"
 MESSAGE_TYPES = frozenset({"LtiResourceLinkRequest", "LtiDeepLinkingRequest"})
 LOGIN_SECONDS = 600
 LEEWAY_SECONDS = 60
+STORAGE_TARGET = re.compile(r"[A-Za-z0-9_.-]{1,100}")
 _jwks_clients: dict[str, jwt.PyJWKClient] = {}
 _jwks_lock = threading.Lock()
 
@@ -41,10 +43,37 @@ class LaunchError(Exception):
 
 @dataclass(frozen=True)
 class Login:
-    """Where to send the browser next, and the state to pin in its cookie."""
+    """Where to send the browser next, the state to pin in its cookie, and, when the platform
+    offers its storage, the frame that keeps the state too."""
 
     redirect_url: str
     state: str
+    storage_target: str | None = None
+    platform_origin: str = ""
+
+
+@dataclass(frozen=True)
+class Binding:
+    """What ties a launch to the browser that started the login (OIDC Core 3.1.2.1)."""
+
+    cookie_state: str | None = None  # the lti_state cookie, when the browser sent it
+    storage_state: str | None = None  # the state our page read back from platform storage
+    from_our_page: bool = False  # the post came from one of our pages, not another site
+
+
+class StorageCheck(Exception):
+    """No state cookie, but the login kept its state in platform storage: ask the browser."""
+
+    def __init__(self, target: str, platform_origin: str) -> None:
+        super().__init__("platform storage check needed")
+        self.target = target
+        self.platform_origin = platform_origin
+
+
+def origin_of(url: str) -> str:
+    """scheme://host[:port] of a URL (the postMessage target origin of a platform)."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
 
 
 def begin_login(*, session: Session, params: dict[str, str], redirect_uri: str) -> Login:
@@ -63,6 +92,13 @@ def begin_login(*, session: Session, params: dict[str, str], redirect_uri: str) 
             "Ask an administrator to register it.",
             f"login from unregistered issuer {issuer!r} client {params.get('client_id')!r}",
         )
+    storage_target = params.get("lti_storage_target") or None
+    if storage_target is not None and not STORAGE_TARGET.fullmatch(storage_target):
+        raise LaunchError(
+            400,
+            "This LMS login request names a storage frame the course cannot use.",
+            f"bad lti_storage_target {storage_target[:100]!r}",
+        )
     state, nonce = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
     session.add(
         LtiNonce(
@@ -70,6 +106,7 @@ def begin_login(*, session: Session, params: dict[str, str], redirect_uri: str) 
             state=state,
             platform_id=platform.id,
             expires_at=utcnow() + dt.timedelta(seconds=LOGIN_SECONDS),
+            storage_target=storage_target,
         )
     )
     session.commit()
@@ -87,7 +124,12 @@ def begin_login(*, session: Session, params: dict[str, str], redirect_uri: str) 
     if params.get("lti_message_hint"):
         query["lti_message_hint"] = params["lti_message_hint"]
     separator = "&" if "?" in platform.auth_url else "?"
-    return Login(redirect_url=f"{platform.auth_url}{separator}{urlencode(query)}", state=state)
+    return Login(
+        redirect_url=f"{platform.auth_url}{separator}{urlencode(query)}",
+        state=state,
+        storage_target=storage_target,
+        platform_origin=origin_of(platform.auth_url),
+    )
 
 
 def _jwks_client(url: str) -> jwt.PyJWKClient:
@@ -104,10 +146,15 @@ def _as_aware(value: dt.datetime) -> dt.datetime:
     return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
 
 
-def _login_row(session: Session, state: str, cookie_state: str | None) -> LtiNonce:
+def _same(given: str, expected: str) -> bool:
+    """Constant-time equality that also copes with non-ASCII input (compare_digest raises)."""
+    return secrets.compare_digest(given.encode(), expected.encode())
+
+
+def _login_row(session: Session, state: str, binding: Binding) -> LtiNonce:
     if not state:
         raise LaunchError(400, "This launch has no state; start it again from the LMS.", "no state")
-    if cookie_state and not secrets.compare_digest(cookie_state, state):
+    if binding.cookie_state and not _same(binding.cookie_state, state):
         raise LaunchError(
             403, "This launch was started in another browser window.", "state cookie mismatch"
         )
@@ -125,6 +172,30 @@ def _login_row(session: Session, state: str, cookie_state: str | None) -> LtiNon
             403, "This launch took too long; open it again from the LMS.", "state expired"
         )
     return row
+
+
+def _bound_by_storage(row: LtiNonce, platform: LtiPlatform, state: str, binding: Binding) -> None:
+    """Without the cookie, only the state kept in this browser's platform storage binds it."""
+    if row.storage_target is None:
+        raise LaunchError(
+            403,
+            "Your browser blocked the cookie the sign-in needs, so the course cannot tell "
+            "that this launch started in this browser. Open the course in a new tab (or "
+            "allow cookies for this site) and try again.",
+            "no state cookie and no platform storage",
+        )
+    if binding.storage_state is None:
+        raise StorageCheck(row.storage_target, origin_of(platform.auth_url))
+    if not binding.from_our_page:
+        raise LaunchError(
+            403, "This launch was sent from another site.", "storage state from another site"
+        )
+    if not _same(binding.storage_state, state):
+        raise LaunchError(
+            403,
+            "This launch was started in another browser; open it again from the LMS.",
+            "platform storage state mismatch",
+        )
 
 
 def _decode(id_token: str, platform: LtiPlatform) -> dict[str, Any]:
@@ -156,24 +227,33 @@ def _decode(id_token: str, platform: LtiPlatform) -> dict[str, Any]:
         raise LaunchError(401, "The launch token's signature is wrong.", "bad signature") from exc
     except jwt.InvalidTokenError as exc:
         raise LaunchError(401, "The launch token is invalid.", f"invalid id_token: {exc}") from exc
+    # OIDC Core 3.1.3.7: every audience must be one we trust (only our client id), and an
+    # authorized party, when named or needed for several audiences, must be us.
     audiences = claims["aud"] if isinstance(claims["aud"], list) else [claims["aud"]]
-    if len(audiences) > 1 and claims.get("azp") != platform.client_id:
+    if any(audience != platform.client_id for audience in audiences):
+        raise LaunchError(
+            401, "The launch token is also meant for someone else.", "untrusted audience"
+        )
+    if ("azp" in claims or len(audiences) > 1) and claims.get("azp") != platform.client_id:
         raise LaunchError(401, "The launch token is not for this tool.", "azp mismatch")
     return claims
 
 
 def validate_launch(
-    *, session: Session, id_token: str, state: str, cookie_state: str | None
+    *, session: Session, id_token: str, state: str, binding: Binding
 ) -> tuple[LtiPlatform, dict[str, Any]]:
-    """Check state, signature, issuer, audience, expiry, nonce (once) and deployment."""
+    """Check state (bound to this browser), signature, issuer, audience, expiry, nonce (once)
+    and deployment; StorageCheck when the browser must first read its state back."""
     if not id_token:
         raise LaunchError(400, "This launch has no id_token.", "no id_token")
-    row = _login_row(session, state, cookie_state)
+    row = _login_row(session, state, binding)
     platform = session.get(LtiPlatform, row.platform_id)
     if platform is None:
         raise LaunchError(403, "This LMS is no longer registered.", "platform deleted")
+    if not binding.cookie_state:
+        _bound_by_storage(row, platform, state, binding)
     claims = _decode(id_token, platform)
-    if not secrets.compare_digest(str(claims["nonce"]), row.value):
+    if not _same(str(claims["nonce"]), row.value):
         raise LaunchError(403, "This launch does not match its login.", "nonce mismatch")
     used = session.execute(
         update(LtiNonce)

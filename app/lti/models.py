@@ -53,6 +53,8 @@ class LtiNonce(Base):
         ForeignKey("lti_platforms.id", ondelete="CASCADE"), nullable=True
     )
     expires_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), index=True)
+    # The platform frame that keeps this state for the browser (LTI platform storage), if any.
+    storage_target: Mapped[str | None] = mapped_column(String(100), nullable=True)
     used_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
 

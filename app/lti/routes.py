@@ -13,7 +13,7 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 from app.config import get_settings
 from app.db import SessionDep
 from app.lti import deeplink, keys, tickets
-from app.lti.launch import LaunchError, begin_login, validate_launch
+from app.lti.launch import Binding, LaunchError, StorageCheck, begin_login, validate_launch
 from app.lti.models import LtiPlatform
 from app.lti.service import handle_launch
 from app.users.deps import SESSION_COOKIE, OptionalUser
@@ -68,9 +68,29 @@ async def lti_login(request: Request, session: SessionDep) -> Response:
         )
     except LaunchError as exc:
         return _refuse(request, exc)
-    response = RedirectResponse(login.redirect_url, status_code=302)
+    if login.storage_target is None:
+        response: Response = RedirectResponse(login.redirect_url, status_code=302)
+    else:  # keep the state with the LMS too, for a frame where our cookie is blocked
+        response = render(
+            request,
+            "lti/storage_login.html",
+            redirect_url=login.redirect_url,
+            state=login.state,
+            storage_target=login.storage_target,
+            platform_origin=login.platform_origin,
+        )
+        response.headers["cache-control"] = "no-store"
     _iframe_cookie(response, STATE_COOKIE, login.state, 600)
     return response
+
+
+def _from_our_page(request: Request) -> bool:
+    """Whether a post came from one of our own pages (a browser-set header no site can forge)."""
+    site = request.headers.get("sec-fetch-site")
+    if site is not None:
+        return site == "same-origin"
+    base = urlsplit(str(request.base_url))
+    return request.headers.get("origin") == f"{base.scheme}://{base.netloc}"
 
 
 def _signed_in(session: SessionDep, user: User, target: str) -> Response:
@@ -87,16 +107,33 @@ async def lti_launch(request: Request, session: SessionDep) -> Response:
     """The platform posts the id_token here; a valid launch signs the person in."""
     form = await request.form()
     id_token, state = form.get("id_token"), form.get("state")
+    id_token = id_token if isinstance(id_token, str) else ""
+    state = state if isinstance(state, str) else ""
+    stored = form.get("storage_state")
+    binding = Binding(
+        cookie_state=request.cookies.get(STATE_COOKIE),
+        storage_state=stored if isinstance(stored, str) else None,
+        from_our_page=_from_our_page(request),
+    )
     try:
         platform, claims = validate_launch(
-            session=session,
-            id_token=id_token if isinstance(id_token, str) else "",
-            state=state if isinstance(state, str) else "",
-            cookie_state=request.cookies.get(STATE_COOKIE),
+            session=session, id_token=id_token, state=state, binding=binding
         )
         launched = handle_launch(
             session=session, course=request.app.state.course, platform=platform, claims=claims
         )
+    except StorageCheck as check:
+        log.info("LTI launch without the state cookie: asking the LMS's platform storage")
+        response = render(
+            request,
+            "lti/storage_check.html",
+            id_token=id_token,
+            state=state,
+            storage_target=check.target,
+            platform_origin=check.platform_origin,
+        )
+        response.headers["cache-control"] = "no-store"
+        return response
     except LaunchError as exc:
         return _refuse(request, exc)
     target = launched.target

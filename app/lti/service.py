@@ -10,7 +10,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.content.loader import Course
-from app.lti.accounts import upsert_member, upsert_user
+from app.lti.accounts import existing_account, role_for, settle_role, upsert_member, upsert_user
 from app.lti.launch import LTI, LaunchError
 from app.lti.models import LtiContext, LtiLink, LtiPlatform
 from app.users.models import Role, User
@@ -130,12 +130,32 @@ def upsert_link(
 def handle_launch(
     *, session: Session, course: Course, platform: LtiPlatform, claims: dict[str, Any]
 ) -> Launched:
-    """Sign the LMS user in (found or created), record course and link, choose the landing."""
+    """Check the whole launch first, then sign the LMS user in and record course, link, role.
+
+    A refused launch (a student's deep-linking request, an unknown item) writes nothing.
+    """
     roles = [str(r) for r in claims.get(LTI + "roles") or []]
+    teaching = role_for(roles) == Role.instructor
+    sub = str(claims["sub"])
+    deep_linking = claims.get(LTI + "message_type") == "LtiDeepLinkingRequest"
+    target = None if deep_linking else parse_target(claims)
+    if deep_linking:
+        known = existing_account(session=session, issuer=platform.issuer, sub=sub)
+        local_instructor = (
+            known is not None and known.role == Role.instructor and known.role_source is None
+        )
+        if not (teaching or local_instructor):
+            raise LaunchError(
+                403,
+                "Only instructors can add course content to the LMS.",
+                "deep linking by a student",
+            )
+    elif target is not None:
+        check_item(course, *target)
     lti_user, user, _ = upsert_user(
         session=session,
         issuer=platform.issuer,
-        sub=str(claims["sub"]),
+        sub=sub,
         email=claims.get("email") if isinstance(claims.get("email"), str) else None,
         name=str(claims.get("name") or ""),
         roles=roles,
@@ -143,19 +163,13 @@ def handle_launch(
     context = upsert_context(session=session, platform=platform, claims=claims)
     if context is not None:
         upsert_member(session=session, context=context, lti_user=lti_user, roles=roles)
-    if claims.get(LTI + "message_type") == "LtiDeepLinkingRequest":
-        if user.role != Role.instructor:
-            raise LaunchError(
-                403,
-                "Only instructors can add course content to the LMS.",
-                "deep linking by a student",
-            )
+    else:
+        settle_role(session=session, user=user, teaching_here=teaching)
+    if deep_linking:
         return Launched(user=user, target="/lti/deep-link", context=context)
-    target = parse_target(claims)
     if target is None:
         return Launched(user=user, target="/", context=context)
     kind, slug = target
-    check_item(course, kind, slug)
     if context is not None and kind in ("quiz", "exercise"):
         upsert_link(session=session, context=context, kind=kind, slug=slug, claims=claims)
     return Launched(user=user, target=target_path(kind, slug), context=context)

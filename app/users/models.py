@@ -31,6 +31,9 @@ class User(Base):
     role: Mapped[Role] = mapped_column(
         Enum(Role, name="user_role", native_enum=False, length=20), default=Role.student
     )
+    # "lti" when an LMS launch or roster made this account an instructor (taken back when the
+    # LMS no longer lists them as teaching); None when the role was set here.
+    role_source: Mapped[str | None] = mapped_column(String(10), nullable=True, default=None)
     created_at: Mapped[dt.datetime] = created_at_column()
 
 

@@ -19,6 +19,35 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 LTI = "https://purl.imsglobal.org/spec/lti/claim/"
 
 
+# The LMS page's side of platform storage: answers lti.capabilities, lti.put_data and
+# lti.get_data from its frames, keeping values per sender origin (as the spec asks) and logging
+# every message in window.lmsStorageLog so a test can see the storage was really used.
+STORAGE_SCRIPT = """<script>
+window.lmsStorageLog = [];
+const kept = {};
+window.addEventListener("message", (event) => {
+  const m = event.data;
+  if (!m || typeof m !== "object" || typeof m.subject !== "string") return;
+  window.lmsStorageLog.push({origin: event.origin, subject: m.subject, key: m.key});
+  const reply = {subject: m.subject + ".response", message_id: m.message_id};
+  const mine = kept[event.origin] || (kept[event.origin] = {});
+  if (m.subject === "lti.capabilities") {
+    reply.supported_messages = [
+      {subject: "lti.capabilities"}, {subject: "lti.put_data"}, {subject: "lti.get_data"}];
+  } else if (m.subject === "lti.put_data") {
+    mine[m.key] = m.value; reply.key = m.key; reply.value = m.value;
+  } else if (m.subject === "lti.get_data") {
+    reply.key = m.key;
+    if (m.key in mine) reply.value = mine[m.key];
+    else reply.error = {code: "bad_request", message: "nothing stored under this key"};
+  } else {
+    reply.error = {code: "unsupported_subject", message: "not supported here"};
+  }
+  event.source.postMessage(reply, event.origin);
+});
+</script>"""
+
+
 def new_key() -> rsa.RSAPrivateKey:
     return rsa.generate_private_key(public_exponent=65537, key_size=2048)
 
@@ -43,6 +72,8 @@ class Platform:
         # What the browser-facing pages launch: the tool's base URL, and the id_token's arguments.
         self.tool_url = ""
         self.browser_launch: dict[str, Any] = {}
+        # Platform storage (LTI client-side postMessages): offered to the tool when True.
+        self.storage = False
         self.lock = threading.Lock()
         platform = self
 
@@ -191,7 +222,7 @@ class Platform:
         roles: list[str],
         claims: dict[str, Any] | None = None,
         key: rsa.RSAPrivateKey | None = None,
-        aud: str | None = None,
+        aud: str | list[str] | None = None,
         exp_in: int = 300,
     ) -> str:
         now = int(time.time())
@@ -239,13 +270,16 @@ class Platform:
 
     def login_params(self, sub: str, target_link_uri: str) -> dict[str, str]:
         """What the LMS sends to the tool's /lti/login to start the OIDC dance."""
-        return {
+        params = {
             "iss": self.issuer,
             "login_hint": sub,
             "target_link_uri": target_link_uri,
             "lti_message_hint": "hint-42",
             "client_id": self.client_id,
         }
+        if self.storage:
+            params["lti_storage_target"] = "_parent"
+        return params
 
     def course_page(self) -> str:
         """The LMS's course page: the tool in an iframe, started by OIDC login initiation."""
@@ -255,6 +289,7 @@ class Platform:
             "<h1>Transformers 101 (LMS)</h1>"
             f'<iframe id="tool" title="course tool" src="{src}" width="1280" height="900"'
             ' allow="clipboard-read; clipboard-write"></iframe>'
+            + (STORAGE_SCRIPT if self.storage else "")
         )
 
     def auth_page(self, location: str) -> str:

@@ -93,6 +93,15 @@ def test_blocked_cookie_offers_a_new_window(lti_client: TestClient, platform: Pl
     [
         ({"key": new_key()}, 401, "bad signature"),
         ({"aud": "someone-else"}, 401, "wrong audience"),
+        # OIDC Core 3.1.3.7: an extra audience we do not trust, even with azp naming us ...
+        (
+            {"aud": ["tool-client", "another-tool"], "claims": {"azp": "tool-client"}},
+            401,
+            "untrusted audience",
+        ),
+        # ... several audiences without azp, and an authorized party that is someone else.
+        ({"aud": ["tool-client", "tool-client"]}, 401, "azp mismatch"),
+        ({"claims": {"azp": "another-tool"}}, 401, "azp mismatch"),
         ({"exp_in": -3600}, 401, "expired id_token"),
         ({"claims": {LTI + "deployment_id": "dep-unknown"}}, 403, "unknown deployment"),
     ],
