@@ -164,4 +164,4 @@ def test_registration_page_and_cli_are_idempotent(
     rotated = run_cli("lti", "rotate-key")
     assert rotated.returncode == 0, rotated.stderr
     after = [k["kid"] for k in lti_client.get("/lti/jwks").json()["keys"]]
-    assert len(after) == 2 and after[1] in before and after[0] not in before
+    assert len(after) == 2 and after[0] in before and after[1] not in before  # next: published
