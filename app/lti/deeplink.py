@@ -75,7 +75,9 @@ def request_claims(claims: dict[str, Any], platform: LtiPlatform) -> dict[str, A
 
 def item_type(request: dict[str, Any]) -> str | None:
     """The content item type to answer with: an LTI link if accepted, else a web link, else None."""
-    types = request.get("types") or [RESOURCE_LINK]
+    types = request.get("types")
+    if types is None:  # a ticket from before accept_types was kept
+        types = [RESOURCE_LINK]
     for wanted in (RESOURCE_LINK, LINK):
         if wanted in types:
             return wanted
@@ -86,9 +88,10 @@ def unsupported(request: dict[str, Any]) -> tuple[str, str]:
     """(message for people, log line for the LMS) when no accepted type is one we make."""
     types = [str(t) for t in request.get("types") or []]
     listed = " and ".join(types) if len(types) < 3 else ", ".join(types)
+    accepts = f"accepts only {listed} items" if types else "names no item type it accepts"
     message = (
-        f"This LMS placement accepts only {listed or 'no'} items; it accepts neither LTI links "
-        "nor web links, the two ways the course tool can add lessons, quizzes and exercises."
+        f"This LMS placement {accepts}; it accepts neither LTI links nor web links, the two "
+        "ways the course tool can add lessons, quizzes and exercises."
     )
     log = f"accept_types {types!r} lists neither {RESOURCE_LINK!r} nor {LINK!r}"
     return message, log

@@ -119,3 +119,11 @@ def test_a_placement_that_accepts_nothing_we_make_gets_an_errormsg_and_the_instr
     assert claims[DL + "content_items"] == []
     assert "accepts neither LTI links nor web links" in claims[DL + "errormsg"]
     assert "accept_types" in claims[DL + "errorlog"]
+
+
+def test_an_empty_accept_types_is_not_read_as_accepting_lti_links(
+    lti_client: TestClient, platform: Platform
+) -> None:
+    _, page = _picker(lti_client, platform, accept_types=[])
+    assert "cannot add course content here" in page and "accepts only no items" not in page
+    assert _response_claims(lti_client, platform, page)[DL + "content_items"] == []
