@@ -151,6 +151,22 @@ def ensure_lineitem(
     return url
 
 
+def _gone(platform: LtiPlatform, context: LtiContext, lineitem: str) -> bool:
+    """Whether the LMS says the line item itself no longer exists (not just its scores URL)."""
+    offered = _offered(context)
+    if offered is not None and not offered & {SCOPE_LINEITEM, SCOPE_LINEITEM_READONLY}:
+        return True  # cannot look; ensure_lineitem then says which scope is missing
+    read = SCOPE_LINEITEM if offered is None or SCOPE_LINEITEM in offered else None
+    token = access_token(platform, [read or SCOPE_LINEITEM_READONLY])
+    try:
+        call("GET", lineitem, token=token, accept=LINEITEM_TYPE)
+    except LmsError as exc:
+        if exc.status == 404:
+            return True
+        raise
+    return False
+
+
 def _post_score(platform: LtiPlatform, lineitem: str, body: dict[str, object]) -> None:
     call(
         "POST",
@@ -198,7 +214,7 @@ def send(*, session: Session, post: LtiGradePost) -> float | None:
     try:
         _post_score(platform, lineitem, body)
     except LmsError as exc:
-        if exc.status != 404:
+        if exc.status != 404 or not _gone(platform, context, lineitem):
             raise
         # The column was deleted on the LMS: make it again and send the score there.
         log.warning("line item %s is gone from the LMS; creating it again", lineitem)

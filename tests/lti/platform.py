@@ -59,6 +59,7 @@ class Platform:
         self.scores: list[dict[str, Any]] = []
         self.members: list[dict[str, Any]] = []
         self.fail_scores = 0
+        self.fail_status = 503  # what those failed score posts answer
         # What the browser-facing pages launch: the tool's base URL, and the id_token's arguments.
         self.tool_url = ""
         self.browser_launch: dict[str, Any] = {}
@@ -113,6 +114,14 @@ class Platform:
                     tag = parse_qs(path.query).get("tag", [None])[0]
                     found = [i for i in platform.lineitems if tag is None or i["tag"] == tag]
                     return self._send(200, found)
+                if path.path.startswith("/lineitems/"):
+                    if not scope & {LINEITEM, LINEITEM_READONLY}:
+                        return self._send(403, {"error": "scope"})
+                    url = f"{platform.url}{path.path}"
+                    item = next((i for i in platform.lineitems if i["id"] == url), None)
+                    if item is None:
+                        return self._send(404, {"error": "no such line item"})
+                    return self._send(200, item)
                 if path.path == "/memberships":
                     if MEMBERSHIPS not in scope:
                         return self._send(403, {"error": "scope"})
@@ -152,7 +161,7 @@ class Platform:
                     with platform.lock:
                         if platform.fail_scores > 0:
                             platform.fail_scores -= 1
-                            return self._send(503, {"error": "try later"})
+                            return self._send(platform.fail_status, {"error": "try later"})
                         platform.scores.append(
                             {"lineitem": path[: -len("/scores")], **json.loads(body)}
                         )

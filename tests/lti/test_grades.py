@@ -78,3 +78,16 @@ def test_a_missing_scope_is_explained_to_the_instructor_not_retried_blindly(
     page = lti_client.get("/instructor/lti")
     assert page.status_code == 200
     assert "does not let the tool create gradebook columns" in page.text
+
+
+def test_a_404_for_a_line_item_that_still_exists_makes_no_second_column(
+    lti_client: TestClient, platform: Platform
+) -> None:
+    assert launch(lti_client, platform, sub="s-1", roles=[LEARNER], claims=EXERCISE).status_code
+    _graded_submission(_user_id("s-1"), 0.75)
+    _wait(_all_sent)
+    platform.fail_scores, platform.fail_status = 2, 404  # a confused LMS, not a deleted column
+    _graded_submission(_user_id("s-1"), 0.8)
+    _wait(lambda: len(platform.scores) == 2 and _all_sent())
+    assert len(platform.lineitems) == 1 and platform.next_lineitem == 2  # none made or lost
+    assert platform.scores[1]["lineitem"] == _path(platform.lineitems[0]["id"], platform)
