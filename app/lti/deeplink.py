@@ -87,7 +87,7 @@ def item_type(request: dict[str, Any]) -> str | None:
 def unsupported(request: dict[str, Any]) -> tuple[str, str]:
     """(message for people, log line for the LMS) when no accepted type is one we make."""
     types = [str(t) for t in request.get("types") or []]
-    listed = " and ".join(types) if len(types) < 3 else ", ".join(types)
+    listed = " and ".join([", ".join(types[:-1]), types[-1]] if len(types) > 1 else types)
     accepts = f"accepts only {listed} items" if types else "names no item type it accepts"
     message = (
         f"This LMS placement {accepts}; it accepts neither LTI links nor web links, the two "

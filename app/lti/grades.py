@@ -69,12 +69,11 @@ def _offered(context: LtiContext) -> set[str] | None:
     return None if context.ags_scopes is None else set(context.ags_scopes.split())
 
 
-def _not_offered(context: LtiContext, doing: str, scope: str, advice: str) -> LmsError:
+def _not_offered(context: LtiContext, problem: str, scope: str, advice: str) -> LmsError:
     offered = sorted(s.rsplit("/", 1)[-1] for s in _offered(context) or set())
     return LmsError(
-        f"The LMS course '{context.title}' does not let the tool {doing}: its launches offer "
-        f"the grade service scopes {', '.join(offered) or 'none'}, not {scope.rsplit('/', 1)[-1]}. "
-        f"{advice}",
+        f"The LMS course '{context.title}' {problem}: its launches offer the grade service "
+        f"scopes {' and '.join(offered) or 'none'}, not {scope.rsplit('/', 1)[-1]}. {advice}",
         permanent=True,
     )
 
@@ -121,7 +120,7 @@ def ensure_lineitem(
     elif not can_write:
         raise _not_offered(
             context,
-            f"create gradebook columns, and it has no column for {tag}",
+            f"has no gradebook column for {tag} and does not let the tool create one",
             SCOPE_LINEITEM,
             "Add the item again through the LMS's deep linking (which creates its column), or "
             "ask the LMS administrator to let the tool manage gradebook columns.",
@@ -198,7 +197,7 @@ def send(*, session: Session, post: LtiGradePost) -> float | None:
     if offered is not None and SCOPE_SCORE not in offered:
         raise _not_offered(
             context,
-            "send scores",
+            "does not let the tool send scores",
             SCOPE_SCORE,
             "Ask the LMS administrator to let the tool create and update submission results.",
         )
