@@ -321,6 +321,34 @@ def cmd_users(args: argparse.Namespace) -> int:
         return 0
 
 
+def _rotate_key(*, activate: bool) -> int:
+    """Publish the next tool key, or (--activate) sign with it now; explain what happens when."""
+    import datetime as dt
+
+    from app.lti import keys
+
+    days = get_settings().lti_key_rotation_days
+    if activate:
+        try:
+            key = keys.activate_next_key()
+        except keys.KeyRotationError as exc:
+            return _fail(str(exc))
+        print(
+            f"the tool now signs with key {key.kid}; the retired key stays in the JWKS for "
+            f"{days:g} days so what it signed still verifies"
+        )
+        return 0
+    rotation = keys.rotate_key()
+    when = dt.datetime.fromtimestamp(rotation.activates_at, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    state = "published" if rotation.created else "was already published"
+    print(
+        f"next key {rotation.key.kid} {state} in the JWKS; the current key still signs until "
+        f"{when} (LTI_KEY_ROTATION_DAYS={days:g}), so LMSs that cached the key set fetch the "
+        "new one first. Switch earlier with `python -m app lti rotate-key --activate`."
+    )
+    return 0
+
+
 def cmd_lti(args: argparse.Namespace) -> int:
     """Register an LMS (idempotent) or rotate the tool's signing key."""
     from app.db import ensure_data_dir, session_factory
@@ -329,9 +357,7 @@ def cmd_lti(args: argparse.Namespace) -> int:
 
     ensure_data_dir()
     if args.lti_command == "rotate-key":
-        key = keys.rotate_key()
-        print(f"new signing key {key.kid}; the JWKS also serves the previous key")
-        return 0
+        return _rotate_key(activate=args.activate)
     with session_factory()() as session:
         try:
             platform, created = register_platform(
@@ -345,7 +371,7 @@ def cmd_lti(args: argparse.Namespace) -> int:
             )
         except RegistrationError as exc:
             return _fail(str(exc))
-    key = keys.current_key()
+    key = keys.signing_key()
     print(
         f"{'registered' if created else 'updated'}: {platform.issuer} client {platform.client_id}"
     )
@@ -442,7 +468,15 @@ def build_parser() -> argparse.ArgumentParser:
     register = lti_sub.add_parser("register", help="register an LMS (idempotent)")
     for flag in ("issuer", "client-id", "auth-url", "token-url", "jwks-url", "deployment-id"):
         register.add_argument(f"--{flag}", required=True)
-    lti_sub.add_parser("rotate-key", help="new signing key; the JWKS keeps the previous one")
+    rotate = lti_sub.add_parser(
+        "rotate-key",
+        help="publish the next signing key; it signs after LTI_KEY_ROTATION_DAYS or --activate",
+    )
+    rotate.add_argument(
+        "--activate",
+        action="store_true",
+        help="sign with the published next key now (the retired key stays in the JWKS a while)",
+    )
     lti.set_defaults(func=cmd_lti)
     new = sub.add_parser("new", help="scaffold a draft exercise or lesson")
     new.add_argument("kind", choices=["exercise", "lesson"])

@@ -187,6 +187,15 @@ class Settings(BaseSettings):
     lti_http_timeout_seconds: float = Field(
         default=10.0, gt=0, description="Timeout of each call to an LMS (JWKS, token, AGS)."
     )
+    lti_key_rotation_days: float = Field(
+        default=2.0,
+        ge=0,
+        description=(
+            "After `lti rotate-key` publishes the next key, how long the current key keeps "
+            "signing (so LMSs that cache the tool's key set, often for up to a day, fetch the "
+            "new one first); also how long a retired key stays published afterwards."
+        ),
+    )
 
     @model_validator(mode="after")
     def _refuse_dev_secret_in_production(self) -> Settings:

@@ -37,6 +37,14 @@ def _page(
         c.id: session.scalar(select(func.count()).where(LtiLink.context_id == c.id)) or 0
         for c in contexts
     }
+    failures = session.execute(
+        select(LtiLink.kind, LtiLink.slug, LtiGradePost.last_error, func.count())
+        .join(LtiLink, LtiLink.id == LtiGradePost.link_id)
+        .where(LtiGradePost.status == "failed")
+        .group_by(LtiLink.kind, LtiLink.slug, LtiGradePost.last_error)
+        .order_by(func.max(LtiGradePost.id).desc())
+        .limit(10)
+    ).all()
     return render(
         request,
         "lti/admin.html",
@@ -45,6 +53,7 @@ def _page(
         contexts=contexts,
         outbox=outbox,
         links=links,
+        failures=failures,
         message=message,
         error=error,
         values=values or {},

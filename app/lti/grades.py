@@ -14,7 +14,13 @@ from sqlalchemy.orm import Session
 from app.config import get_settings
 from app.lti.http import LmsError, call
 from app.lti.models import LtiContext, LtiGradePost, LtiLink, LtiPlatform, LtiUser
-from app.lti.tokens import SCOPE_LINEITEM, SCOPE_SCORE, access_token, forget_tokens
+from app.lti.tokens import (
+    SCOPE_LINEITEM,
+    SCOPE_LINEITEM_READONLY,
+    SCOPE_SCORE,
+    access_token,
+    forget_tokens,
+)
 from app.models_base import utcnow
 from app.progress.models import QuizAttempt
 from app.submissions.models import Submission
@@ -58,26 +64,67 @@ def _with_path(url: str, suffix: str) -> str:
     return urlunsplit(parts._replace(path=parts.path.rstrip("/") + suffix))
 
 
+def _offered(context: LtiContext) -> set[str] | None:
+    """The AGS scopes the course's launches offered (None: not recorded, assume what we need)."""
+    return None if context.ags_scopes is None else set(context.ags_scopes.split())
+
+
+def _not_offered(context: LtiContext, problem: str, scope: str, advice: str) -> LmsError:
+    offered = sorted(s.rsplit("/", 1)[-1] for s in _offered(context) or set())
+    return LmsError(
+        f"The LMS course '{context.title}' {problem}: its launches offer the grade service "
+        f"scopes {' and '.join(offered) or 'none'}, not {scope.rsplit('/', 1)[-1]}. {advice}",
+        permanent=True,
+    )
+
+
 def ensure_lineitem(
-    *, session: Session, platform: LtiPlatform, context: LtiContext, link: LtiLink
+    *,
+    session: Session,
+    platform: LtiPlatform,
+    context: LtiContext,
+    link: LtiLink,
+    dead: str | None = None,
 ) -> str:
-    """The link's gradebook column: known, found by tag, or created on the platform."""
-    if link.lineitem_url:
+    """The link's gradebook column: known, found by tag, or created on the platform.
+
+    `dead` is a column the LMS said is gone: it is neither reused nor taken from the list.
+    """
+    if link.lineitem_url and link.lineitem_url != dead:
         return link.lineitem_url
     if not context.lineitems_url:
-        raise LmsError("this LMS course offers no line items service (AGS) to the tool")
-    token = access_token(platform, [SCOPE_LINEITEM, SCOPE_SCORE])
+        raise LmsError(
+            "this LMS course offers no line items service (AGS) to the tool", permanent=True
+        )
+    offered = _offered(context)
+    can_write = offered is None or SCOPE_LINEITEM in offered
+    can_read = can_write or SCOPE_LINEITEM_READONLY in (offered or set())
     tag = f"{link.kind}:{link.slug}"
-    sep = "&" if "?" in context.lineitems_url else "?"
-    listed = call(
-        "GET",
-        f"{context.lineitems_url}{sep}{urlencode({'tag': tag})}",
-        token=token,
-        accept=LINEITEMS_TYPE,
-    ).body
-    match = [i for i in listed or [] if isinstance(i, dict) and i.get("tag") == tag]
+    match: list[dict[str, object]] = []
+    if can_read:
+        token = access_token(platform, [SCOPE_LINEITEM if can_write else SCOPE_LINEITEM_READONLY])
+        sep = "&" if "?" in context.lineitems_url else "?"
+        listed = call(
+            "GET",
+            f"{context.lineitems_url}{sep}{urlencode({'tag': tag})}",
+            token=token,
+            accept=LINEITEMS_TYPE,
+        ).body
+        match = [
+            i
+            for i in listed or []
+            if isinstance(i, dict) and i.get("tag") == tag and i.get("id") and i["id"] != dead
+        ]
     if match:
         url = str(match[0]["id"])
+    elif not can_write:
+        raise _not_offered(
+            context,
+            f"has no gradebook column for {tag} and does not let the tool create one",
+            SCOPE_LINEITEM,
+            "Add the item again through the LMS's deep linking (which creates its column), or "
+            "ask the LMS administrator to let the tool manage gradebook columns.",
+        )
     else:
         item: dict[str, object] = {
             "scoreMaximum": 100,
@@ -90,7 +137,7 @@ def ensure_lineitem(
         created = call(
             "POST",
             context.lineitems_url,
-            token=token,
+            token=access_token(platform, [SCOPE_LINEITEM]),
             json_body=item,
             content_type=LINEITEM_TYPE,
             accept=LINEITEM_TYPE,
@@ -103,6 +150,32 @@ def ensure_lineitem(
     return url
 
 
+def _gone(platform: LtiPlatform, context: LtiContext, lineitem: str) -> bool:
+    """Whether the LMS says the line item itself no longer exists (not just its scores URL)."""
+    offered = _offered(context)
+    if offered is not None and not offered & {SCOPE_LINEITEM, SCOPE_LINEITEM_READONLY}:
+        return True  # cannot look; ensure_lineitem then says which scope is missing
+    read = SCOPE_LINEITEM if offered is None or SCOPE_LINEITEM in offered else None
+    token = access_token(platform, [read or SCOPE_LINEITEM_READONLY])
+    try:
+        call("GET", lineitem, token=token, accept=LINEITEM_TYPE)
+    except LmsError as exc:
+        if exc.status == 404:
+            return True
+        raise
+    return False
+
+
+def _post_score(platform: LtiPlatform, lineitem: str, body: dict[str, object]) -> None:
+    call(
+        "POST",
+        _with_path(lineitem, "/scores"),
+        token=access_token(platform, [SCOPE_SCORE]),
+        json_body=body,
+        content_type=SCORE_TYPE,
+    )
+
+
 def send(*, session: Session, post: LtiGradePost) -> float | None:
     """Post the current score for one outbox row; returns the score sent (None: nothing yet)."""
     link = session.get(LtiLink, post.link_id)
@@ -110,7 +183,7 @@ def send(*, session: Session, post: LtiGradePost) -> float | None:
     context = session.get(LtiContext, link.context_id) if link else None
     platform = session.get(LtiPlatform, context.platform_id) if context else None
     if link is None or lti_user is None or context is None or platform is None:
-        raise LmsError("the link, course or LMS of this grade post was deleted")
+        raise LmsError("the link, course or LMS of this grade post was deleted", permanent=True)
     score = score_for(
         session=session,
         user_id=lti_user.user_id,
@@ -120,8 +193,16 @@ def send(*, session: Session, post: LtiGradePost) -> float | None:
     )
     if score is None:
         return None
+    offered = _offered(context)
+    if offered is not None and SCOPE_SCORE not in offered:
+        raise _not_offered(
+            context,
+            "does not let the tool send scores",
+            SCOPE_SCORE,
+            "Ask the LMS administrator to let the tool create and update submission results.",
+        )
     lineitem = ensure_lineitem(session=session, platform=platform, context=context, link=link)
-    body = {
+    body: dict[str, object] = {
         "userId": lti_user.sub,
         "scoreGiven": round(score * 100, 4),
         "scoreMaximum": 100,
@@ -129,14 +210,19 @@ def send(*, session: Session, post: LtiGradePost) -> float | None:
         "gradingProgress": "FullyGraded",
         "timestamp": utcnow().isoformat(),
     }
-    token = access_token(platform, [SCOPE_LINEITEM, SCOPE_SCORE])
-    call(
-        "POST",
-        _with_path(lineitem, "/scores"),
-        token=token,
-        json_body=body,
-        content_type=SCORE_TYPE,
-    )
+    try:
+        _post_score(platform, lineitem, body)
+    except LmsError as exc:
+        if exc.status != 404 or not _gone(platform, context, lineitem):
+            raise
+        # The column was deleted on the LMS: make it again and send the score there.
+        log.warning("line item %s is gone from the LMS; creating it again", lineitem)
+        link.lineitem_url = None
+        session.commit()
+        lineitem = ensure_lineitem(
+            session=session, platform=platform, context=context, link=link, dead=lineitem
+        )
+        _post_score(platform, lineitem, body)
     return score
 
 
@@ -180,7 +266,7 @@ def process_due(session_maker: Callable[[], Session]) -> int:
             except LmsError as exc:
                 post.attempts += 1
                 post.last_error = str(exc)[:2000]
-                if post.attempts >= settings.lti_max_post_attempts:
+                if exc.permanent or post.attempts >= settings.lti_max_post_attempts:
                     post.status = "failed"
                     log.error("grade post %s failed for good: %s", post_id, exc)
                 else:

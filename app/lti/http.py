@@ -13,7 +13,15 @@ from app.config import get_settings
 
 
 class LmsError(Exception):
-    """The LMS could not be reached or answered with an error; the message says which."""
+    """The LMS could not be reached or answered with an error; the message says which.
+
+    `status` is the LMS's HTTP status when it answered; `permanent` means retrying cannot help.
+    """
+
+    def __init__(self, message: str, *, status: int | None = None, permanent: bool = False):
+        super().__init__(message)
+        self.status = status
+        self.permanent = permanent
 
 
 @dataclass(frozen=True)
@@ -55,7 +63,7 @@ def call(
             found = {k.lower(): v for k, v in response.headers.items()}
     except urllib.error.HTTPError as exc:
         detail = exc.read()[:500].decode("utf-8", "replace")
-        raise LmsError(f"{method} {url} answered {exc.code}: {detail}") from exc
+        raise LmsError(f"{method} {url} answered {exc.code}: {detail}", status=exc.code) from exc
     except (urllib.error.URLError, TimeoutError, OSError) as exc:
         raise LmsError(f"{method} {url} failed: {exc}") from exc
     try:

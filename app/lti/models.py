@@ -88,6 +88,8 @@ class LtiContext(Base):
     title: Mapped[str] = mapped_column(String(500), default="")
     lineitems_url: Mapped[str | None] = mapped_column(String(1000), nullable=True)
     memberships_url: Mapped[str | None] = mapped_column(String(1000), nullable=True)
+    # Space-separated AGS scopes the last launch offered; None: launched before they were kept.
+    ags_scopes: Mapped[str | None] = mapped_column(Text, nullable=True)
     score_policy: Mapped[str] = mapped_column(String(10), default="best")
     created_at: Mapped[dt.datetime] = created_at_column()
 

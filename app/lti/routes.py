@@ -197,38 +197,10 @@ def _deep_link_request(request: Request, user: User | None, ticket: str) -> dict
     return claims
 
 
-@router.get("/lti/deep-link", include_in_schema=False)
-def deep_link_form(request: Request, user: OptionalUser, t: str = "") -> Response:
-    """The picker: lessons, quizzes and exercises to add to the LMS course."""
-    try:
-        _deep_link_request(request, user, t)
-    except LaunchError as exc:
-        return _refuse(request, exc)
-    items = deeplink.choices(request.app.state.course)
-    return render(request, "lti/deep_link.html", ticket=t, items=items)
-
-
-@router.post("/lti/deep-link", include_in_schema=False)
-async def deep_link_submit(request: Request, session: SessionDep, user: OptionalUser) -> Response:
-    """Sign the chosen items and post them back to the LMS (CSRF-checked form)."""
-    form = await request.form()
-    ticket = form.get("t")
-    picked = [v for v in form.getlist("item") if isinstance(v, str)]
-    try:
-        claims = _deep_link_request(request, user, ticket if isinstance(ticket, str) else "")
-        if not picked:
-            raise LaunchError(422, "Choose at least one item to add.", "deep link: nothing picked")
-        if len(picked) > 1 and not claims.get("multi", True):
-            raise LaunchError(422, "This LMS accepts one item at a time.", "deep link: multiple")
-        platform = session.get(LtiPlatform, claims.get("pid"))
-        if platform is None:
-            raise LaunchError(400, "This LMS is no longer registered.", "deep link: no platform")
-        base = str(request.base_url)
-        items = deeplink.content_items(request.app.state.course, picked, base)
-    except LaunchError as exc:
-        return _refuse(request, exc)
-    jwt_value = deeplink.response_jwt(platform=platform, request=claims, items=items)
-    return_url = str(claims["ret"])
+def _return_page(
+    request: Request, *, return_url: str, jwt_value: str, count: int, refusal: str = ""
+) -> Response:
+    """The form that posts the signed response to the LMS: by itself, or (refusal) by a button."""
     parts = urlsplit(return_url)
     nonce = secrets.token_urlsafe(16)
     csp = csp_with(
@@ -241,7 +213,78 @@ async def deep_link_submit(request: Request, session: SessionDep, user: Optional
         return_url=return_url,
         jwt=jwt_value,
         script_nonce=nonce,
-        count=len(items),
+        count=count,
+        refusal=refusal,
     )
     response.headers["content-security-policy"] = csp
     return response
+
+
+def _platform(session: SessionDep, claims: dict[str, Any]) -> LtiPlatform:
+    platform = session.get(LtiPlatform, claims.get("pid"))
+    if platform is None:
+        raise LaunchError(400, "This LMS is no longer registered.", "deep link: no platform")
+    return platform
+
+
+@router.get("/lti/deep-link", include_in_schema=False)
+def deep_link_form(
+    request: Request, session: SessionDep, user: OptionalUser, t: str = ""
+) -> Response:
+    """The picker: lessons, quizzes and exercises to add, as the LMS placement accepts them."""
+    try:
+        claims = _deep_link_request(request, user, t)
+        kind = deeplink.item_type(claims)
+        if kind is None:
+            platform = _platform(session, claims)
+    except LaunchError as exc:
+        return _refuse(request, exc)
+    if kind is None:
+        error = deeplink.unsupported(claims)
+        log.info("LTI deep linking: nothing the placement accepts (%s)", error[1])
+        jwt_value = deeplink.response_jwt(platform=platform, request=claims, items=[], error=error)
+        return _return_page(
+            request, return_url=str(claims["ret"]), jwt_value=jwt_value, count=0, refusal=error[0]
+        )
+    items = deeplink.choices(request.app.state.course)
+    return render(
+        request,
+        "lti/deep_link.html",
+        ticket=t,
+        items=items,
+        kind=kind,
+        multiple=bool(claims.get("multi", True)),
+        lineitem=bool(claims.get("li", True)),
+    )
+
+
+@router.post("/lti/deep-link", include_in_schema=False)
+async def deep_link_submit(request: Request, session: SessionDep, user: OptionalUser) -> Response:
+    """Sign the chosen items and post them back to the LMS (CSRF-checked form)."""
+    form = await request.form()
+    ticket = form.get("t")
+    picked = [v for v in form.getlist("item") if isinstance(v, str)]
+    try:
+        claims = _deep_link_request(request, user, ticket if isinstance(ticket, str) else "")
+        kind = deeplink.item_type(claims)
+        if kind is None:
+            message, reason = deeplink.unsupported(claims)
+            raise LaunchError(422, message, f"deep link: {reason}")
+        if not picked:
+            raise LaunchError(422, "Choose at least one item to add.", "deep link: nothing picked")
+        if len(picked) > 1 and not claims.get("multi", True):
+            raise LaunchError(422, "This LMS accepts one item at a time.", "deep link: multiple")
+        platform = _platform(session, claims)
+        items = deeplink.content_items(
+            request.app.state.course,
+            picked,
+            str(request.base_url),
+            kind=kind,
+            lineitem=bool(claims.get("li", True)),
+        )
+    except LaunchError as exc:
+        return _refuse(request, exc)
+    jwt_value = deeplink.response_jwt(platform=platform, request=claims, items=items)
+    return _return_page(
+        request, return_url=str(claims["ret"]), jwt_value=jwt_value, count=len(items)
+    )

@@ -98,6 +98,10 @@ def upsert_context(
     ags = claims.get(AGS) or {}
     if isinstance(ags, dict) and isinstance(ags.get("lineitems"), str):
         context.lineitems_url = ags["lineitems"]
+    if isinstance(ags, dict) and ags:
+        offered = ags.get("scope")
+        scopes = [str(s) for s in offered] if isinstance(offered, list) else []
+        context.ags_scopes = " ".join(scopes)[:4000]
     nrps = claims.get(NRPS) or {}
     if isinstance(nrps, dict) and isinstance(nrps.get("context_memberships_url"), str):
         context.memberships_url = nrps["context_memberships_url"]

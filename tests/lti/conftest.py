@@ -37,7 +37,8 @@ def lti_client(platform: Platform, monkeypatch: pytest.MonkeyPatch) -> Iterator[
     monkeypatch.setenv("LTI_FRAME_ANCESTORS", f'["{platform.url}"]')
     get_settings.cache_clear()
     with TestClient(create_app(), base_url="https://testserver") as client:
-        platform.tool_jwks = client.get("/lti/jwks").json()["keys"]
+        platform.fetch_tool_jwks = lambda: client.get("/lti/jwks").json()["keys"]
+        platform.cached_tool_jwks()  # the LMS fetched the tool's keys when it was set up
         yield client
 
 

@@ -1,6 +1,7 @@
 """A small LMS stand-in: its own RSA keys and JWKS, real signed id_tokens, a token endpoint that
-checks the tool's private_key_jwt assertion, AGS line items/scores and an NRPS roster, all served
-by a real HTTP server in a thread."""
+checks the tool's private_key_jwt assertion against the tool's key set as it cached it, AGS line
+items/scores (deletable, scope-checked) and an NRPS roster, all served by a real HTTP server in a
+thread."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import json
 import secrets
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
@@ -17,6 +19,11 @@ import jwt
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 LTI = "https://purl.imsglobal.org/spec/lti/claim/"
+AGS_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/"
+LINEITEM = AGS_SCOPE + "lineitem"
+LINEITEM_READONLY = AGS_SCOPE + "lineitem.readonly"
+SCORE = AGS_SCOPE + "score"
+MEMBERSHIPS = "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"
 
 
 # The LMS page's side of platform storage: answers lti.capabilities, lti.put_data and
@@ -62,13 +69,26 @@ class Platform:
         self.kid = "platform-key-1"
         self.client_id = client_id
         self.deployment_id = deployment_id
+        # The tool's key set as this LMS cached it. Like a real LMS, it fetches the set again
+        # only when its cache is older than jwks_cache_seconds (never on an unknown kid).
         self.tool_jwks: list[dict[str, Any]] = []
-        self.tokens: dict[str, str] = {}  # access token -> scope
+        self.fetch_tool_jwks: Callable[[], list[dict[str, Any]]] | None = None
+        self.jwks_fetched_at: float | None = None
+        self.jwks_cache_seconds = 86400.0
+        self.clock_offset = 0.0  # tests move this LMS's clock instead of sleeping
+        # Scopes the launch's AGS claim offers, and the scopes the token endpoint grants.
+        self.ags_scopes = [LINEITEM, SCORE]
+        self.grantable = {LINEITEM, LINEITEM_READONLY, SCORE, MEMBERSHIPS}
+        self.tokens: dict[str, set[str]] = {}  # access token -> its scopes
+        self.token_requests: list[set[str]] = []
         self.assertions: list[dict[str, Any]] = []
+        self.assertion_kids: list[str] = []
         self.lineitems: list[dict[str, Any]] = []
+        self.next_lineitem = 1
         self.scores: list[dict[str, Any]] = []
         self.members: list[dict[str, Any]] = []
         self.fail_scores = 0
+        self.fail_status = 503  # what those failed score posts answer
         # What the browser-facing pages launch: the tool's base URL, and the id_token's arguments.
         self.tool_url = ""
         self.browser_launch: dict[str, Any] = {}
@@ -104,7 +124,7 @@ class Platform:
             def _body(self) -> bytes:
                 return self.rfile.read(int(self.headers.get("Content-Length") or 0))
 
-            def _scope(self) -> str | None:
+            def _scope(self) -> set[str] | None:
                 auth = self.headers.get("Authorization", "")
                 return platform.tokens.get(auth.removeprefix("Bearer "))
 
@@ -120,11 +140,21 @@ class Platform:
                 if scope is None:
                     return self._send(401, {"error": "no token"})
                 if path.path == "/lineitems":
+                    if not scope & {LINEITEM, LINEITEM_READONLY}:
+                        return self._send(403, {"error": "scope"})
                     tag = parse_qs(path.query).get("tag", [None])[0]
                     found = [i for i in platform.lineitems if tag is None or i["tag"] == tag]
                     return self._send(200, found)
+                if path.path.startswith("/lineitems/"):
+                    if not scope & {LINEITEM, LINEITEM_READONLY}:
+                        return self._send(403, {"error": "scope"})
+                    url = f"{platform.url}{path.path}"
+                    item = next((i for i in platform.lineitems if i["id"] == url), None)
+                    if item is None:
+                        return self._send(404, {"error": "no such line item"})
+                    return self._send(200, item)
                 if path.path == "/memberships":
-                    if "contextmembership.readonly" not in scope:
+                    if MEMBERSHIPS not in scope:
                         return self._send(403, {"error": "scope"})
                     page = parse_qs(path.query).get("page", ["1"])[0]
                     half = len(platform.members) // 2
@@ -140,21 +170,29 @@ class Platform:
                 if path == "/token":
                     return self._token(parse_qs(body.decode()))
                 scope = self._scope()
-                if scope is None or "lti-ags/scope/score" not in scope:
+                if scope is None:
                     return self._send(401, {"error": "no token"})
                 if path == "/lineitems":
+                    if LINEITEM not in scope:
+                        return self._send(403, {"error": "scope"})
                     item = json.loads(body)
                     with platform.lock:
-                        item["id"] = f"{platform.url}/lineitems/{len(platform.lineitems) + 1}"
+                        item["id"] = f"{platform.url}/lineitems/{platform.next_lineitem}"
+                        platform.next_lineitem += 1
                         platform.lineitems.append(item)
                     return self._send(201, item)
                 if path.startswith("/lineitems/") and path.endswith("/scores"):
+                    if SCORE not in scope:
+                        return self._send(403, {"error": "scope"})
                     if self.headers.get("Content-Type") != "application/vnd.ims.lis.v1.score+json":
                         return self._send(415, {"error": "content type"})
+                    known = {i["id"] for i in platform.lineitems}
+                    if f"{platform.url}{path[: -len('/scores')]}" not in known:
+                        return self._send(404, {"error": "no such line item"})
                     with platform.lock:
                         if platform.fail_scores > 0:
                             platform.fail_scores -= 1
-                            return self._send(503, {"error": "try later"})
+                            return self._send(platform.fail_status, {"error": "try later"})
                         platform.scores.append(
                             {"lineitem": path[: -len("/scores")], **json.loads(body)}
                         )
@@ -165,7 +203,7 @@ class Platform:
                 assertion = form.get("client_assertion", [""])[0]
                 try:
                     kid = jwt.get_unverified_header(assertion)["kid"]
-                    jwk = next(k for k in platform.tool_jwks if k["kid"] == kid)
+                    jwk = next(k for k in platform.cached_tool_jwks() if k["kid"] == kid)
                     claims = jwt.decode(
                         assertion,
                         jwt.PyJWK(jwk).key,
@@ -177,9 +215,14 @@ class Platform:
                     return self._send(401, {"error": "invalid_client", "detail": str(exc)})
                 if form.get("grant_type") != ["client_credentials"]:
                     return self._send(400, {"error": "unsupported_grant_type"})
+                asked = set(form.get("scope", [""])[0].split())
+                platform.token_requests.append(asked)
+                if not asked or asked - platform.grantable:
+                    return self._send(400, {"error": "invalid_scope"})
                 platform.assertions.append(claims)
+                platform.assertion_kids.append(kid)
                 token = secrets.token_urlsafe(16)
-                platform.tokens[token] = form.get("scope", [""])[0]
+                platform.tokens[token] = asked
                 return self._send(
                     200, {"access_token": token, "token_type": "bearer", "expires_in": 3600}
                 )
@@ -199,6 +242,31 @@ class Platform:
     @property
     def issuer(self) -> str:
         return self.url
+
+    def cached_tool_jwks(self) -> list[dict[str, Any]]:
+        """The tool's keys from this LMS's cache, fetched again only once the cache is old."""
+        now = time.time() + self.clock_offset
+        with self.lock:
+            stale = self.jwks_fetched_at is None or now - self.jwks_fetched_at > (
+                self.jwks_cache_seconds
+            )
+            if self.fetch_tool_jwks is not None and stale:
+                self.tool_jwks = self.fetch_tool_jwks()
+                self.jwks_fetched_at = now
+            return list(self.tool_jwks)
+
+    def delete_lineitem(self, url: str) -> None:
+        """A teacher deletes the gradebook column in the LMS."""
+        with self.lock:
+            self.lineitems = [i for i in self.lineitems if i["id"] != url]
+
+    def add_lineitem(self, **fields: Any) -> str:
+        """A gradebook column made on the LMS side (e.g. by deep linking); returns its URL."""
+        with self.lock:
+            url = f"{self.url}/lineitems/{self.next_lineitem}"
+            self.next_lineitem += 1
+            self.lineitems.append({"id": url, **fields})
+        return url
 
     def public_jwk(self) -> dict[str, Any]:
         jwk = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(self.key.public_key()))
@@ -240,10 +308,7 @@ class Platform:
             LTI + "roles": roles,
             LTI + "context": {"id": "course-1", "title": "Transformers 101"},
             "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint": {
-                "scope": [
-                    "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem",
-                    "https://purl.imsglobal.org/spec/lti-ags/scope/score",
-                ],
+                "scope": list(self.ags_scopes),
                 "lineitems": f"{self.url}/lineitems",
             },
             "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice": {

@@ -2,62 +2,17 @@
 
 from __future__ import annotations
 
-import time
-from typing import Any
-
 import jwt
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from app.db import session_factory
-from app.jobs import leases
 from app.lti.models import LtiGradePost, LtiUser
 from app.progress.service import save_quiz_attempt
-from app.submissions.models import Submission
 from tests.conftest import run_cli
 from tests.lti.conftest import INSTRUCTOR, LEARNER, launch
+from tests.lti.helpers import EXERCISE, _all_sent, _graded_submission, _user_id, _wait
 from tests.lti.platform import LTI, Platform
-
-EXERCISE = {LTI + "custom": {"target": "exercise:alibi-bias"}}
-
-
-def _wait(condition: Any, seconds: float = 10.0) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.05)
-    raise AssertionError("timed out")
-
-
-def _graded_submission(user_id: int, score: float) -> None:
-    """A submission graded through the job path's own store step (the grading hook)."""
-    with session_factory()() as session:
-        row = Submission(
-            user_id=user_id,
-            exercise_slug="alibi-bias",
-            framework="numpy",
-            mode="submit",
-            code="x = 1",
-            status="queued",
-        )
-        session.add(row)
-        session.commit()
-        claim = leases.claim(session=session, submission_id=row.id, lease_seconds=30)
-        assert claim is not None
-        report = {"verdict": "partial", "score": score, "message": "ok", "duration_ms": 1.0}
-        assert leases.finish(session=session, held=claim, report=report)
-
-
-def _all_sent() -> bool:
-    with session_factory()() as session:
-        statuses = list(session.scalars(select(LtiGradePost.status)))
-    return bool(statuses) and all(s == "sent" for s in statuses)
-
-
-def _user_id(sub: str) -> int:
-    with session_factory()() as session:
-        return session.scalars(select(LtiUser.user_id).where(LtiUser.sub == sub)).one()
 
 
 def test_graded_submission_score_arrives_at_the_lms(
@@ -209,4 +164,4 @@ def test_registration_page_and_cli_are_idempotent(
     rotated = run_cli("lti", "rotate-key")
     assert rotated.returncode == 0, rotated.stderr
     after = [k["kid"] for k in lti_client.get("/lti/jwks").json()["keys"]]
-    assert len(after) == 2 and after[1] in before and after[0] not in before
+    assert len(after) == 2 and after[0] in before and after[1] not in before  # next: published
