@@ -1,7 +1,7 @@
 """lti: the AGS scopes each LMS course offered, so the tool asks only for those
 
-Revision ID: 0005_lti_ags_scopes
-Revises: 0004_problems
+Revision ID: 0006_lti_ags_scopes
+Revises: 0005_lti_roles_storage
 Create Date: 2026-11-23 11:50:00.000000
 """
 
@@ -10,8 +10,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0005_lti_ags_scopes"
-down_revision: str | None = "0004_problems"
+revision: str = "0006_lti_ags_scopes"
+down_revision: str | None = "0005_lti_roles_storage"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
