@@ -81,8 +81,8 @@ def create_app() -> FastAPI:
     )
     settings = get_settings()
     install_csrf(app)
-    app.add_middleware(SecurityHeadersMiddleware)
-    # Outermost: a request waiting for its turn holds nothing but its socket (issue 23).
+    # Before any other work: a request waiting for its turn holds nothing but its socket
+    # (issue 23); only the security headers wrap it, so a 503 carries them too.
     app.state.admission = Admission(settings.web_slots)
     app.add_middleware(
         AdmissionMiddleware,
@@ -91,6 +91,7 @@ def create_app() -> FastAPI:
         max_waiting=settings.web_queue_max,
         retry_after=settings.web_retry_after_seconds,
     )
+    app.add_middleware(SecurityHeadersMiddleware)
     install_error_handlers(app)
     app.mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static")
     app.include_router(content_routes.router)

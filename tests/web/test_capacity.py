@@ -222,3 +222,20 @@ def test_no_database_connection_in_time_is_a_503_page_not_a_500(
     assert "busy" in page.text
     assert api.status_code == 503 and "Try again" in api.json()["detail"]
     assert tight.get("/").status_code == 200
+
+
+def test_a_busy_page_carries_the_security_headers(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The 503 comes from the line in front of the app, still inside the security headers."""
+    monkeypatch.setenv("WEB_SLOTS", "1")
+    monkeypatch.setenv("WEB_QUEUE_MAX", "0")
+    get_settings.cache_clear()
+    app = create_app()
+    app.state.admission.busy = 1  # the one slot is taken and nobody may wait
+    with TestClient(app) as client:
+        answer = client.get("/lessons/why-position", headers={"accept": "text/html"})
+        assert client.get("/healthz").status_code == 200  # health skips the line
+    assert answer.status_code == 503 and answer.headers["retry-after"] == "5"
+    assert "script-src" in answer.headers["content-security-policy"]
+    assert answer.headers["x-content-type-options"] == "nosniff"
