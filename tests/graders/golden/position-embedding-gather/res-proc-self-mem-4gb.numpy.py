@@ -1,10 +1,11 @@
-# Attack: maps 4 GB read-only (not data to the kernel) and fills it through /proc/self/mem, which writes past the protection; writing /proc is refused inside a job -> runtime_error.
+# Attack: makes itself dumpable again, maps 4 GB read-only (not data to the kernel) and fills it through /proc/self/mem, which writes past the protection; a job stays not dumpable -> runtime_error.
 import ctypes
 import os
 
 import numpy as np
 
 MAP_PRIVATE, MAP_ANONYMOUS, PROT_READ = 0x02, 0x20, 0x1
+PR_SET_DUMPABLE = 4
 BLOCK = 256 << 20
 CHUNK = b"x" * (1 << 20)
 
@@ -21,6 +22,7 @@ libc.mmap.argtypes = (
 
 
 def _hoard():
+    libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)  # a fork server's child is not: /proc/self is root's
     fd = os.open("/proc/self/mem", os.O_RDWR)
     for _ in range(16):  # 4 GB in blocks, so each mapping fits in what address space is left
         address = libc.mmap(None, BLOCK, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
