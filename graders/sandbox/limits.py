@@ -13,9 +13,14 @@ How each limit is enforced (measured on the 2-core Debian 12 development machine
   be used at realistic limits: `import jax` + one computation peaks at ~1.5 GB of *virtual*
   memory (XLA reserves address space) while its data segment is ~230 MB; torch: 0.64 GB / 0.22
   GB. RLIMIT_DATA counts private writable mappings (heap, anonymous mmap, thread stacks), which
-  is what grows when a job allocates. A backstop RLIMIT_AS = memory_mb + AS_HEADROOM_MB bounds
-  what RLIMIT_DATA does not see (MAP_SHARED anonymous memory). Allocations beyond the limit
-  fail: Python raises MemoryError, NumPy "Unable to allocate", torch RuntimeError.
+  is what grows when a job allocates. Allocations beyond the limit fail: Python raises
+  MemoryError, NumPy "Unable to allocate", torch RuntimeError. What RLIMIT_DATA does not count
+  a job cannot get (issue 22): shared mappings, MAP_GROWSDOWN mappings, pages pinned in pipes,
+  socket buffers, writes through /proc/self/mem are refused by the job filter; the main stack
+  is bounded by RLIMIT_STACK = STACK_MB (soft = hard, so a job cannot raise it: it would grow
+  its stack by gigabytes); POSIX timers and queued signals (kernel memory) by RLIMIT_SIGPENDING
+  = PENDING_SIGNALS; files by the /tmp size below. A backstop RLIMIT_AS = memory_mb +
+  AS_HEADROOM_MB bounds whatever else was missed.
 - max_processes: RLIMIT_NPROC, set by `prlimit` run as the sandbox's first program, which then
   execs the interpreter (not here: set on bwrap, the kernel would also count every other
   process of a non-root caller).
@@ -37,6 +42,8 @@ from dataclasses import dataclass
 
 MB = 1024 * 1024
 AS_HEADROOM_MB = 2048
+STACK_MB = 8  # the usual Linux default soft limit: thread stacks keep their usual size too
+PENDING_SIGNALS = 1024
 
 
 @dataclass(frozen=True)
@@ -65,6 +72,8 @@ def rlimits(limits: SandboxLimits) -> list[tuple[str, int, int]]:
         ("cpu", limits.cpu_seconds, limits.cpu_seconds),
         ("data", memory, memory),
         ("as", address_space, address_space),
+        ("stack", STACK_MB * MB, STACK_MB * MB),
+        ("sigpending", PENDING_SIGNALS, PENDING_SIGNALS),
         ("fsize", limits.max_file_mb * MB, limits.max_file_mb * MB),
         ("nofile", limits.max_open_files, limits.max_open_files),
         ("core", 0, 0),

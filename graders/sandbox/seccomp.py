@@ -16,8 +16,21 @@ Two filters stack (a process keeps every filter it was given; the strictest answ
     count against RLIMIT_NPROC. Why not a cgroup: the hosts we target (a laptop, CI, a VM with
     cgroup v1 or an undelegated v2 tree) rarely let an ordinary user create one; seccomp and
     rlimits work everywhere bubblewrap does, for root and for everyone else.
-  * no memory outside RLIMIT_DATA: `memfd_create` and shared anonymous `mmap` fail with EPERM
-    (both make pages that RLIMIT_DATA does not count);
+  * no memory outside RLIMIT_DATA, which counts private writable mappings only (issue 22):
+    - no shared memory: `mmap` with MAP_SHARED fails whatever it maps (anonymous memory,
+      /dev/zero, a file in the private /tmp: the filter cannot see the file), and so do
+      `memfd_create` and `memfd_secret`;
+    - no stack outside the stack: `mmap` with MAP_GROWSDOWN fails (the kernel counts such a
+      mapping as stack, never as data; the main stack is bounded by RLIMIT_STACK, limits.py);
+    - no writes past a protection: the job is made not dumpable, so its /proc/self/mem belongs
+      to root and cannot be opened for writing (writes there fill read-only private mappings,
+      which are not data); `prctl(PR_SET_DUMPABLE)` and `execve`/`execveat` (an exec makes a
+      process dumpable again) fail;
+    - no pages held by the kernel for it: `vmsplice`, `splice` and `tee` fail (a pipe keeps
+      every page spliced into it, a whole 2 MB huge page for one byte, after the job unmaps
+      it), `socket` and `socketpair` fail (socket buffers grow to megabytes each and sockets
+      can be kept in flight), `fcntl(F_SETPIPE_SZ)` fails (pipes keep their 64 kB), and
+      `inotify_init`/`fanotify_init` fail (each watch pins kernel memory);
   * no reaching other processes of the sandbox (the fork server, a warm interpreter waiting
     for the next job): signals only to itself, `prlimit64`, `setpriority` and `ioprio_set`
     only on itself, no pidfds.
@@ -46,7 +59,10 @@ SCMP_CMP_MASKED_EQ = 7
 
 AF_UNIX = 1
 CLONE_THREAD = 0x00010000
-MAP_SHARED, MAP_ANONYMOUS = 0x01, 0x20  # MAP_SHARED_VALIDATE (0x03) has the MAP_SHARED bit too
+MAP_SHARED = 0x01  # MAP_SHARED_VALIDATE (0x03) has this bit too
+MAP_GROWSDOWN = 0x0100
+F_SETPIPE_SZ = 1031
+PR_SET_DUMPABLE = 4
 PRIO_PROCESS, IOPRIO_WHO_PROCESS = 0, 1
 SYS_SECCOMP = 317  # x86_64
 SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC = 1, 1
@@ -100,7 +116,18 @@ DENIED_IOCTLS: tuple[int, ...] = (TIOCSTI, TIOCLINUX)
 JOB_DENIED_SYSCALLS: tuple[str, ...] = (
     "fork",
     "vfork",
+    "execve",
+    "execveat",
     "memfd_create",
+    "memfd_secret",
+    "vmsplice",
+    "splice",
+    "tee",
+    "socket",
+    "socketpair",
+    "inotify_init",
+    "inotify_init1",
+    "fanotify_init",
     "tkill",
     "pidfd_open",
     "pidfd_getfd",
@@ -218,8 +245,11 @@ def build_job_filter(own_pid: int) -> bytes:
             _rule(lib, ctx, name)
         _rule(lib, ctx, "clone3", code=errno.ENOSYS)
         _rule(lib, ctx, "clone", _ArgCmp(0, SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0))
-        shared_anon = MAP_SHARED | MAP_ANONYMOUS
-        _rule(lib, ctx, "mmap", _ArgCmp(3, SCMP_CMP_MASKED_EQ, shared_anon, shared_anon))
+        for flag in (MAP_SHARED, MAP_GROWSDOWN):
+            _rule(lib, ctx, "mmap", _ArgCmp(3, SCMP_CMP_MASKED_EQ, flag, flag))
+        # The kernel reads both as 32-bit ints, so ignore the upper half.
+        _rule(lib, ctx, "fcntl", _ArgCmp(1, SCMP_CMP_MASKED_EQ, INT32_MASK, F_SETPIPE_SZ))
+        _rule(lib, ctx, "prctl", _ArgCmp(0, SCMP_CMP_MASKED_EQ, INT32_MASK, PR_SET_DUMPABLE))
         # Compared on all 64 bits: a pid with stray upper bits is not this process either.
         for name in ("kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo"):
             _rule(lib, ctx, name, _ArgCmp(0, SCMP_CMP_NE, own_pid, 0))
@@ -244,6 +274,8 @@ def install_job_filter() -> None:
     libc.syscall.restype = ctypes.c_long
     buffer = ctypes.create_string_buffer(program, len(program))
     fprog = _SockFprog(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
+    if libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:  # /proc/self/mem then belongs to root
+        raise SeccompError(f"prctl(DUMPABLE) failed: {os.strerror(ctypes.get_errno())}")
     if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         raise SeccompError(f"prctl(NO_NEW_PRIVS) failed: {os.strerror(ctypes.get_errno())}")
     rc = libc.syscall(
