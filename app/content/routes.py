@@ -23,6 +23,7 @@ from app.quiz.views import quiz_view
 from app.submissions.pages import exercise_response
 from app.users.deps import OptionalUser
 from app.users.models import Role, User
+from app.web.api import errors
 from app.web.templating import render
 
 router = APIRouter()
@@ -130,7 +131,12 @@ def code_css() -> Response:
     )
 
 
-@router.get("/plots/{name}.svg", tags=["content"], response_class=Response)
+@router.get(
+    "/plots/{name}.svg",
+    tags=["content"],
+    response_class=Response,
+    responses={200: {"content": {"image/svg+xml": {}}}, **errors(304, 404, 422)},
+)
 def plot_svg(name: str, request: Request) -> Response:
     """A lesson plot as SVG; parameters go in the query, e.g. `?max_len=64&d_model=128`."""
     raw: dict[str, str] = {}
