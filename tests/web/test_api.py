@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
+from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
+
+from app.main import create_app
+from app.web.api import MAX_ROW_ID
 
 INTERFACE_EXERCISES = {
     "learned-pos-embed-forward": ["jax"],
@@ -131,3 +138,26 @@ def test_every_operation_declares_its_errors_with_the_shared_bodies(client: Test
             for code, response in errors.items():
                 schema = response["content"]["application/json"]["schema"]
                 assert schema["$ref"] in bodies, f"{where} {code}"
+
+
+def _api_routes(routes: list[Any]) -> Iterator[APIRoute]:
+    for route in routes:
+        if isinstance(route, APIRoute):
+            yield route
+        included = getattr(route, "original_router", None)  # FastAPI keeps included routers whole
+        if included is not None:
+            yield from _api_routes(included.routes)
+
+
+def test_every_integer_in_a_path_is_bounded_to_the_database_range() -> None:
+    # Pages included: an unbounded id reaches the driver, which raises instead of finding nothing.
+    routes = list(_api_routes(create_app().routes))
+    assert any(route.path == "/api/submissions/{submission_id}" for route in routes)
+    unbounded = [
+        f"{route.path} {param.name}"
+        for route in routes
+        for param in route.dependant.path_params
+        if param.field_info.annotation is int
+        and not any(getattr(m, "le", None) == MAX_ROW_ID for m in param.field_info.metadata)
+    ]
+    assert unbounded == []
