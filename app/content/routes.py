@@ -185,7 +185,7 @@ def _health_threads() -> anyio.CapacityLimiter:
         return limiter
 
 
-@router.get("/api/lessons", tags=["content"])
+@router.get("/api/lessons", tags=["content"], responses=errors())
 def api_lessons(course: CourseDep, user: OptionalUser) -> list[dict[str, Any]]:
     """Lessons in course order."""
     return [
@@ -202,7 +202,7 @@ def api_lessons(course: CourseDep, user: OptionalUser) -> list[dict[str, Any]]:
     ]
 
 
-@router.get("/api/exercises", tags=["content"])
+@router.get("/api/exercises", tags=["content"], responses=errors())
 def api_exercises(course: CourseDep, user: OptionalUser) -> list[dict[str, Any]]:
     """Exercises in course order with the frameworks each offers."""
     return [

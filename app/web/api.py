@@ -53,19 +53,25 @@ DESCRIPTIONS = {
     413: "The request is larger than the limit (the message gives both sizes).",
     422: "The input is invalid (the message or the list says which part and why).",
     429: "Too many requests: wait the seconds in `Retry-After`.",
+    503: "The server is full: wait the seconds in `Retry-After` (a page if HTML was asked for).",
 }
+RETRY_AFTER = {"Retry-After": {"description": "Seconds to wait.", "schema": {"type": "integer"}}}
+HTML = {"text/html": {"schema": {"type": "string"}}}
 
 
 def errors(*codes: int, html: bool = False) -> dict[int | str, dict[str, Any]]:
-    """`responses=` for a route: these codes with the shared bodies (`html`: pages too)."""
+    """`responses=` for a route: these codes, and the 503 any route may answer when the server
+    is full, with the shared bodies (`html`: a browser gets the message as a page)."""
     declared: dict[int | str, dict[str, Any]] = {}
-    for code in codes:
+    for code in (*codes, 503):
         entry: dict[str, Any] = {"description": DESCRIPTIONS[code]}
         if code == 304:
             declared[code] = entry
             continue
         entry["model"] = InvalidOut if code == 422 else ErrorOut
-        if html:  # a browser (no JSON in Accept) gets the same message as an error page
-            entry["content"] = {"text/html": {"schema": {"type": "string"}}}
+        if html or code == 503:
+            entry["content"] = HTML
+        if code in (429, 503):
+            entry["headers"] = RETRY_AFTER
         declared[code] = entry
     return declared
