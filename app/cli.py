@@ -43,12 +43,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
     """Serve the web app after checking the things that make a start fail confusingly."""
     import uvicorn
 
-    from app.db import ensure_data_dir
-    from app.migrate import is_up_to_date
-
-    ensure_data_dir()
-    if not is_up_to_date():
-        return _fail("the database schema is not up to date: run `python -m app migrate` first")
     problem = _port_free(args.host, args.port)
     if problem:
         return _fail(problem)
@@ -390,7 +384,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--reload", action="store_true", help="restart on code change, reload content live"
     )
     serve.add_argument("--workers", type=int, default=1, help="web processes (scale-out mode only)")
-    serve.set_defaults(func=cmd_serve)
+    serve.set_defaults(func=cmd_serve, needs_database=True)
     sub.add_parser("migrate", help="apply database migrations").set_defaults(func=cmd_migrate)
     prepare = sub.add_parser("prepare", help="fill JAX's cache and the known mistakes' outputs")
     prepare.set_defaults(func=cmd_prepare)
@@ -462,10 +456,11 @@ def build_parser() -> argparse.ArgumentParser:
     create.add_argument("--name")
     token = users_sub.add_parser("token", help="print a bearer token for an account")
     token.add_argument("--email", required=True)
-    users.set_defaults(func=cmd_users)
+    users.set_defaults(func=cmd_users, needs_database=True)
     lti = sub.add_parser("lti", help="LMS integration (LTI 1.3)")
     lti_sub = lti.add_subparsers(dest="lti_command", required=True)
     register = lti_sub.add_parser("register", help="register an LMS (idempotent)")
+    register.set_defaults(needs_database=True)
     for flag in ("issuer", "client-id", "auth-url", "token-url", "jwks-url", "deployment-id"):
         register.add_argument(f"--{flag}", required=True)
     rotate = lti_sub.add_parser(
@@ -500,9 +495,18 @@ def main(argv: list[str] | None = None) -> int:
         get_settings()
     except ValidationError as exc:
         return _fail("; ".join(str(e["msg"]).removeprefix("Value error, ") for e in exc.errors()))
-    from app.db import DataDirError
+    from app.db import DataDirError, ensure_data_dir
 
     try:
+        # Commands that use the database say so (`needs_database`): a fresh install then gets
+        # one sentence naming `migrate`, never a traceback about a missing table.
+        if getattr(args, "needs_database", False):
+            from app.migrate import schema_problem
+
+            ensure_data_dir()
+            problem = schema_problem()
+            if problem:
+                return _fail(problem)
         result: int = args.func(args)
     except DataDirError as exc:
         return _fail(str(exc))

@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -26,10 +27,9 @@ def _clear_caches() -> None:
     get_engine.cache_clear()
 
 
-@pytest.fixture
-def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A fresh APP_DATA_DIR with a migrated SQLite database."""
-    path = tmp_path / "var"
+@contextmanager
+def fresh_data_dir(path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Point the app at PATH with a migrated SQLite database and no warm pool; undo after."""
     for var in ("DATABASE_URL", "REDIS_URL", "SECRET_KEY", "APP_ENV", "CONTENT_DIR"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("APP_DATA_DIR", str(path))
@@ -38,10 +38,19 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.setenv("JAX_CACHE_DIR", str(ROOT / "var" / "jax-cache"))  # filled once, shared
     _clear_caches()
     upgrade_head()
-    yield path
-    shutdown_grader()
-    dispose_engines()
-    _clear_caches()
+    try:
+        yield path
+    finally:
+        shutdown_grader()
+        dispose_engines()
+        _clear_caches()
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A fresh APP_DATA_DIR with a migrated SQLite database."""
+    with fresh_data_dir(tmp_path / "var", monkeypatch) as path:
+        yield path
 
 
 @pytest.fixture

@@ -136,9 +136,30 @@ def test_serve_refuses_a_port_in_use(data_dir: Path) -> None:
     assert f"port {port} on 127.0.0.1 is already in use" in result.stderr
 
 
-def test_serve_refuses_an_unmigrated_database(tmp_path: Path) -> None:
-    result = run_cli("serve", "--port", str(_free_port()), env=_env(tmp_path / "fresh"))
-    assert result.returncode == 1 and "python -m app migrate" in result.stderr
+LMS = "https://lms.example.org"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["users", "create", "--email", "new@example.org", "--password", "correct horse"],
+        ["users", "token", "--email", "new@example.org"],
+        ["lti", "register", "--issuer", LMS, "--client-id", "tool", "--deployment-id", "1"]
+        + [f"--{kind}-url={LMS}/{kind}" for kind in ("auth", "token", "jwks")],
+        ["serve", "--port", "0"],
+    ],
+    ids=["users-create", "users-token", "lti-register", "serve"],
+)
+def test_a_command_before_migrate_says_the_database_is_not_set_up(
+    tmp_path: Path, command: list[str]
+) -> None:
+    result = run_cli(*command, env=_env(tmp_path / "fresh"))
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines()[-1] == (
+        "error: the database is not set up yet: run `python -m app migrate` "
+        "(or `make run`, which also does it), then try again"
+    )
+    assert "Traceback" not in result.stderr and "sqlalchemy" not in result.stderr.lower()
 
 
 def test_serve_answers_healthz_then_stops_cleanly(data_dir: Path) -> None:

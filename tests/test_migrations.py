@@ -13,7 +13,7 @@ from sqlalchemy import inspect, text
 
 from app.config import get_settings
 from app.db import dispose_engines, get_engine
-from app.migrate import alembic_config, is_up_to_date, upgrade_head
+from app.migrate import NOT_SET_UP, alembic_config, is_up_to_date, schema_problem, upgrade_head
 
 TABLES = {
     "users",
@@ -45,6 +45,33 @@ def _round_trip() -> None:
 
 def test_sqlite_round_trip(data_dir: object) -> None:
     _round_trip()
+
+
+def test_schema_problem_names_the_command_that_fixes_it(data_dir: object) -> None:
+    assert schema_problem() is None
+    command.downgrade(alembic_config(), "-1")
+    assert schema_problem() == (
+        "the database schema is older than this app: run `python -m app migrate`, then try again"
+    )
+    command.downgrade(alembic_config(), "base")
+    assert schema_problem() == NOT_SET_UP
+    with get_engine().begin() as conn:
+        conn.execute(text("INSERT INTO alembic_version VALUES ('f00dcafe')"))
+    assert "set up by a newer version of the app (revision f00dcafe)" in (schema_problem() or "")
+
+
+def test_schema_problem_says_when_the_database_cannot_be_reached(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("DATABASE_URL", "postgresql://postgres@127.0.0.1:9/nowhere")
+    get_settings.cache_clear()
+    get_engine.cache_clear()
+    try:
+        problem = schema_problem() or ""
+    finally:
+        get_settings.cache_clear()
+        get_engine.cache_clear()
+    assert problem.startswith("cannot reach the database (") and "DATABASE_URL" in problem
 
 
 @pytest.fixture

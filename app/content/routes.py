@@ -23,6 +23,7 @@ from app.quiz.views import quiz_view
 from app.submissions.pages import exercise_response
 from app.users.deps import OptionalUser
 from app.users.models import Role, User
+from app.web.api import errors
 from app.web.templating import render
 
 router = APIRouter()
@@ -130,7 +131,12 @@ def code_css() -> Response:
     )
 
 
-@router.get("/plots/{name}.svg", tags=["content"], response_class=Response)
+@router.get(
+    "/plots/{name}.svg",
+    tags=["content"],
+    response_class=Response,
+    responses={200: {"content": {"image/svg+xml": {}}}, **errors(304, 404, 422)},
+)
 def plot_svg(name: str, request: Request) -> Response:
     """A lesson plot as SVG; parameters go in the query, e.g. `?max_len=64&d_model=128`."""
     raw: dict[str, str] = {}
@@ -179,7 +185,7 @@ def _health_threads() -> anyio.CapacityLimiter:
         return limiter
 
 
-@router.get("/api/lessons", tags=["content"])
+@router.get("/api/lessons", tags=["content"], responses=errors())
 def api_lessons(course: CourseDep, user: OptionalUser) -> list[dict[str, Any]]:
     """Lessons in course order."""
     return [
@@ -196,7 +202,7 @@ def api_lessons(course: CourseDep, user: OptionalUser) -> list[dict[str, Any]]:
     ]
 
 
-@router.get("/api/exercises", tags=["content"])
+@router.get("/api/exercises", tags=["content"], responses=errors())
 def api_exercises(course: CourseDep, user: OptionalUser) -> list[dict[str, Any]]:
     """Exercises in course order with the frameworks each offers."""
     return [

@@ -15,6 +15,7 @@ from app.instructor.regrade import job_view, latest_job
 from app.instructor.web import find_exercise, page
 from app.progress.hints import reveal_counts
 from app.users.deps import InstructorUser
+from app.web.api import errors
 
 router = APIRouter(tags=["instructor"])
 
@@ -60,7 +61,7 @@ def _hint_reveals(session: Any, exercise: Any) -> list[tuple[int, int]]:
     return [(n, counts.get(n, 0)) for n in range(1, len(exercise.hints) + 1)]
 
 
-@router.get("/api/instructor/exercises/{slug}/analytics")
+@router.get("/api/instructor/exercises/{slug}/analytics", responses=errors(401, 403, 404, 422))
 def exercise_analytics(
     slug: str, session: SessionDep, course: CourseDep, user: InstructorUser
 ) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from app.instructor.gradebook import (
 )
 from app.instructor.web import page
 from app.users.deps import InstructorUser
+from app.web.api import errors
 
 router = APIRouter(tags=["instructor"])
 
@@ -69,7 +70,11 @@ def gradebook_page(
     )
 
 
-@router.get("/instructor/gradebook.csv", response_class=Response)
+@router.get(
+    "/instructor/gradebook.csv",
+    response_class=Response,
+    responses={200: {"content": {"text/csv": {}}}, **errors(401, 403, 404, 422, html=True)},
+)
 def gradebook_download(
     session: SessionDep,
     course: CourseDep,
@@ -91,7 +96,7 @@ def gradebook_download(
     )
 
 
-@router.get("/api/instructor/gradebook")
+@router.get("/api/instructor/gradebook", responses=errors(401, 403, 404, 422))
 def gradebook_json(
     session: SessionDep,
     course: CourseDep,

@@ -22,6 +22,7 @@ from app.instructor.web import parse_due
 from app.submissions.models import Submission
 from app.submissions.service import public_view
 from app.users.deps import InstructorUser
+from app.web.api import RowId, errors
 
 router = APIRouter(tags=["instructor"])
 FormStr = Annotated[str, Form()]
@@ -43,9 +44,11 @@ class OverrideIn(BaseModel):
     reason: str = Field(default="", max_length=1000, description="Shown to the student.")
 
 
-@router.post("/api/instructor/submissions/{submission_id}/override")
+@router.post(
+    "/api/instructor/submissions/{submission_id}/override", responses=errors(401, 403, 404, 422)
+)
 def override_api(
-    submission_id: int,
+    submission_id: RowId,
     body: Annotated[OverrideIn, Body()],
     session: SessionDep,
     user: InstructorUser,
@@ -63,7 +66,7 @@ def override_api(
 
 @router.post("/instructor/submissions/{submission_id}/override", include_in_schema=False)
 def override_form(
-    submission_id: int,
+    submission_id: RowId,
     request: Request,
     session: SessionDep,
     course: CourseDep,
@@ -110,9 +113,9 @@ class ExtensionIn(BaseModel):
     reason: str = Field(default="", max_length=1000)
 
 
-@router.post("/api/instructor/students/{user_id}/extensions")
+@router.post("/api/instructor/students/{user_id}/extensions", responses=errors(401, 403, 404, 422))
 def extension_api(
-    user_id: int,
+    user_id: RowId,
     body: Annotated[ExtensionIn, Body()],
     session: SessionDep,
     course: CourseDep,
@@ -138,7 +141,7 @@ def extension_api(
 
 @router.post("/instructor/students/{user_id}/extensions", include_in_schema=False)
 def extension_form(
-    user_id: int,
+    user_id: RowId,
     request: Request,
     session: SessionDep,
     course: CourseDep,
@@ -178,8 +181,8 @@ def extension_form(
     "/instructor/students/{user_id}/extensions/{extension_id}/delete", include_in_schema=False
 )
 def extension_delete(
-    user_id: int,
-    extension_id: int,
+    user_id: RowId,
+    extension_id: RowId,
     request: Request,
     session: SessionDep,
     course: CourseDep,

@@ -13,11 +13,22 @@ from app.db import SessionDep
 from app.instructor.regrade import job_view, latest_job, start_regrade
 from app.instructor.web import find_exercise
 from app.users.deps import InstructorUser
+from app.web.api import errors
 
 router = APIRouter(tags=["instructor"])
 
 
-@router.post("/api/exercises/{slug}/regrade", status_code=202)
+@router.post(
+    "/api/exercises/{slug}/regrade",
+    status_code=202,
+    responses={
+        200: {
+            "description": "A regrade of this exercise is already running: its progress.",
+            "content": {"application/json": {"schema": {"type": "object"}}},
+        },
+        **errors(401, 403, 404, 422),
+    },
+)
 def regrade(
     slug: str, session: SessionDep, course: CourseDep, user: InstructorUser
 ) -> JSONResponse:
@@ -30,7 +41,7 @@ def regrade(
     return JSONResponse(job_view(job, slug), status_code=202 if started else 200)
 
 
-@router.get("/api/exercises/{slug}/regrade")
+@router.get("/api/exercises/{slug}/regrade", responses=errors(401, 403, 404, 422))
 def regrade_status(
     slug: str, session: SessionDep, course: CourseDep, user: InstructorUser
 ) -> dict[str, Any]:

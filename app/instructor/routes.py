@@ -22,6 +22,7 @@ from app.instructor import (
 )
 from app.instructor.web import page
 from app.users.deps import InstructorUser
+from app.web.api import errors
 
 router = APIRouter()
 
@@ -47,7 +48,7 @@ def content_problems_page(request: Request, course: CourseDep, user: InstructorU
     )
 
 
-@router.get("/api/content/problems", tags=["instructor"])
+@router.get("/api/content/problems", tags=["instructor"], responses=errors(401, 403))
 def content_problems(course: CourseDep, user: InstructorUser) -> list[dict[str, Any]]:
     """Content files that failed to load, with the line when known."""
     return [{"path": p.path, "line": p.line, "message": p.message} for p in course.problems]

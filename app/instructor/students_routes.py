@@ -15,6 +15,7 @@ from app.instructor.students import list_people, student_view
 from app.instructor.web import page
 from app.users.deps import InstructorUser
 from app.users.models import Role, User
+from app.web.api import RowId
 
 router = APIRouter(tags=["instructor"])
 SAVED = {
@@ -68,7 +69,7 @@ def people_page(request: Request, session: SessionDep, user: InstructorUser) -> 
 
 @router.get("/instructor/students/{user_id}", include_in_schema=False)
 def student_detail(
-    user_id: int,
+    user_id: RowId,
     request: Request,
     session: SessionDep,
     course: CourseDep,
@@ -84,7 +85,7 @@ def student_detail(
 
 @router.post("/instructor/students/{user_id}/role", include_in_schema=False)
 def change_role(
-    user_id: int,
+    user_id: RowId,
     request: Request,
     session: SessionDep,
     course: CourseDep,

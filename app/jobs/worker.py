@@ -33,7 +33,7 @@ def _fail(message: str) -> int:
 
 def run_worker(*, concurrency: int | None, lanes: tuple[str, ...] = ("grading",)) -> int:
     """Grade until SIGTERM/SIGINT, then finish the running jobs and give the rest back."""
-    from app.migrate import is_up_to_date
+    from app.migrate import schema_problem
 
     settings = get_settings()
     if settings.redis_url is None:
@@ -45,8 +45,9 @@ def run_worker(*, concurrency: int | None, lanes: tuple[str, ...] = ("grading",)
         redis_client(settings.redis_url).ping()
     except redis.RedisError as exc:
         return _fail(f"cannot reach Redis at REDIS_URL: {exc}")
-    if not is_up_to_date():
-        return _fail("the database schema is not up to date: run `python -m app migrate` first")
+    problem = schema_problem()
+    if problem:
+        return _fail(problem)
     configure_logging(settings.log_format)
     stopping = threading.Event()
 

@@ -12,6 +12,7 @@ from app.lti.models import LtiContext, LtiGradePost, LtiLink
 from app.lti.registry import RegistrationError, platforms, register_platform
 from app.lti.roster import sync_roster
 from app.users.deps import InstructorUser
+from app.web.api import RowId
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)
@@ -84,7 +85,7 @@ async def lti_register(request: Request, session: SessionDep, user: InstructorUs
 
 @router.post("/instructor/lti/contexts/{context_id}/sync")
 def lti_sync(
-    request: Request, session: SessionDep, user: InstructorUser, context_id: int
+    request: Request, session: SessionDep, user: InstructorUser, context_id: RowId
 ) -> Response:
     """Pull the LMS course roster now."""
     context = session.get(LtiContext, context_id)
@@ -103,7 +104,7 @@ def lti_sync(
 
 @router.post("/instructor/lti/contexts/{context_id}/policy")
 async def lti_policy(
-    request: Request, session: SessionDep, user: InstructorUser, context_id: int
+    request: Request, session: SessionDep, user: InstructorUser, context_id: RowId
 ) -> Response:
     """Send the best or the latest score of each student to this LMS course."""
     policy = str((await request.form()).get("policy") or "")

@@ -12,6 +12,7 @@ from app.content.service import CourseDep
 from app.db import SessionDep
 from app.problems import service
 from app.users.deps import InstructorUser, OptionalUser
+from app.web.api import RowId
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)
@@ -82,7 +83,7 @@ def problems_page(
 
 
 @router.post("/instructor/problems/{report_id}/resolve")
-def resolve_form(report_id: int, session: SessionDep, user: InstructorUser) -> Response:
+def resolve_form(report_id: RowId, session: SessionDep, user: InstructorUser) -> Response:
     """Mark one report resolved, then back to the list of open reports."""
     try:
         service.resolve(session=session, report_id=report_id, instructor=user)

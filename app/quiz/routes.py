@@ -18,6 +18,7 @@ from app.progress.service import quiz_attempts
 from app.quiz import service
 from app.users.deps import CurrentUser, OptionalUser
 from app.users.models import Role, User
+from app.web.api import errors
 
 router = APIRouter(tags=["quiz"])
 MAX_BODY_BYTES = 64 * 1024
@@ -111,6 +112,7 @@ def _parse(body: bytes) -> QuizAnswersIn:
 
 @router.post(
     "/api/lessons/{slug}/quiz",
+    responses=errors(401, 403, 404, 413, 422),
     openapi_extra={
         "requestBody": {
             "required": True,
@@ -145,7 +147,7 @@ async def submit_api(
     )
 
 
-@router.get("/api/lessons/{slug}/quiz/attempts")
+@router.get("/api/lessons/{slug}/quiz/attempts", responses=errors(401, 404, 422))
 def list_attempts(
     slug: str, session: SessionDep, course: CourseDep, user: CurrentUser
 ) -> list[dict[str, Any]]:

@@ -13,6 +13,7 @@ from app.db import SessionDep
 from app.submissions import drafts
 from app.submissions.service import SubmissionError
 from app.users.deps import CurrentUser
+from app.web.api import errors
 
 router = APIRouter(tags=["drafts"])
 
@@ -25,7 +26,7 @@ class DraftIn(BaseModel):
     code: str = Field(description="The editor's whole text.")
 
 
-@router.get("/api/drafts/{exercise}")
+@router.get("/api/drafts/{exercise}", responses=errors(401, 404, 422))
 def read_draft(
     exercise: str,
     session: SessionDep,
@@ -51,7 +52,7 @@ def read_draft(
     }
 
 
-@router.put("/api/drafts/{exercise}")
+@router.put("/api/drafts/{exercise}", responses=errors(401, 403, 404, 409, 413, 422))
 def write_draft(
     exercise: str,
     body: Annotated[DraftIn, Body()],

@@ -11,13 +11,14 @@ from app.db import SessionDep
 from app.submissions.lab_figures import FIGURES, figure
 from app.submissions.service import visible_submission
 from app.users.deps import CurrentUser
+from app.web.api import RowId
 
 router = APIRouter(include_in_schema=False)
 
 
 @router.get("/submissions/{submission_id}/figures/{name}.svg")
 def lab_figure(
-    submission_id: int, name: str, session: SessionDep, course: CourseDep, user: CurrentUser
+    submission_id: RowId, name: str, session: SessionDep, course: CourseDep, user: CurrentUser
 ) -> Response:
     """accuracy, loss or positions; drawn from the stored report, never by training."""
     if name not in FIGURES:

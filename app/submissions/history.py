@@ -22,6 +22,7 @@ from app.progress.summary import UNTOUCHED, ExerciseProgress, exercise_stats
 from app.submissions.service import hidden_tests_open, visible_submission
 from app.users.deps import OptionalUser
 from app.users.models import Role, User
+from app.web.api import RowId
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)
@@ -107,7 +108,7 @@ def exercise_solution(
 
 @router.get("/submissions/{submission_id}")
 def submission_page(
-    submission_id: int,
+    submission_id: RowId,
     request: Request,
     course: CourseDep,
     session: SessionDep,

@@ -26,6 +26,7 @@ from app.submissions.service import (
 )
 from app.users.deps import OptionalUser
 from app.users.models import Role, User
+from app.web.api import RowId
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)
@@ -182,7 +183,7 @@ def submit_form(
 @router.get("/exercises/{slug}/results/{submission_id}")
 def result_page(
     slug: str,
-    submission_id: int,
+    submission_id: RowId,
     request: Request,
     session: SessionDep,
     course: CourseDep,

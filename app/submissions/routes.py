@@ -28,6 +28,7 @@ from app.submissions import (
 from app.submissions.models import Submission
 from app.users.deps import CurrentUser
 from app.users.models import Role
+from app.web.api import RowId, errors
 
 router = APIRouter(tags=["submissions"])
 PROGRESS_SECONDS = 0.5  # how often a training experiment's stream sends its step and loss
@@ -54,7 +55,7 @@ class SubmissionIn(BaseModel):
     )
 
 
-@router.post("/api/submissions", status_code=202)
+@router.post("/api/submissions", status_code=202, responses=errors(401, 403, 404, 413, 422, 429))
 def create(
     body: Annotated[SubmissionIn, Body()],
     request: Request,
@@ -93,7 +94,7 @@ def create(
     return JSONResponse({"id": row.id, "status": row.status}, status_code=202, headers=headers)
 
 
-@router.get("/api/submissions")
+@router.get("/api/submissions", responses=errors(401, 422))
 def list_submissions(
     session: SessionDep,
     user: CurrentUser,
@@ -119,9 +120,9 @@ def _hidden_open(session: Any, course: Any, user: Any, row: Submission) -> bool:
     )
 
 
-@router.get("/api/submissions/{submission_id}")
+@router.get("/api/submissions/{submission_id}", responses=errors(401, 404, 422))
 def read(
-    submission_id: int, session: SessionDep, course: CourseDep, user: CurrentUser
+    submission_id: RowId, session: SessionDep, course: CourseDep, user: CurrentUser
 ) -> dict[str, Any]:
     """One submission with its report (hidden tests opaque to students until the exercise
     allows them: its `hidden_tests` setting)."""
@@ -134,9 +135,13 @@ def read(
     return views.with_labels(view, row)
 
 
-@router.post("/api/submissions/{submission_id}/stop", status_code=202)
+@router.post(
+    "/api/submissions/{submission_id}/stop",
+    status_code=202,
+    responses=errors(400, 401, 403, 404, 409, 422),
+)
 def stop(
-    submission_id: int, session: SessionDep, course: CourseDep, user: CurrentUser
+    submission_id: RowId, session: SessionDep, course: CourseDep, user: CurrentUser
 ) -> dict[str, Any]:
     """Stop a queued or running experiment; its report then says it was stopped."""
     try:
@@ -148,9 +153,13 @@ def stop(
     return {"id": submission_id, "status": was, "stopping": True}
 
 
-@router.get("/api/submissions/{submission_id}/events")
+@router.get(
+    "/api/submissions/{submission_id}/events",
+    response_class=StreamingResponse,
+    responses={200: {"content": {"text/event-stream": {}}}, **errors(401, 404, 422)},
+)
 def events(
-    submission_id: int,
+    submission_id: RowId,
     request: Request,
     session: SessionDep,
     course: CourseDep,

@@ -26,6 +26,7 @@ TITLES = {
     422: "Invalid request",
     500: "Something went wrong",
 }
+BODY_NOT_TEXT = "The request body is not valid JSON: it is not UTF-8 text."
 
 
 def wants_json(request: Request) -> bool:
@@ -52,6 +53,9 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        if exc.status_code == 400 and isinstance(exc.__cause__, UnicodeDecodeError):
+            # FastAPI's own answer to a JSON body that is not text: a 400 no route declares.
+            exc = StarletteHTTPException(422, BODY_NOT_TEXT)
         if wants_json(request):
             return JSONResponse(
                 {"detail": exc.detail},

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
+from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
+
+from app.main import create_app
+from app.web.api import MAX_ROW_ID
 
 INTERFACE_EXERCISES = {
     "learned-pos-embed-forward": ["jax"],
@@ -77,3 +84,82 @@ def test_a_bad_token_is_treated_as_no_login(client: TestClient) -> None:
     response = client.get("/api/content/problems", headers={"Authorization": "Bearer nope"})
     assert response.status_code == 401
     assert response.json()["detail"] == "Please log in to continue."
+
+
+HUGE_ID = 17904782118396836592558479108997120  # found by the schema fuzz; once a 500
+
+
+def test_an_id_beyond_the_database_range_is_a_plain_422_never_a_500(
+    client: TestClient, student_headers: dict[str, str]
+) -> None:
+    for method, path in [
+        ("GET", f"/api/submissions/{HUGE_ID}"),
+        ("POST", f"/api/submissions/{HUGE_ID}/stop"),
+        ("GET", f"/api/submissions/{HUGE_ID}/events"),
+        ("GET", f"/api/submissions/{2**31}"),
+        ("GET", "/api/submissions/0"),
+    ]:
+        response = client.request(method, path, headers=student_headers)
+        assert response.status_code == 422, path
+        (problem,) = response.json()["detail"]
+        assert problem["loc"] == ["path", "submission_id"]
+        assert "2147483647" in problem["msg"] or "greater than or equal to 1" in problem["msg"]
+    page = client.get(f"/submissions/{HUGE_ID}", headers=student_headers)
+    assert page.status_code == 422 and "text/html" in page.headers["content-type"]
+    # The largest id a row can have is still looked up: simply not there.
+    response = client.get(f"/api/submissions/{2**31 - 1}", headers=student_headers)
+    assert response.status_code == 404
+
+
+def test_a_json_body_that_is_not_text_is_a_plain_422(
+    client: TestClient, student_headers: dict[str, str]
+) -> None:
+    response = client.put(
+        "/api/drafts/position-embedding-gather",
+        content=b"\xb00\xe2g\xff",
+        headers={**student_headers, "content-type": "application/json"},
+    )
+    assert response.status_code == 422
+    assert response.json() == {
+        "detail": "The request body is not valid JSON: it is not UTF-8 text."
+    }
+
+
+def test_every_operation_declares_its_errors_with_the_shared_bodies(client: TestClient) -> None:
+    spec = client.get("/openapi.json").json()
+    assert "HTTPValidationError" not in spec["components"]["schemas"]  # our 422 replaces it
+    bodies = {"#/components/schemas/ErrorOut", "#/components/schemas/InvalidOut"}
+    for path, operations in spec["paths"].items():
+        for method, operation in operations.items():
+            where = f"{method.upper()} {path}"
+            errors = {k: v for k, v in operation["responses"].items() if k[0] in "45"}
+            if operation.get("parameters") or operation.get("requestBody"):
+                assert "422" in errors, where
+            if path != "/healthz":  # the only route that never waits in line for the server
+                assert "503" in errors, where
+            for code, response in errors.items():
+                schema = response["content"]["application/json"]["schema"]
+                assert schema["$ref"] in bodies, f"{where} {code}"
+
+
+def _api_routes(routes: list[Any]) -> Iterator[APIRoute]:
+    for route in routes:
+        if isinstance(route, APIRoute):
+            yield route
+        included = getattr(route, "original_router", None)  # FastAPI keeps included routers whole
+        if included is not None:
+            yield from _api_routes(included.routes)
+
+
+def test_every_integer_in_a_path_is_bounded_to_the_database_range() -> None:
+    # Pages included: an unbounded id reaches the driver, which raises instead of finding nothing.
+    routes = list(_api_routes(create_app().routes))
+    assert any(route.path == "/api/submissions/{submission_id}" for route in routes)
+    unbounded = [
+        f"{route.path} {param.name}"
+        for route in routes
+        for param in route.dependant.path_params
+        if param.field_info.annotation is int
+        and not any(getattr(m, "le", None) == MAX_ROW_ID for m in param.field_info.metadata)
+    ]
+    assert unbounded == []
