@@ -38,3 +38,27 @@ def test_scale_out_lab_loses_nothing_when_a_worker_is_killed() -> None:
         lab = scenarios.lab(run, rate=3.0, seconds=6.0, frameworks=("numpy",), kill_worker_at=2.0)
         _all_right(lab)
         assert len(run.workers) == 2  # the killed one was replaced
+
+
+def test_pages_a_class_at_once_then_live_streams() -> None:
+    """The `pages` scenario end to end, small: every page served, every verdict delivered."""
+    from app.bench import pages
+
+    with deployment(pool=NUMPY_ONLY) as run:
+        found = pages.pages(run, 12)
+        assert found["errors"] == 0, found["first_errors"]
+        assert found["ok"] + found["shed_503"] == 60 and found["ok"] > 0
+        assert found["health_failures"] == 0
+        live = pages.streams(run, 6)
+        assert live == {**live, "delivered": 6, "lost": 0, "refused": 0, "wrong_verdicts": 0}
+
+
+def test_pages_on_two_web_processes_in_the_scale_out_mode() -> None:
+    from app.bench import pages
+
+    with deployment(scale_out=True, workers=1, pool=NUMPY_ONLY, web_processes=2) as run:
+        found = pages.pages(run, 12)
+        assert found["errors"] == 0, found["first_errors"]
+        assert found["ok"] + found["shed_503"] == 60
+        live = pages.streams(run, 4)
+        assert live["delivered"] == 4 and live["wrong_verdicts"] == 0

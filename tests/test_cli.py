@@ -136,6 +136,13 @@ def test_serve_refuses_a_port_in_use(data_dir: Path) -> None:
     assert f"port {port} on 127.0.0.1 is already in use" in result.stderr
 
 
+def test_serve_refuses_several_web_processes_in_the_embedded_mode(data_dir: Path) -> None:
+    """Each process would start a grader pool of its own; that needs the scale-out mode."""
+    result = run_cli("serve", "--port", "0", "--workers", "2", env=_env(data_dir))
+    assert result.returncode == 1
+    assert "--workers above 1 needs the scale-out mode" in result.stderr
+
+
 LMS = "https://lms.example.org"
 
 
