@@ -13,13 +13,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from app.cli import lti, measure
+from app.cli.common import fail as _fail
 from app.config import ROOT, get_settings
 from app.users.models import Role
-
-
-def _fail(message: str, code: int = 1) -> int:
-    print(f"error: {message}", file=sys.stderr)
-    return code
 
 
 def _port_free(host: str, port: int) -> str | None:
@@ -258,37 +255,6 @@ def cmd_schemas(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_soak(args: argparse.Namespace) -> int:
-    """Run the soak test and print before/after numbers."""
-    from app.soak import run
-
-    run(total=args.jobs, hostile_share=args.hostile_share)
-    return 0
-
-
-def cmd_bench(args: argparse.Namespace) -> int:
-    """Measure grading as a class meets it (docs/benchmarks.md); 1 if a verdict was wrong."""
-    from app.bench import SCENARIOS, Options, run
-
-    chosen = SCENARIOS[:-1] if args.scenario == "all" else (args.scenario,)
-    options = Options(
-        scenarios=chosen,
-        scale_out=args.scale_out,
-        workers=args.workers,
-        samples=args.samples,
-        burst_flax=args.burst_flax,
-        burst_numpy=args.burst,
-        lab_rate=args.lab_rate,
-        lab_seconds=args.lab_seconds,
-        kill_worker_at=args.kill_worker_at,
-        idle_samples=args.baseline_samples,
-        students=tuple(int(n) for n in args.students.split(",") if n.strip()),
-        streams=args.streams,
-        web_processes=args.web_processes,
-    )
-    return run(options)
-
-
 def cmd_users(args: argparse.Namespace) -> int:
     """Create accounts and issue tokens for scripts."""
     from app.db import session_factory
@@ -313,64 +279,6 @@ def cmd_users(args: argparse.Namespace) -> int:
             return _fail(f"no account with email {args.email}; create it with `users create`")
         print(issue_api_token(session=session, user=user_or_none))
         return 0
-
-
-def _rotate_key(*, activate: bool) -> int:
-    """Publish the next tool key, or (--activate) sign with it now; explain what happens when."""
-    import datetime as dt
-
-    from app.lti import keys
-
-    days = get_settings().lti_key_rotation_days
-    if activate:
-        try:
-            key = keys.activate_next_key()
-        except keys.KeyRotationError as exc:
-            return _fail(str(exc))
-        print(
-            f"the tool now signs with key {key.kid}; the retired key stays in the JWKS for "
-            f"{days:g} days so what it signed still verifies"
-        )
-        return 0
-    rotation = keys.rotate_key()
-    when = dt.datetime.fromtimestamp(rotation.activates_at, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    state = "published" if rotation.created else "was already published"
-    print(
-        f"next key {rotation.key.kid} {state} in the JWKS; the current key still signs until "
-        f"{when} (LTI_KEY_ROTATION_DAYS={days:g}), so LMSs that cached the key set fetch the "
-        "new one first. Switch earlier with `python -m app lti rotate-key --activate`."
-    )
-    return 0
-
-
-def cmd_lti(args: argparse.Namespace) -> int:
-    """Register an LMS (idempotent) or rotate the tool's signing key."""
-    from app.db import ensure_data_dir, session_factory
-    from app.lti import keys
-    from app.lti.registry import RegistrationError, register_platform
-
-    ensure_data_dir()
-    if args.lti_command == "rotate-key":
-        return _rotate_key(activate=args.activate)
-    with session_factory()() as session:
-        try:
-            platform, created = register_platform(
-                session=session,
-                issuer=args.issuer,
-                client_id=args.client_id,
-                auth_url=args.auth_url,
-                token_url=args.token_url,
-                jwks_url=args.jwks_url,
-                deployment_id=args.deployment_id,
-            )
-        except RegistrationError as exc:
-            return _fail(str(exc))
-    key = keys.signing_key()
-    print(
-        f"{'registered' if created else 'updated'}: {platform.issuer} client {platform.client_id}"
-    )
-    print(f"tool key id: {key.kid}")
-    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -420,33 +328,7 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("--mode", choices=["submit", "run"], default="submit")
     grade.add_argument("--json", action="store_true")
     grade.set_defaults(func=cmd_grade)
-    bench = sub.add_parser("bench", help="measure submit-to-verdict latency and throughput")
-    bench.add_argument(
-        "--scenario",
-        choices=["cold", "sequential", "burst", "lab", "pages", "idle", "all"],
-        default="all",
-    )
-    bench.add_argument("--scale-out", action="store_true", help="PostgreSQL, Redis, workers")
-    bench.add_argument("--workers", type=int, default=2, help="worker processes (scale-out)")
-    bench.add_argument("--samples", type=int, default=20, help="per kind (sequential)")
-    bench.add_argument("--burst", type=int, default=60, help="NumPy submissions at once")
-    bench.add_argument("--burst-flax", type=int, default=20, help="Flax submissions at once")
-    bench.add_argument("--lab-rate", type=float, default=1.0, help="arrivals per second")
-    bench.add_argument("--lab-seconds", type=float, default=90.0)
-    bench.add_argument("--kill-worker-at", type=float, default=None, help="lab, scale-out")
-    bench.add_argument("--baseline-samples", type=int, default=5, help="idle scenario")
-    bench.add_argument(
-        "--students", default="300,1000", help="pages: class sizes to try, comma-separated"
-    )
-    bench.add_argument("--streams", type=int, default=300, help="pages: live streams at once")
-    bench.add_argument(
-        "--web-processes", type=int, default=1, help="web processes (scale-out mode only)"
-    )
-    bench.set_defaults(func=cmd_bench)
-    soak = sub.add_parser("soak", help="many mixed and hostile jobs: the grader must not degrade")
-    soak.add_argument("--jobs", type=int, default=1000)
-    soak.add_argument("--hostile-share", type=float, default=0.3)
-    soak.set_defaults(func=cmd_soak)
+    measure.add_parsers(sub)
     users = sub.add_parser("users", help="manage accounts")
     users_sub = users.add_subparsers(dest="users_command", required=True)
     create = users_sub.add_parser("create", help="create an account (idempotent)")
@@ -457,22 +339,7 @@ def build_parser() -> argparse.ArgumentParser:
     token = users_sub.add_parser("token", help="print a bearer token for an account")
     token.add_argument("--email", required=True)
     users.set_defaults(func=cmd_users, needs_database=True)
-    lti = sub.add_parser("lti", help="LMS integration (LTI 1.3)")
-    lti_sub = lti.add_subparsers(dest="lti_command", required=True)
-    register = lti_sub.add_parser("register", help="register an LMS (idempotent)")
-    register.set_defaults(needs_database=True)
-    for flag in ("issuer", "client-id", "auth-url", "token-url", "jwks-url", "deployment-id"):
-        register.add_argument(f"--{flag}", required=True)
-    rotate = lti_sub.add_parser(
-        "rotate-key",
-        help="publish the next signing key; it signs after LTI_KEY_ROTATION_DAYS or --activate",
-    )
-    rotate.add_argument(
-        "--activate",
-        action="store_true",
-        help="sign with the published next key now (the retired key stays in the JWKS a while)",
-    )
-    lti.set_defaults(func=cmd_lti)
+    lti.add_parser(sub)
     new = sub.add_parser("new", help="scaffold a draft exercise or lesson")
     new.add_argument("kind", choices=["exercise", "lesson"])
     new.add_argument("slug", help="permanent id, e.g. rope-angles")
