@@ -69,9 +69,13 @@ def _fast_server(grader: Grader) -> ForkServer:
 def test_model_solution_and_declared_mistakes_run_on_the_warmed_server(grader: Grader) -> None:
     server = _fast_server(grader)
     jobs = server.jobs
-    assert grader.grade(exercise=EXERCISE, code=MODEL, framework="jax").verdict == "accepted"
+    model = grader.grade(exercise=EXERCISE, code=MODEL, framework="jax")
+    assert model.verdict == "accepted"
     report = grader.grade(exercise=EXERCISE, code=MISTAKE["code"], framework="jax")
     assert report.verdict == "wrong_answer"
+    # Both ran on what the server had compiled, and the report says so.
+    assert model.new_compilation is False and report.new_compilation is False
+    assert model.to_dict()["new_compilation"] is False
     assert server.jobs >= jobs + 2  # both forked from the same warmed server
     assert list(grader.pool._ready[f"jax:{EXERCISE}"]) == [server]
 
@@ -80,6 +84,7 @@ def test_code_that_needs_a_new_compilation_is_graded_on_a_fresh_jax(grader: Grad
     server = _fast_server(grader)
     report = grader.grade(exercise=EXERCISE, code=NOVEL, framework="jax")
     assert report.verdict == "accepted", report.message
+    assert report.new_compilation is True  # what the benchmark counts
     # The warmed server handed the job on and stays: a new compilation is not a fault.
     assert list(grader.pool._ready[f"jax:{EXERCISE}"]) == [server]
     assert grader.grade(exercise=EXERCISE, code=MODEL, framework="jax").verdict == "accepted"
