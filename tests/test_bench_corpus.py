@@ -31,7 +31,7 @@ def test_a_corpus_folder_is_complete_and_student_like(exercise: str) -> None:
     ids = {m["id"] for m in declared["mistakes"]}
     for entry in entries:
         assert entry.framework in meta["frameworks"], entry.file
-        assert entry.mistake is None or (entry.mistake in ids and not entry.right), entry.file
+        assert set(entry.mistakes) <= ids and not (entry.mistakes and entry.right), entry.file
         tree = ast.parse(entry.code)
         names = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
         if entry.verdict != "invalid_submission":

@@ -44,7 +44,7 @@ class Entry:
     file: str
     verdict: str
     about: str
-    mistake: str | None = None
+    mistakes: tuple[str, ...] = ()  # declared misconceptions the grader names on its tests
 
     @property
     def path(self) -> Path:
@@ -87,10 +87,18 @@ def entries(exercise: str) -> tuple[Entry, ...]:
             file=str(row["file"]),
             verdict=str(row["verdict"]),
             about=str(row.get("about", "")),
-            mistake=row.get("mistake"),
+            mistakes=_names(row.get("mistake")),
         )
         for row in data["submissions"]
     )
+
+
+def _names(value: Any) -> tuple[str, ...]:
+    """A manifest's `mistake`: absent, one id, or a list of ids (different tests, different
+    declared mistakes reproduced)."""
+    if value is None:
+        return ()
+    return (str(value),) if isinstance(value, str) else tuple(str(v) for v in value)
 
 
 def _normal(code: str) -> str:
@@ -152,7 +160,7 @@ def named_mistakes(report: Graded) -> set[str]:
 def mismatch(entry: Entry, report: Graded) -> str | None:
     """Why the grader's report disagrees with the manifest, or None when it agrees."""
     named = named_mistakes(report)
-    want = {entry.mistake} if entry.mistake else set()
+    want = set(entry.mistakes)
     if report.verdict != entry.verdict:
         return f"got {report.verdict}, manifest says {entry.verdict}: {report.message[:200]}"
     if named != want:
