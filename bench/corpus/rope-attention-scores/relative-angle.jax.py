@@ -8,5 +8,5 @@ def rope_attention_scores(q, k):
     rel = (jnp.arange(t)[:, None] - jnp.arange(t)[None, :])[..., None] * th
     qe, qo, ke, ko = q[:, 0::2], q[:, 1::2], k[:, 0::2], k[:, 1::2]
     dot = qe[:, None] * ke[None] + qo[:, None] * ko[None]
-    cross = qo[:, None] * ke[None] - qe[:, None] * ko[None]
+    cross = qe[:, None] * ko[None] - qo[:, None] * ke[None]
     return (dot * jnp.cos(rel) + cross * jnp.sin(rel)).sum(-1) / jnp.sqrt(d)
