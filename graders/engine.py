@@ -215,11 +215,13 @@ class Grader:
         fast = per_exercise and "jax" in self.pool.settings.fork
         run = self._attempt(key, job, spec, cases, deadline_ms, memory_mb, fast=fast)
         compiled = run.exit_code == protocol.NEEDS_FRESH_JAX
+        # Whether it needed a new compilation; unknown when it ran out of time before telling.
+        new_compilation = compiled or (None if run.timed_out else False)
         if fast and (compiled or run.timed_out):
             # The warmed server's child cannot compile (or hung): run it where JAX starts fresh.
             run = self._attempt("jax", job, spec, cases, deadline_ms, memory_mb)
         if fast:
-            run.new_compilation = compiled
+            run.new_compilation = new_compilation
         return run
 
     def _attempt(

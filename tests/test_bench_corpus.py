@@ -69,11 +69,14 @@ def test_the_benchmark_draws_jax_submissions_from_the_corpus() -> None:
 
 
 def test_the_summary_counts_new_compilations_of_warm_jax_jobs() -> None:
+    jax = {"framework": "jax"}
     outcomes = [
-        scenarios.Outcome("jax gather", 10.0, "accepted", True, new_compilation=True),
-        scenarios.Outcome("jax gather", 20.0, "wrong_answer", False, new_compilation=False),
-        scenarios.Outcome("numpy gather", 5.0, "accepted", True),
+        scenarios.Outcome("jax gather", 10.0, "accepted", True, new_compilation=True, **jax),
+        scenarios.Outcome("jax gather", 20.0, "wrong_answer", False, new_compilation=False, **jax),
+        scenarios.Outcome("jax gather", 3.0e3, "accepted", True, **jax),  # timed out there
+        scenarios.Outcome("numpy gather", 5.0, "accepted", True, framework="numpy"),
     ]
     summary = scenarios.summary(outcomes)
     assert (summary["warm_jax_jobs"], summary["new_compilations"]) == (2, 1)
+    assert summary["jax_unknown"] == 1
     assert "new_compilation" not in Report("accepted", 1.0, "", 1.0).to_dict()

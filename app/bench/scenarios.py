@@ -91,6 +91,7 @@ class Outcome:
     sent_s: float = 0.0  # when it was sent, seconds into the scenario (lab only)
     new_compilation: bool | None = None  # JAX on a warmed server: did it compile anything new
     source: str = "declared"
+    framework: str = ""
 
     @property
     def correct(self) -> bool:
@@ -110,6 +111,7 @@ def _send(run: Deployment, answer: Answer, label: str) -> Outcome:
         answer.right,
         new_compilation=compiled,
         source=answer.source,
+        framework=answer.framework,
     )
 
 
@@ -235,7 +237,8 @@ def summary(outcomes: list[Outcome]) -> dict[str, Any]:
     def pct(q: float) -> float:
         return round(times[min(len(times) - 1, round(q * (len(times) - 1)))], 1)
 
-    known = [o.new_compilation for o in outcomes if o.new_compilation is not None]
+    jax = [o.new_compilation for o in outcomes if o.framework == "jax" and o.verdict != "lost"]
+    known = [c for c in jax if c is not None]
     return {
         "count": len(outcomes),
         "p50_ms": pct(0.5),
@@ -246,6 +249,8 @@ def summary(outcomes: list[Outcome]) -> dict[str, Any]:
         # Of the jobs run on a warmed JAX server, how many needed a new compilation.
         "warm_jax_jobs": len(known),
         "new_compilations": sum(known),
+        # JAX jobs that ran out of time on the warmed server before showing either way.
+        "jax_unknown": len(jax) - len(known),
     }
 
 
