@@ -80,3 +80,29 @@ def test_the_summary_counts_new_compilations_of_warm_jax_jobs() -> None:
     assert (summary["warm_jax_jobs"], summary["new_compilations"]) == (2, 1)
     assert summary["jax_unknown"] == 1
     assert "new_compilation" not in Report("accepted", 1.0, "", 1.0).to_dict()
+
+
+def test_the_submission_view_says_whether_a_jax_job_compiled() -> None:
+    """The benchmark reads `new_compilation` from the final event (the submission's view)."""
+    import datetime as dt
+
+    from app.submissions.models import Submission
+    from app.submissions.service import public_view
+
+    def view(report: dict[str, object]) -> dict[str, object]:
+        row = Submission(
+            id=1,
+            user_id=1,
+            exercise_slug="position-embedding-gather",
+            framework="jax",
+            mode="submit",
+            code="",
+            status="done",
+            report=report,
+            created_at=dt.datetime(2026, 1, 1, tzinfo=dt.UTC),
+            late=False,
+        )
+        return public_view(row, for_instructor=False)
+
+    assert view({"tests": [], "new_compilation": True})["new_compilation"] is True
+    assert "new_compilation" not in view({"tests": []})
