@@ -68,7 +68,12 @@ def serve_options(*, reload: bool) -> dict[str, Any]:
     place by the content watcher of `create_dev_app` (no restart, the grader pool stays warm).
     """
     if not reload:
-        return {"app": "app.main:create_app", "factory": True, "log_level": "info"}
+        return {
+            "app": "app.main:create_app",
+            "factory": True,
+            "log_level": "info",
+            "access_log": get_settings().web_access_log,
+        }
     return {
         "app": "app.instructor.live_reload:create_dev_app",
         "factory": True,
