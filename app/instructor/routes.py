@@ -16,6 +16,7 @@ from app.content.service import CourseDep
 from app.instructor import (
     analytics_routes,
     gradebook_routes,
+    item_stats_routes,
     overrides_routes,
     regrade_routes,
     students_routes,
@@ -57,6 +58,7 @@ def content_problems(course: CourseDep, user: InstructorUser) -> list[dict[str, 
 for _module in (
     gradebook_routes,
     analytics_routes,
+    item_stats_routes,
     regrade_routes,
     students_routes,
     overrides_routes,
