@@ -154,8 +154,9 @@ LMS = "https://lms.example.org"
         ["lti", "register", "--issuer", LMS, "--client-id", "tool", "--deployment-id", "1"]
         + [f"--{kind}-url={LMS}/{kind}" for kind in ("auth", "token", "jwks")],
         ["serve", "--port", "0"],
+        ["stats", "items", "--json"],
     ],
-    ids=["users-create", "users-token", "lti-register", "serve"],
+    ids=["users-create", "users-token", "lti-register", "serve", "stats-items"],
 )
 def test_a_command_before_migrate_says_the_database_is_not_set_up(
     tmp_path: Path, command: list[str]

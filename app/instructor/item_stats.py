@@ -1,8 +1,9 @@
 """Which quiz questions work: difficulty, discrimination, choices picked, reliability.
 
-Computed from each student's FIRST attempt at a quiz: practice quizzes allow retakes, and a
-retake after seeing the answers says more about memory than about the question. The numbers are
-the classical test theory ones an instructor meets in Moodle's or Canvas's quiz statistics.
+Computed from each student's latest attempt at a quiz (as `stats items` promises outside
+scripts: ../shared/interfaces.md), so a student counts once however often they retook it. The
+numbers are the classical test theory ones an instructor meets in Moodle's or Canvas's quiz
+statistics.
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ import numpy as np
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.instructor.gradebook import SOLVED
 from app.progress.models import QuizAttempt
+from app.submissions.models import Submission
 from app.users.models import Role, User
 
 MIN_FOR_FLAGS = 10  # fewer answers than this say too little to flag a question
@@ -36,7 +39,7 @@ class ChoiceCount:
 
 @dataclass
 class ItemStats:
-    """One question's statistics over the students' first attempts."""
+    """One question's statistics over the students' latest attempts."""
 
     id: str
     type: str
@@ -119,10 +122,10 @@ def _flags(item: ItemStats) -> list[str]:
 
 
 def quiz_stats(
-    lesson: str, questions: Sequence[Any], first_attempts: Sequence[Mapping[str, Any]]
+    lesson: str, questions: Sequence[Any], attempts: Sequence[Mapping[str, Any]]
 ) -> QuizStats:
     """Statistics of a quiz's questions (as the content defines them) over stored results."""
-    by_student = [{q.get("id"): q for q in a.get("questions", [])} for a in first_attempts]
+    by_student = [{q.get("id"): q for q in a.get("questions", [])} for a in attempts]
     ids = [str(q.id) for q in questions]
     # Only questions every counted attempt answered enter the matrix (content may have changed).
     complete = [r for r in by_student if all(i in r for i in ids)]
@@ -149,8 +152,7 @@ def quiz_stats(
                 c.get("id") for a in answers for c in a.get("choices", []) if c.get("chosen")
             )
             item.choices = [
-                ChoiceCount(str(c.id), str(c.text), bool(c.correct), picked[c.id])
-                for c in options
+                ChoiceCount(str(c.id), str(c.text), bool(c.correct), picked[c.id]) for c in options
             ]
         else:
             wrong = Counter(_answer_text(a.get("answer")) for a in answers if not a.get("correct"))
@@ -161,15 +163,86 @@ def quiz_stats(
     return QuizStats(lesson=lesson, students=len(by_student), items=items, kr20=reliability)
 
 
-def first_attempts(*, session: Session, lesson_slug: str) -> list[dict[str, Any]]:
-    """Each student's first attempt at the quiz (instructors' own tries left out)."""
+def latest_attempts(*, session: Session, lesson_slug: str) -> list[dict[str, Any]]:
+    """Each student's latest attempt at the quiz (instructors' own tries left out)."""
     rows = session.execute(
         select(QuizAttempt.user_id, QuizAttempt.results)
         .join(User, User.id == QuizAttempt.user_id)
         .where(QuizAttempt.lesson_slug == lesson_slug, User.role == Role.student)
         .order_by(QuizAttempt.user_id, QuizAttempt.created_at, QuizAttempt.id)
     )
-    seen: dict[int, dict[str, Any]] = {}
-    for user_id, results in rows:
-        seen.setdefault(user_id, results)
-    return list(seen.values())
+    return list({user_id: results for user_id, results in rows}.values())  # the last one wins
+
+
+def _quiz_shares(session: Session, lessons: Sequence[str]) -> dict[int, float]:
+    """Each student's share right over their latest attempt at every quiz they took."""
+    right: Counter[int] = Counter()
+    asked: Counter[int] = Counter()
+    rows = session.execute(
+        select(QuizAttempt.user_id, QuizAttempt.lesson_slug, QuizAttempt.results)
+        .join(User, User.id == QuizAttempt.user_id)
+        .where(QuizAttempt.lesson_slug.in_(lessons), User.role == Role.student)
+        .order_by(QuizAttempt.created_at, QuizAttempt.id)
+    )
+    latest = {(uid, slug): results for uid, slug, results in rows}
+    for (uid, _slug), results in latest.items():
+        questions = results.get("questions", [])
+        right[uid] += sum(bool(q.get("correct")) for q in questions)
+        asked[uid] += len(questions)
+    return {uid: right[uid] / asked[uid] for uid in asked if asked[uid]}
+
+
+def exercise_items(
+    *, session: Session, slugs: Sequence[str], quiz_lessons: Sequence[str]
+) -> list[dict[str, Any]]:
+    """Per exercise: students who submitted, share solved (latest submission), discrimination.
+
+    Discrimination here is solved-or-not against the student's share right over the quizzes
+    (the rest of the course), among students who did both; None while that is undefined.
+    """
+    rows = session.execute(
+        select(Submission.user_id, Submission.exercise_slug, Submission.score)
+        .join(User, User.id == Submission.user_id)
+        .where(
+            User.role == Role.student,
+            Submission.exercise_slug.in_(slugs),
+            Submission.mode == "submit",
+            Submission.status == "done",
+        )
+        .order_by(Submission.created_at, Submission.id)
+    )
+    latest = {(uid, slug): score or 0.0 for uid, slug, score in rows}
+    shares = _quiz_shares(session, quiz_lessons)
+    items = []
+    for slug in slugs:
+        solved = {uid: float(score >= SOLVED) for (uid, s), score in latest.items() if s == slug}
+        both = [uid for uid in solved if uid in shares]
+        discrimination = _corr(
+            np.array([solved[u] for u in both]), np.array([shares[u] for u in both])
+        )
+        items.append(
+            {
+                "item": slug,
+                "attempts": len(solved),
+                "difficulty": sum(solved.values()) / len(solved) if solved else None,
+                "discrimination": discrimination,
+                "choices": {},
+            }
+        )
+    return items
+
+
+def question_items(stats: QuizStats) -> list[dict[str, Any]]:
+    """A quiz's questions in the `stats items` shape (choices as shares of the answers)."""
+    return [
+        {
+            "item": f"{stats.lesson}/{item.id}",
+            "attempts": item.answered,
+            "difficulty": item.difficulty,
+            "discrimination": item.discrimination,
+            "choices": {c.id: c.picked / item.answered for c in item.choices}
+            if item.answered
+            else {c.id: 0.0 for c in item.choices},
+        }
+        for item in stats.items
+    ]

@@ -14,7 +14,7 @@ from app.content.loader import Course, Lesson
 from app.content.service import CourseDep
 from app.db import SessionDep
 from app.instructor.gradebook import csv_cell
-from app.instructor.item_stats import MIN_FOR_FLAGS, QuizStats, first_attempts, quiz_stats
+from app.instructor.item_stats import MIN_FOR_FLAGS, QuizStats, latest_attempts, quiz_stats
 from app.instructor.web import page
 from app.users.deps import InstructorUser
 from app.web.api import errors
@@ -31,7 +31,7 @@ def _quiz_lesson(course: Course, slug: str) -> Lesson:
 
 def _stats(session: Any, lesson: Lesson) -> QuizStats:
     slug = lesson.meta.slug
-    return quiz_stats(slug, lesson.meta.quiz, first_attempts(session=session, lesson_slug=slug))
+    return quiz_stats(slug, lesson.meta.quiz, latest_attempts(session=session, lesson_slug=slug))
 
 
 @router.get("/instructor/quizzes", include_in_schema=False)
@@ -108,7 +108,7 @@ def stats_csv(stats: QuizStats) -> str:
     responses={200: {"content": {"text/csv": {}}}, **errors(401, 403, 404, 422, html=True)},
 )
 def quiz_csv(slug: str, session: SessionDep, course: CourseDep, user: InstructorUser) -> Response:
-    """The quiz's item statistics as CSV for a spreadsheet (students' first attempts)."""
+    """The quiz's item statistics as CSV for a spreadsheet (students' latest attempts)."""
     stats = _stats(session, _quiz_lesson(course, slug))
     return Response(
         stats_csv(stats),

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import io
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,7 +19,8 @@ from app.db import session_factory
 from app.instructor.item_stats import MIN_FOR_FLAGS, item_table, kr20, quiz_stats
 from app.quiz.service import submit_attempt
 from app.users.models import Role
-from tests.instructor.conftest import person
+from tests.conftest import run_cli
+from tests.instructor.conftest import add_submission, person
 
 # Five students, three questions (1 = right). Worked by hand:
 #   difficulty p = (0.6, 0.6, 0.2); totals (3, 2, 1, 1, 0), mean 1.4, variance 5.2 / 5 = 1.04;
@@ -116,7 +119,7 @@ def quiz_class(client: TestClient) -> dict[str, str]:
     first = lesson.meta.quiz[0]
     key = next(c.id for c in first.choices if c.correct)  # type: ignore[union-attr]
     wrong = next(c.id for c in first.choices if not c.correct)  # type: ignore[union-attr]
-    picks = [key, key, wrong]
+    picks = [key, wrong, wrong]
     for n, pick in enumerate(picks):
         uid, _ = person(f"s{n}@example.org")
         with session_factory()() as session:
@@ -127,7 +130,7 @@ def quiz_class(client: TestClient) -> dict[str, str]:
                 answers={first.id: pick},
                 user_id=uid,
             )
-            if n == 2:  # a retake after seeing the answers does not count
+            if n == 2:  # a retake replaces the first try: each student counts once
                 submit_attempt(
                     session=session,
                     lesson_slug="why-position",
@@ -145,7 +148,7 @@ def test_an_instructor_sees_each_quiz_its_page_its_csv_and_its_json(
     overview = client.get("/instructor/quizzes", headers=quiz_class)
     assert overview.status_code == 200 and "/instructor/quizzes/why-position" in overview.text
     page = client.get("/instructor/quizzes/why-position", headers=quiz_class)
-    assert page.status_code == 200 and "first attempts only" in page.text
+    assert page.status_code == 200 and "latest attempt of each" in page.text
     data = client.get("/api/instructor/quizzes/why-position/items", headers=quiz_class).json()
     assert data["students"] == 3
     first = data["items"][0]
@@ -170,3 +173,21 @@ def test_students_and_unknown_quizzes_are_refused(
         assert client.get(path, headers=student).status_code == 403, path
     missing = client.get("/api/instructor/quizzes/no-such-lesson/items", headers=quiz_class)
     assert missing.status_code == 404 and "no-such-lesson" in missing.json()["detail"]
+
+
+def test_stats_items_json_lists_questions_and_exercises(
+    quiz_class: dict[str, str], data_dir: Path
+) -> None:
+    """The outside contract: the last line is JSON, one entry per question and exercise."""
+    solver, _ = person("solver@example.org")
+    add_submission(solver, "position-embedding-gather", [True, True], dt.datetime.now(dt.UTC))
+    result = run_cli("stats", "items", "--json", env={"APP_DATA_DIR": str(data_dir)})
+    assert result.returncode == 0, result.stderr
+    items = {i["item"]: i for i in json.loads(result.stdout.strip().splitlines()[-1])}
+    question = items["why-position/dog-bites-man"]
+    assert question["attempts"] == 3 and question["difficulty"] == pytest.approx(2 / 3)
+    assert sum(question["choices"].values()) == pytest.approx(1.0)
+    gather = items["position-embedding-gather"]
+    assert gather["attempts"] == 1 and gather["difficulty"] == 1.0
+    assert gather["discrimination"] is None  # one student, no quiz: undefined, not 0
+    assert set(gather) == {"item", "attempts", "difficulty", "discrimination", "choices"}
