@@ -19,6 +19,7 @@ from app.instructor import (
     item_stats_routes,
     overrides_routes,
     regrade_routes,
+    similarity_routes,
     students_routes,
 )
 from app.instructor.web import page
@@ -60,6 +61,7 @@ for _module in (
     analytics_routes,
     item_stats_routes,
     regrade_routes,
+    similarity_routes,
     students_routes,
     overrides_routes,
 ):
