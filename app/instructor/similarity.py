@@ -1,11 +1,11 @@
 """Similar submissions: pairs of students' final code that share unusually much, as leads.
 
 Fingerprints come from copydetect (winnowing over tokens with names normalised, the method of
-MOSS). What everybody shares is left out: the exercise's starter code, its model solution, and
-any fingerprint found in at least half of the submissions compared, so that the short,
-model-like code an exercise invites does not rank every pair high (code only two share is
-never "common": that is what the page looks for). A pair is a lead for a
-person to read, never a verdict: the page says so.
+MOSS). What many share is left out: the exercise's starter code, its model solution, and any
+fingerprint found in a tenth of the submissions compared or more (and in at least three), so
+the short, model-like code an exercise invites does not rank every pair high; code only two
+share is never "common", since that is what the page looks for. A pair is a lead for a person
+to read, never a verdict: the page says so.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from app.users.models import Role, User
 
 NOISE_T = 12  # filtered tokens shorter than this never count as shared (copydetect's k)
 GUARANTEE_T = 16  # a match this long is always found (window = GUARANTEE_T - NOISE_T + 1)
-COMMON_SHARE = 0.5  # a fingerprint in this share of the submissions is what everybody writes
+COMMON_SHARE = 0.1  # a fingerprint in this share of the submissions is what many write
 MIN_FOR_COMMON = 4  # with fewer submissions, "what everybody writes" cannot be told apart
 MIN_COMMON_COUNT = 3  # code two submissions share is the very thing to find, never "common"
 
@@ -45,7 +45,12 @@ class Final:
 
 @dataclass(frozen=True)
 class Pair:
-    """Two finals that share code: the score is the smaller of the two shares, 0 to 1."""
+    """Two finals that share code beyond what many write.
+
+    The score is the share of the longer file (in tokens, names normalised) that was found in
+    the other, counting only uncommon code: a renamed copy of a file full of personal touches
+    scores high, two files that differ only in their shared skeleton score low.
+    """
 
     a: Final
     b: Final
@@ -116,8 +121,9 @@ def similar_pairs(
         for j in range(i + 1, len(group)):
             if not first[i].hashes & first[j].hashes:
                 continue
-            _overlap, (sim_a, sim_b), (slices_a, slices_b) = compare_files(first[i], first[j])
-            score = float(min(sim_a, sim_b))
+            overlap, (sim_a, sim_b), (slices_a, slices_b) = compare_files(first[i], first[j])
+            longer = max(len(first[i].filtered_code), len(first[j].filtered_code), 1)
+            score = min(1.0, float(overlap) / longer)
             if score > minimum:
                 pairs.append(
                     Pair(
