@@ -12,7 +12,8 @@ from sqlalchemy.orm import Session
 
 from app.content.loader import Course
 from app.deadlines.models import DeadlineExtension
-from app.deadlines.rules import as_utc, late_at
+from app.deadlines.rules import late_at
+from app.models_base import as_utc
 from app.progress.models import QuizAttempt
 from app.submissions.models import Submission
 from app.users.models import Role, User

@@ -9,7 +9,6 @@ from starlette.responses import Response
 
 from app.content.service import CourseDep
 from app.db import SessionDep
-from app.deadlines.rules import as_utc
 from app.instructor.gradebook import (
     ExerciseCell,
     Gradebook,
@@ -20,6 +19,7 @@ from app.instructor.gradebook import (
     valid_sort,
 )
 from app.instructor.web import page
+from app.models_base import as_utc
 from app.users.deps import InstructorUser
 from app.web.api import errors
 
