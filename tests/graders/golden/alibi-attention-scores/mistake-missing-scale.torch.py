@@ -3,7 +3,7 @@ import torch
 
 
 def alibi_attention_scores(q, k):
-    heads, seq_len, d = q.shape
+    heads, seq_len, _ = q.shape
     raw = q @ k.transpose(-1, -2)
     slopes = 2.0 ** (-8.0 * torch.arange(1, heads + 1, dtype=torch.float32) / heads)
     positions = torch.arange(seq_len, dtype=torch.float32)
