@@ -319,6 +319,15 @@ class Mistake(Strict):
     hint: str = Field(min_length=1, description="What to tell a student whose output matches it.")
     framework: Framework = Field(description="Framework the wrong code is written in.")
     code: str = Field(min_length=1, description="A complete wrong submission producing it.")
+    mask_below: float | None = Field(
+        default=None,
+        lt=0,
+        description=(
+            "When set, every output value at or below it (and -inf) counts as the same mask "
+            "value while matching, so a mistake written with -1e9 also recognises -1e4 or "
+            "finfo.min."
+        ),
+    )
 
 
 class MistakesFile(Strict):
