@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
+from jinja2 import DictLoader
 
 from app.config import ROOT
 from app.main import create_app
-from app.web.templating import templates
+from app.web.templating import compile_templates, templates
 
 
 def test_every_page_template_is_compiled_when_the_app_starts(data_dir: Path) -> None:
@@ -20,3 +22,14 @@ def test_every_page_template_is_compiled_when_the_app_starts(data_dir: Path) -> 
         pass  # start-up and shut-down: shut-down waits for the compiling to finish
     cached = {key[1] for key in templates.env.cache}  # type: ignore[union-attr]
     assert expected and expected <= cached
+
+
+def test_a_template_that_does_not_compile_is_logged_and_the_rest_are_compiled(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    loader = DictLoader({"good.html": "<p>{{ x }}</p>", "broken.html": "{% if %}"})
+    monkeypatch.setattr(templates.env, "loader", loader)
+    templates.env.cache.clear()  # type: ignore[union-attr]
+    assert compile_templates() == 1
+    assert "broken.html does not compile" in caplog.text
+    templates.env.cache.clear()  # type: ignore[union-attr]
