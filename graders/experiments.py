@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from graders import protocol
+from graders.lab_check import probes
 from graders.lab_scoring import LabSpec, eval_sequences
 from graders.raw_run import RawRun
 from graders.sandbox import SandboxLimits, SandboxProcess, spawn
@@ -163,6 +164,10 @@ def _job_args(spec: LabSpec) -> dict[str, protocol.Array | protocol.Scalar]:
     args["lengths"] = np.array(spec.lengths, dtype=np.int64)
     for index, tokens in enumerate(eval_sequences(spec).values()):
         args[f"eval_{index}"] = tokens
+    for index, (first, second) in enumerate(probes(spec)):
+        args[f"check_{index}_a"] = first
+        if second is not None:
+            args[f"check_{index}_b"] = second
     return args
 
 

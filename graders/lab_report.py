@@ -19,6 +19,7 @@ from graders.experiments import (
     Progress,
 )
 from graders.judge import _file_level, _missing
+from graders.lab_check import module_tests
 from graders.lab_scoring import LabSpec, Scored, eval_sequences, lab_spec, length_at, score
 from graders.raw_run import RawRun
 from graders.report import Report, TestResult, Verdict
@@ -251,16 +252,24 @@ def judge_lab(spec: LabSpec, run: RawRun) -> Report:
     picture = _picture(spec, run.frames.get(PICTURE_ID))
     if picture is not None:
         metrics["position_picture"] = picture
-    tests = _goal_tests(spec, metrics)
-    required = [t for t, g in zip(tests, spec.goals, strict=True) if g.required]
+    checks = module_tests(spec, run.frames)
+    tests = [*checks, *_goal_tests(spec, metrics)]
+    goals = tests[len(checks) :]
+    required = [*checks, *(t for t, g in zip(goals, spec.goals, strict=True) if g.required)]
     accepted = all(t.passed for t in required)
     score = round(sum(t.passed for t in tests) / len(tests), 4) if tests else float(accepted)
     story = _story(spec, metrics, refused)
-    met = sum(t.passed for t in tests)
+    met = sum(t.passed for t in goals)
+    wrong = [t for t in checks if not t.passed]
+    module = (
+        f"Module check failed: {wrong[0].message}"
+        if wrong
+        else "Module check passed: it computes what the lab asks for."
+    )
     lead = (
-        f"Goals met ({met} of {len(tests)})."
+        f"{module} Goals met ({met} of {len(goals)})."
         if accepted
-        else f"Not there yet: {met} of {len(tests)} goals met."
+        else f"Not there yet. {module} {met} of {len(goals)} goals met."
     )
     return Report(
         verdict="accepted" if accepted else "wrong_answer",

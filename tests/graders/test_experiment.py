@@ -21,6 +21,7 @@ from graders.experiments import (
     FrameStream,
     StopRequested,
 )
+from graders.lab_check import CHECK_ID, probes
 from graders.lab_report import judge_lab
 from graders.lab_scoring import LabSpec, eval_sequences, lab_spec, score
 from graders.pool import PoolSettings
@@ -79,8 +80,23 @@ def _lab(slug: str) -> LabSpec:
     return lab_spec(meta["experiment"])
 
 
+def _checked(spec: LabSpec) -> dict[int, protocol.Result]:
+    """The module-check frames a right module (sinusoids, or RoPE) would send."""
+    import torch
+
+    from graders.positions import Rope, Sinusoidal
+
+    module = Sinusoidal(16, 32) if spec.slot == "absolute" else Rope(2, 16, 16)
+    frames: dict[int, protocol.Result] = {}
+    for index, (first, second) in enumerate(probes(spec)):
+        args = [torch.as_tensor(a) for a in (first, second) if a is not None]
+        frames[CHECK_ID + index] = module(*args).numpy()
+    return frames
+
+
 def _predicted(spec: LabSpec, shares: list[float]) -> dict[int, protocol.Result]:
-    return {PREDICTED_ID + i: _answers(spec, i, share) for i, share in enumerate(shares)}
+    answers = {PREDICTED_ID + i: _answers(spec, i, share) for i, share in enumerate(shares)}
+    return {**_checked(spec), **answers}
 
 
 def _run(frames: dict[int, protocol.Result]) -> RawRun:
@@ -143,7 +159,8 @@ def test_refused_lengths_count_as_zero_on_new_positions_only() -> None:
         REFUSED_ID + 3: protocol.RaisedError("ValueError", message),
     }
     report = judge_lab(spec, _run(frames))
-    assert report.verdict == "accepted" and report.score == 0.5  # the stretch goal is missed
+    assert report.verdict == "accepted" and report.score == 0.6667  # the stretch goal is missed
+    assert report.tests[0].passed and "Module check passed" in report.message
     assert report.metrics is not None
     assert report.metrics["accuracy_by_length"] == {"16": 1.0, "24": None, "32": None, "64": None}
     assert report.metrics["new_by_length"] == {"16": None, "24": None, "32": None, "64": None}
@@ -151,7 +168,7 @@ def test_refused_lengths_count_as_zero_on_new_positions_only() -> None:
     assert report.metrics["loss"] == [2.3, 0.1] and report.metrics["train_length"] == 16
     assert "at 24 the model could not run (ValueError" in report.message
     assert "its 8 new positions count as 0%" in report.message
-    stretch = report.tests[1]
+    stretch = report.tests[2]
     assert not stretch.passed and "no answer at length 32" in stretch.message
 
 
@@ -161,7 +178,7 @@ def test_a_required_goal_missed_is_a_wrong_answer_with_the_story() -> None:
         LOSSES_ID: np.array([2.3, 1.4]),
     }
     report = judge_lab(lab_spec(RAW), _run(frames))
-    assert report.verdict == "wrong_answer" and report.score == 0.0
+    assert report.verdict == "wrong_answer" and report.score == 0.3333  # only the module check
     assert "at 16 (the training length) it is above chance but mostly wrong (35%)" in report.message
     assert "10% on the 48 new positions (16 to 63): close to chance" in report.message
 
@@ -184,6 +201,7 @@ def test_no_extrapolation_fails_the_labs_required_goals() -> None:
             PREDICTED_ID + i: _split_answers(spec, i, 1.0, 0.0 if i == 0 else chance)
             for i in range(len(spec.lengths))
         }
+        frames.update(_checked(spec))
         frames[LOSSES_ID] = np.zeros(40)
         report = judge_lab(spec, _run(frames))
         assert report.verdict == "wrong_answer", (slug, report.message)
@@ -197,12 +215,23 @@ def test_goals_past_the_training_length_are_judged_on_new_positions() -> None:
     frames: dict[int, protocol.Result] = {
         PREDICTED_ID + i: _split_answers(spec, i, 1.0, 0.45) for i in range(4)
     }
+    frames.update(_checked(spec))
     frames[LOSSES_ID] = np.zeros(40)
     report = judge_lab(spec, _run(frames))
     assert report.verdict == "wrong_answer"  # 45% new, though 74% of all positions at 32
-    assert report.tests[1].name == "goal: 50% right on the new positions at length 32 (2x)"
+    assert report.tests[2].name == "goal: 50% right on the new positions at length 32 (2x)"
     assert report.metrics is not None
     assert report.metrics["new_by_length"]["32"] == pytest.approx(0.45, abs=0.002)
+
+
+def test_a_wrong_module_is_not_accepted_however_well_it_trains() -> None:
+    spec = lab_spec(RAW)
+    frames: dict[int, protocol.Result] = {**_predicted(spec, [1.0] * 4), LOSSES_ID: np.zeros(4)}
+    frames[CHECK_ID + 1] = np.zeros((2, 24, 32), dtype=np.float32)
+    report = judge_lab(spec, _run(frames))
+    assert report.verdict == "wrong_answer" and report.score == 0.6667
+    assert not report.tests[0].passed and report.tests[1].passed and report.tests[2].passed
+    assert "Module check failed: At length 24" in report.message
 
 
 def test_nan_loss_is_a_clear_report() -> None:
