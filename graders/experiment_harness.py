@@ -134,7 +134,6 @@ def run_experiment(job: Any, write: Any, harness: Any) -> int:
     def progress(step: int, steps: int, loss: float) -> None:
         write(protocol.encode_array(PROGRESS_ID, np.array([step, steps, loss], dtype=np.float64)))
 
-
     try:
         outcome = experiment.run(config, entry, sequences, progress)
         # after training, so a module that breaks the run's limits breaks them as training does
