@@ -182,6 +182,7 @@ class Grader:
             spec=spec, cases=cases, run=run, mistakes=functools.cache(lambda: self._mistakes(spec))
         )
         report.duration_ms = _ms(started)
+        report.new_compilation = run.new_compilation
         return report
 
     def _experiment(self, spec: ExerciseSpec, code: str, progress: Progress | None) -> Report:
@@ -215,9 +216,13 @@ class Grader:
         key = f"jax:{spec.slug}" if per_exercise else framework
         fast = per_exercise and "jax" in self.pool.settings.fork
         run = self._attempt(key, job, spec, cases, deadline_ms, memory_mb, fast=fast)
-        if fast and (run.exit_code == protocol.NEEDS_FRESH_JAX or run.timed_out):
+        fresh = run.exit_code == protocol.NEEDS_FRESH_JAX
+        compiled = fresh or run.exit_code == protocol.RAN_AFTER_RESET
+        if fast and (fresh or run.timed_out):
             # The warmed server's child could not compile (or hung): run it where JAX starts fresh.
             run = self._attempt("jax", job, spec, cases, deadline_ms, memory_mb)
+        if fast:
+            run.new_compilation = compiled
         return run
 
     def _attempt(

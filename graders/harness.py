@@ -340,7 +340,10 @@ def _take_one_job() -> None:
     if FORKED_AFTER_JAX:  # new compilations need a client of the child's own
         import jax_child  # type: ignore[import-not-found]  # bound beside this file
 
-        jax_child.run(run_job, job, write, may_reset=jax_child.NATIVE_COMPILES[0] == 0)
+        if jax_child.run(run_job, job, write, may_reset=jax_child.NATIVE_COMPILES[0] == 0):
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(protocol.RAN_AFTER_RESET)  # every result is written; this only counts it
         return
     run_job(job, write)
 

@@ -127,12 +127,15 @@ def _leave_for_fresh_jax() -> None:
 RunJob = Callable[..., None]
 
 
-def run(run_job: RunJob, job: Any, write: Callable[[bytes], None], *, may_reset: bool) -> None:
-    """Run the job on the server's client; at a compile miss, reset and run it again."""
+def run(run_job: RunJob, job: Any, write: Callable[[bytes], None], *, may_reset: bool) -> bool:
+    """Run the job on the server's client; at a compile miss, reset and run it again.
+
+    True when it ran again on a client of its own (the caller exits with RAN_AFTER_RESET).
+    """
     guard = Guard(may_reset)
     if not may_reset:
         run_job(job, write)
-        return
+        return False
     frames: list[bytes] = []
     held = _HeldOutput()
     saved = sys.stdout, sys.stderr
@@ -147,7 +150,7 @@ def run(run_job: RunJob, job: Any, write: Callable[[bytes], None], *, may_reset:
         sys.stdout.write("".join(held.parts))
         for frame in frames:
             write(frame)
-        return
+        return False
     frames.clear()
     held.parts.clear()
     try:
@@ -155,3 +158,4 @@ def run(run_job: RunJob, job: Any, write: Callable[[bytes], None], *, may_reset:
     except Exception:  # no client of its own: the grader runs the job on a fresh JAX
         _leave_for_fresh_jax()
     run_job(job, write)
+    return True

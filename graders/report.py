@@ -70,12 +70,16 @@ class Report:
     cpu_ms: float | None = None
     line: int | None = None
     metrics: dict[str, Any] | None = None  # experiments: accuracy by length and the loss curve
+    # JAX jobs on a warmed server: whether the job needed a new compilation (see RawRun).
+    new_compilation: bool | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form; keys beyond the contract are additive (metrics only for experiments)."""
+        """JSON-ready form; keys beyond the contract are additive and only present when set
+        (metrics for experiments, new_compilation for JAX jobs on a warmed server)."""
         data = asdict(self)
-        if data["metrics"] is None:
-            del data["metrics"]
+        for key in ("metrics", "new_compilation"):
+            if data[key] is None:
+                del data[key]
         return data
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import yaml
 
+from app.bench import corpus
 from app.bench.server import Deployment
 from app.config import ROOT
 
@@ -32,6 +33,7 @@ class Answer:
     framework: str
     code: str
     right: bool
+    source: str = "declared"  # "declared" (solution, declared mistake) or a corpus file
 
 
 def answers(exercise: str, framework: str) -> tuple[Answer, list[Answer]]:
@@ -49,6 +51,24 @@ def answers(exercise: str, framework: str) -> tuple[Answer, list[Answer]]:
     if not wrong and starter.is_file():
         wrong = [Answer(exercise, framework, starter.read_text(), False)]
     return right, wrong
+
+
+def drawn(exercise: str, framework: str) -> tuple[list[Answer], list[Answer]]:
+    """What a class sends: the corpus's rewrites and undeclared wrong answers (bench/corpus),
+    or the declared answers where an exercise and framework have no corpus."""
+    found = [e for e in corpus.entries(exercise) if e.framework == framework]
+    if not found:
+        right, wrong = answers(exercise, framework)
+        return [right], wrong
+    made = [Answer(exercise, framework, e.code, e.right, e.file) for e in found]
+    return [a for a in made if a.right], [a for a in made if not a.right]
+
+
+def _cycle(items: list[Answer], seed: int) -> list[Answer]:
+    """A fixed shuffle: one run meets the files in an order that does not follow the manifest."""
+    shuffled = list(items)
+    random.Random(seed).shuffle(shuffled)  # noqa: S311 - an order, not a secret
+    return shuffled
 
 
 def offered() -> list[tuple[str, str]]:
@@ -69,6 +89,8 @@ class Outcome:
     verdict: str
     right: bool
     sent_s: float = 0.0  # when it was sent, seconds into the scenario (lab only)
+    new_compilation: bool | None = None  # JAX on a warmed server: did it compile anything new
+    source: str = "declared"
 
     @property
     def correct(self) -> bool:
@@ -79,8 +101,16 @@ class Outcome:
 
 
 def _send(run: Deployment, answer: Answer, label: str) -> Outcome:
-    ms, verdict = run.api.submit_and_wait(answer.exercise, answer.framework, answer.code)
-    return Outcome(label, ms, verdict, answer.right)
+    ms, event = run.api.submit_and_follow(answer.exercise, answer.framework, answer.code)
+    compiled = event.get("new_compilation")
+    return Outcome(
+        label,
+        ms,
+        str(event["verdict"]),
+        answer.right,
+        new_compilation=compiled,
+        source=answer.source,
+    )
 
 
 def cold(run: Deployment) -> list[Outcome]:
@@ -97,24 +127,51 @@ def cold(run: Deployment) -> list[Outcome]:
     return outcomes
 
 
-def sequential(run: Deployment, samples: int, kinds: list[str] | None = None) -> list[Outcome]:
-    """Back to back, no think time, right and wrong answers alternating."""
+def alternating(rights: list[Answer], wrongs: list[Answer], count: int) -> list[Answer]:
+    """`count` answers, right and wrong alternating, each list cycled in its own fixed order."""
+    rights, wrongs = _cycle(rights, 1), _cycle(wrongs, 2)
+    picked = []
+    for n in range(count):
+        pool = rights if n % 2 == 0 or not wrongs else wrongs
+        picked.append(pool[(n // 2) % len(pool)])
+    return picked
+
+
+def sequential(
+    run: Deployment, samples: int, kinds: list[str] | None = None, *, declared: bool = False
+) -> list[Outcome]:
+    """Back to back, no think time, right and wrong answers alternating, drawn from the corpus.
+
+    With `declared`, each kind that has a corpus is also sent its model solution and declared
+    mistakes alone, as a separate line labelled "(declared)": the programs the server warmed.
+    """
     outcomes = []
     for label, exercise, framework in SEQUENTIAL:
         if kinds and label not in kinds:
             continue
-        right, wrong = answers(exercise, framework)
-        for n in range(samples):
-            answer = right if n % 2 == 0 else wrong[(n // 2) % len(wrong)]
+        rights, wrongs = drawn(exercise, framework)
+        for answer in alternating(rights, wrongs, samples):
             outcomes.append(_send(run, answer, label))
+        if declared and rights[0].source != "declared":
+            right, wrong = answers(exercise, framework)
+            for answer in alternating([right], wrong, samples):
+                outcomes.append(_send(run, answer, f"{label} (declared)"))
     return outcomes
 
 
-def burst(run: Deployment, flax: int, numpy: int) -> tuple[list[Outcome], float]:
-    """`flax` Flax submissions at once, then `numpy` NumPy ones at once: (outcomes, NumPy/s)."""
-    flax_answer = answers("learned-pos-embed-forward", "jax")[0]
+def burst(
+    run: Deployment, flax: int, numpy: int, *, declared: bool = False
+) -> tuple[list[Outcome], float]:
+    """`flax` different Flax submissions from the corpus at once (the model solution each time
+    with `declared`), then `numpy` NumPy ones at once: (outcomes, NumPy/s)."""
+    if declared:
+        flax_answers = [answers("learned-pos-embed-forward", "jax")[0]] * flax
+        flax_label = "burst flax (declared)"
+    else:
+        rights, wrongs = drawn("learned-pos-embed-forward", "jax")
+        flax_answers, flax_label = alternating(rights, wrongs, flax), "burst flax"
     with ThreadPoolExecutor(max(flax, 1)) as pool:
-        outcomes = list(pool.map(lambda _: _send(run, flax_answer, "burst flax"), range(flax)))
+        outcomes = list(pool.map(lambda a: _send(run, a, flax_label), flax_answers))
     numpy_answer = answers("position-embedding-gather", "numpy")[0]
     started = time.perf_counter()
     with ThreadPoolExecutor(max(numpy, 1)) as pool:
@@ -157,8 +214,9 @@ def lab(
             killed = True
         time.sleep(max(0.0, started + at - time.monotonic()))
         exercise, framework = rng.choice(pairs)
-        right, wrong = answers(exercise, framework)
-        answer = rng.choice(wrong) if wrong and rng.random() < wrong_share else right
+        rights, wrongs = drawn(exercise, framework)
+        wanted_wrong = rng.random() < wrong_share
+        answer = rng.choice(wrongs) if wrongs and wanted_wrong else rng.choice(rights)
         thread = threading.Thread(target=one, args=(answer, f"lab {exercise} {framework}"))
         thread.start()
         threads.append(thread)
@@ -177,6 +235,7 @@ def summary(outcomes: list[Outcome]) -> dict[str, Any]:
     def pct(q: float) -> float:
         return round(times[min(len(times) - 1, round(q * (len(times) - 1)))], 1)
 
+    known = [o.new_compilation for o in outcomes if o.new_compilation is not None]
     return {
         "count": len(outcomes),
         "p50_ms": pct(0.5),
@@ -184,6 +243,9 @@ def summary(outcomes: list[Outcome]) -> dict[str, Any]:
         "max_ms": round(times[-1], 1),
         "lost": sum(o.verdict == "lost" for o in outcomes),
         "wrong_verdicts": sum(not o.correct for o in outcomes),
+        # Of the jobs run on a warmed JAX server, how many needed a new compilation.
+        "warm_jax_jobs": len(known),
+        "new_compilations": sum(known),
     }
 
 
@@ -191,6 +253,10 @@ def write_log(outcomes: list[Outcome], path: Path) -> None:
     """Every outcome, one line each (kept beside the JSON for a closer look)."""
     rows = sorted(outcomes, key=lambda o: o.sent_s)
     path.write_text(
-        "sent_s\tms\tverdict\tright\tlabel\n"
-        + "".join(f"{o.sent_s:.1f}\t{o.ms:.1f}\t{o.verdict}\t{o.right}\t{o.label}\n" for o in rows)
+        "sent_s\tms\tverdict\tright\tnew_compilation\tlabel\tsource\n"
+        + "".join(
+            f"{o.sent_s:.1f}\t{o.ms:.1f}\t{o.verdict}\t{o.right}\t{o.new_compilation}"
+            f"\t{o.label}\t{o.source}\n"
+            for o in rows
+        )
     )

@@ -59,6 +59,13 @@ class Api:
         self, exercise: str, framework: str, code: str, timeout: float = 300
     ) -> tuple[float, str]:
         """Submit, follow the event stream (as the browser does) to the verdict: (ms, verdict)."""
+        ms, event = self.submit_and_follow(exercise, framework, code, timeout)
+        return ms, str(event["verdict"])
+
+    def submit_and_follow(
+        self, exercise: str, framework: str, code: str, timeout: float = 300
+    ) -> tuple[float, dict[str, Any]]:
+        """Like submit_and_wait, with the whole final event (verdict, new_compilation...)."""
         token = self.token()
         started = time.perf_counter()
         body = {"exercise": exercise, "framework": framework, "code": code}
@@ -75,8 +82,8 @@ class Api:
                     if line.startswith("data: "):
                         event = json.loads(line[6:])
                         if event["status"] == "done":
-                            return (time.perf_counter() - started) * 1000, str(event["verdict"])
-        return (time.perf_counter() - started) * 1000, "lost"
+                            return (time.perf_counter() - started) * 1000, event
+        return (time.perf_counter() - started) * 1000, {"verdict": "lost"}
 
 
 @dataclass

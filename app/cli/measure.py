@@ -34,8 +34,73 @@ def cmd_bench(args: argparse.Namespace) -> int:
         streams=args.streams,
         web_processes=args.web_processes,
         similar_submissions=args.similar,
+        declared=not args.no_declared,
     )
     return run(options)
+
+
+def corpus_grader(slugs: list[str]) -> Any:
+    """A started grader like the server's, with warmed JAX servers for these exercises only."""
+    from dataclasses import replace
+
+    from app.config import get_settings
+    from app.grading.service import mistakes_cache_dir, pool_settings
+    from graders.engine import Grader
+    from graders.warmup import encode_warmup, warmup_bundles
+
+    exercises_dir = get_settings().exercises_dir
+    bundles = warmup_bundles(exercises_dir)
+    warmups = {slug: encode_warmup(bundles[slug]) for slug in slugs if slug in bundles}
+    sizes = {"numpy": 0, "torch": 0, "jax": 1, **{f"jax:{slug}": 1 for slug in warmups}}
+    settings = replace(pool_settings(warm=True), sizes=sizes, warmups=warmups)
+    grader = Grader(exercises_dir, settings, mistakes_cache_dir=mistakes_cache_dir())
+    grader.start()
+    return grader
+
+
+def cmd_corpus(args: argparse.Namespace) -> int:
+    """Grade every corpus file with the real grader; 1 if a verdict disagrees with its manifest."""
+    import json
+
+    from app.bench import corpus
+
+    chosen = args.exercise or corpus.exercises()
+    problems = [p for slug in chosen for p in corpus.static_problems(slug)]
+    entries = [e for slug in chosen for e in corpus.entries(slug)]
+    grader = corpus_grader(chosen)
+
+    def grade(entry: corpus.Entry) -> Any:
+        return grader.grade(exercise=entry.exercise, code=entry.code, framework=entry.framework)
+
+    def say(entry: corpus.Entry, why: str | None) -> None:
+        if why is not None or args.verbose:
+            mark = "ok  " if why is None else "FAIL"
+            print(f"  {mark} {entry.exercise}/{entry.file}: {why or ''}", flush=True)
+
+    try:
+        checked = corpus.check(grade, entries, say)
+    finally:
+        grader.stop()
+    problems += checked.problems
+    counts = {
+        slug: {
+            "submissions": len(corpus.entries(slug)),
+            "accepted": sum(e.right for e in corpus.entries(slug)),
+            "rejected": sum(not e.right for e in corpus.entries(slug)),
+        }
+        for slug in chosen
+    }
+    for slug, count in counts.items():
+        print(
+            f"{slug}: {count['submissions']} files, {count['accepted']} accepted, "
+            f"{count['rejected']} rejected"
+        )
+    for problem in problems:
+        print(f"problem: {problem}")
+    for starved in checked.starved:
+        print(f"starved (the machine is too busy to tell; run again): {starved}")
+    print(json.dumps({"corpus": counts, "problems": problems, "starved": checked.starved}))
+    return 1 if problems else 0
 
 
 def add_parsers(sub: Any) -> None:
@@ -64,8 +129,15 @@ def add_parsers(sub: Any) -> None:
     )
     bench.add_argument(
         "--similar", type=int, default=300, help="similarity: final submissions compared"
+        "--no-declared",
+        action="store_true",
+        help="skip the lines of declared answers only (model solution and declared mistakes)",
     )
     bench.set_defaults(func=cmd_bench)
+    check = sub.add_parser("corpus", help="grade the bench corpus; compare with its manifests")
+    check.add_argument("--exercise", action="append", help="only this exercise (repeatable)")
+    check.add_argument("--verbose", action="store_true", help="print every file, not only failures")
+    check.set_defaults(func=cmd_corpus)
     soak = sub.add_parser("soak", help="many mixed and hostile jobs: the grader must not degrade")
     soak.add_argument("--jobs", type=int, default=1000)
     soak.add_argument("--hostile-share", type=float, default=0.3)

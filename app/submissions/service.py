@@ -158,6 +158,8 @@ def public_view(
     }
     if report.get("metrics") is not None:  # experiments: accuracy by length, the loss curve
         view["metrics"] = report["metrics"]
+    if report.get("new_compilation") is not None:  # JAX: did the job compile anything new
+        view["new_compilation"] = report["new_compilation"]
     if row.status == "running":
         frame = live.latest(row.id)  # an experiment's step and loss while it trains
         if frame is not None:

@@ -76,9 +76,13 @@ def _fast_server(grader: Grader) -> ForkServer:
 def test_model_solution_and_declared_mistakes_run_on_the_warmed_server(grader: Grader) -> None:
     server = _fast_server(grader)
     jobs = server.jobs
-    assert grader.grade(exercise=EXERCISE, code=MODEL, framework="jax").verdict == "accepted"
+    model = grader.grade(exercise=EXERCISE, code=MODEL, framework="jax")
+    assert model.verdict == "accepted"
     report = grader.grade(exercise=EXERCISE, code=MISTAKE["code"], framework="jax")
     assert report.verdict == "wrong_answer"
+    # Both ran on what the server had compiled, and the report says so.
+    assert model.new_compilation is False and report.new_compilation is False
+    assert model.to_dict()["new_compilation"] is False
     assert server.jobs >= jobs + 2  # both forked from the same warmed server
     assert list(grader.pool._ready[f"jax:{EXERCISE}"]) == [server]
 
@@ -107,6 +111,7 @@ def test_code_that_needs_a_new_compilation_is_graded_in_the_warmed_child(
     assert report.verdict == "accepted", report.message
     # One attempt, on the warmed server: its child compiled on a client of its own.
     assert attempts == [(f"jax:{EXERCISE}", 0)]
+    assert report.new_compilation is True  # what the benchmark counts
     assert list(grader.pool._ready[f"jax:{EXERCISE}"]) == [server]
     assert grader.grade(exercise=EXERCISE, code=MODEL, framework="jax").verdict == "accepted"
 

@@ -1,0 +1,11 @@
+import jax.numpy as jnp
+
+
+def alibi_bias(num_heads, T):
+    num_heads, T = int(num_heads), int(T)
+    slopes = 2.0 ** (-8.0 * jnp.arange(1, num_heads + 1) / num_heads)
+    i = jnp.arange(T)[:, None]
+    j = jnp.arange(T)[None, :]
+    bias = -slopes[:, None, None] * (i - j)
+    mask = jnp.tril(jnp.ones((T, T), bool))
+    return jnp.where(mask, bias, -jnp.inf)

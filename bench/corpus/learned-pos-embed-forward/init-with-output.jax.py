@@ -1,0 +1,19 @@
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+
+
+class PositionTable(nn.Module):
+    d_model: int
+
+    @nn.compact
+    def __call__(self, tokens):
+        table = self.param("pos_embed", nn.initializers.normal(stddev=0.02), (32, self.d_model))
+        return table[: tokens.shape[-1]]
+
+
+def learned_pos_embed_forward(seed, T, d_model):
+    T, d_model = int(T), int(d_model)
+    dummy = jnp.zeros((1, T), dtype=jnp.int32)
+    out, _ = PositionTable(d_model).init_with_output(jax.random.PRNGKey(seed), dummy)
+    return out.reshape(-1)

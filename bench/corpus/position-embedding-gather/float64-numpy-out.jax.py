@@ -1,0 +1,7 @@
+import numpy as np
+import jax.numpy as jnp
+
+
+def position_embedding_gather(positions, embedding_table):
+    out = embedding_table[positions.astype(jnp.int32)]
+    return np.asarray(out, dtype=np.float64)

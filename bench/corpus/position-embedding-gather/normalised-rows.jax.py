@@ -1,0 +1,6 @@
+import jax.numpy as jnp
+
+
+def position_embedding_gather(positions, embedding_table):
+    out = embedding_table[positions.astype(jnp.int32)]
+    return out / jnp.linalg.norm(out, axis=-1, keepdims=True)

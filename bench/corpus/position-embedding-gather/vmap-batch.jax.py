@@ -1,0 +1,7 @@
+import jax
+import jax.numpy as jnp
+
+
+def position_embedding_gather(positions, embedding_table):
+    ids = positions.astype(jnp.int32)
+    return jax.vmap(lambda seq: embedding_table[seq])(ids)

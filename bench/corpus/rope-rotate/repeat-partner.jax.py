@@ -1,0 +1,11 @@
+import jax.numpy as jnp
+
+
+def rope_rotate(x):
+    _, t, d = x.shape
+    theta = 10000.0 ** (-jnp.arange(0, d, 2, dtype=jnp.float32) / d)
+    ang = jnp.arange(t, dtype=jnp.float32)[:, None] * theta[None, :]
+    cos = jnp.repeat(jnp.cos(ang), 2, axis=-1)
+    sin = jnp.repeat(jnp.sin(ang), 2, axis=-1)
+    partner = jnp.stack([-x[..., 1::2], x[..., 0::2]], axis=-1).reshape(x.shape)
+    return x * cos + partner * sin

@@ -1,0 +1,7 @@
+import jax.numpy as jnp
+
+
+def embed_with_positions(token_ids, token_table, position_table):
+    ids = token_ids.astype(jnp.int32)
+    pos = jnp.expand_dims(position_table[: ids.shape[1]], 0)
+    return token_table[ids] + pos
