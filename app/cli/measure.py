@@ -129,6 +129,8 @@ def add_parsers(sub: Any) -> None:
     )
     bench.add_argument(
         "--similar", type=int, default=300, help="similarity: final submissions compared"
+    )
+    bench.add_argument(
         "--no-declared",
         action="store_true",
         help="skip the lines of declared answers only (model solution and declared mistakes)",
