@@ -109,8 +109,8 @@ def test_code_that_needs_a_new_compilation_is_graded_in_the_warmed_child(
     attempts.clear()
     report = grader.grade(exercise=EXERCISE, code=NOVEL, framework="jax")
     assert report.verdict == "accepted", report.message
-    # One attempt, on the warmed server: its child compiled on a client of its own.
-    assert attempts == [(f"jax:{EXERCISE}", 0)]
+    # One attempt, on the warmed server: its child compiled on a client of its own (exit 87).
+    assert attempts == [(f"jax:{EXERCISE}", protocol.RAN_AFTER_RESET)]
     assert report.new_compilation is True  # what the benchmark counts
     assert list(grader.pool._ready[f"jax:{EXERCISE}"]) == [server]
     assert grader.grade(exercise=EXERCISE, code=MODEL, framework="jax").verdict == "accepted"
@@ -125,7 +125,7 @@ def test_a_wrong_novel_answer_is_judged_in_the_warmed_child_too(
     report = grader.grade(exercise=EXERCISE, code=wrong, framework="jax")
     assert report.verdict == "wrong_answer"
     assert "multiplied by about 2" in report.tests[0].message
-    assert attempts == [(f"jax:{EXERCISE}", 0)]
+    assert attempts == [(f"jax:{EXERCISE}", protocol.RAN_AFTER_RESET)]
 
 
 def test_the_abandoned_attempt_leaves_no_output_behind(grader: Grader) -> None:
@@ -187,5 +187,6 @@ def test_a_child_that_reset_cannot_write_the_compilation_cache(
     attempts.clear()
     report = grader.grade(exercise=EXERCISE, code=code, framework="jax")
     assert report.verdict == "accepted", report.message
-    assert attempts == [(f"jax:{EXERCISE}", 0)]  # it did run after a reset in the child
+    # it did run after a reset in the child
+    assert attempts == [(f"jax:{EXERCISE}", protocol.RAN_AFTER_RESET)]
     assert sorted(p.name for p in cache.iterdir()) == before
