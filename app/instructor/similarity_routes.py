@@ -13,7 +13,7 @@ from app.db import SessionDep
 from app.instructor.similarity import Comparison, compare_exercise, segments
 from app.instructor.web import find_exercise, page
 from app.users.deps import InstructorUser
-from app.web.api import errors
+from app.web.api import RowId, errors
 
 router = APIRouter(tags=["instructor"])
 SHOWN = 50  # pairs listed per framework on the page
@@ -53,8 +53,8 @@ def similar_page(
 @router.get("/instructor/exercises/{slug}/similar/{a}/{b}", include_in_schema=False)
 def pair_page(
     slug: str,
-    a: int,
-    b: int,
+    a: RowId,
+    b: RowId,
     request: Request,
     session: SessionDep,
     course: CourseDep,
