@@ -125,6 +125,7 @@ def _row_json(book: Gradebook, row: Row) -> dict[str, Any]:
             "attempts": cell.attempts,
             "solved_at": solved_at,
             "late": cell.late,
+            "practice": col.practice,
         }
     quizzes: dict[str, Any] = {}
     for col in book.shown_quizzes:
