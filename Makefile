@@ -50,7 +50,7 @@ run: system install assets migrate prepare
 	$(BIN)/python -m app serve --host $(HOST) --port $(PORT)
 
 lint: install
-	$(BIN)/ruff check app graders tests exercises migrations
+	$(BIN)/ruff check app graders tests exercises courses migrations
 	$(BIN)/ruff format --check app graders tests
 
 typecheck: install

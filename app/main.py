@@ -32,6 +32,7 @@ from app.web.capacity import Admission, AdmissionMiddleware
 from app.web.csrf import install_csrf
 from app.web.errors import install_error_handlers
 from app.web.security import SecurityHeadersMiddleware
+from app.web.templating import compile_templates
 
 log = logging.getLogger(__name__)
 STATIC_DIR = ROOT / "frontend" / "dist"
@@ -55,6 +56,8 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     app.state.queue = jobs.queue
     app.state.status_watcher = jobs.watcher
     await asyncio.to_thread(jobs.start)
+    # In the background: a page asked for meanwhile compiles its own template as before.
+    templates_compiled = asyncio.create_task(asyncio.to_thread(compile_templates))
     await jobs.watcher.start()
     if jobs.grade and settings.pool_warm_on_start:
         await asyncio.to_thread(get_grader)
@@ -64,6 +67,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     try:
         yield
     finally:
+        await templates_compiled
         outbox.stop()
         await jobs.watcher.stop()
         await asyncio.to_thread(jobs.stop, WEB_DRAIN_SECONDS)

@@ -29,9 +29,11 @@ log = logging.getLogger(__name__)
 Mode = Literal["submit", "run"]
 MAX_CODE_BYTES = 256 * 1024
 JAX_TIME_FACTOR = 3  # vmap/jit code compiles each of ~10 test shapes: 0.3-0.6 s apiece here
-# A job on a warmed JAX server runs what was compiled before (tens of ms); past this it is run
-# again on a fresh one, which is where slow code gets its full time limit.
-FAST_JAX_MS = 3000
+# A job on a warmed JAX server runs what was compiled before (tens of ms), or compiles on a
+# client of its own after a reset in its child (graders/jax_child.py: as a fresh process would,
+# without the 1-1.5 s start); past this it is run again on a fresh one, the last resort, where
+# slow code gets its full time limit.
+FAST_JAX_MS = 8000
 EXIT_GRACE_S = 1.0  # a finished job exits in milliseconds; this only absorbs a busy machine
 SERVER_GRACE_S = 2.0  # a fork server stops its job at the deadline; the grader only after this
 
@@ -214,11 +216,12 @@ class Grader:
         key = f"jax:{spec.slug}" if per_exercise else framework
         fast = per_exercise and "jax" in self.pool.settings.fork
         run = self._attempt(key, job, spec, cases, deadline_ms, memory_mb, fast=fast)
-        compiled = run.exit_code == protocol.NEEDS_FRESH_JAX
+        fresh = run.exit_code == protocol.NEEDS_FRESH_JAX
+        compiled = fresh or run.exit_code == protocol.RAN_AFTER_RESET
         # Whether it needed a new compilation; unknown when it ran out of time before telling.
         new_compilation = compiled or (None if run.timed_out else False)
-        if fast and (compiled or run.timed_out):
-            # The warmed server's child cannot compile (or hung): run it where JAX starts fresh.
+        if fast and (fresh or run.timed_out):
+            # The warmed server's child could not compile (or hung): run it where JAX starts fresh.
             run = self._attempt("jax", job, spec, cases, deadline_ms, memory_mb)
         if fast:
             run.new_compilation = new_compilation

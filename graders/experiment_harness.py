@@ -7,6 +7,8 @@ any student code runs. Frames: PROGRESS_ID carries [step, steps, loss] while tra
 PREDICTED_ID+i the model's answers on the grader's sequences of length i (the grader scores
 them: no accuracy is measured here); LOSSES_ID the loss curve; REFUSED_ID+i the error that
 refused length i; PICTURE_ID what the module learned about position (experiment.position_picture);
+CHECK_ID+i a fresh module's output on the grader's probe i, sent before training (judged by
+graders/lab_check.py);
 an ERROR frame on TRAINING_ID when training itself failed.
 """
 
@@ -21,6 +23,7 @@ import protocol  # type: ignore[import-not-found]  # bound beside this file in t
 
 PROGRESS_ID = protocol.FILE_LEVEL_TEST - 1  # graders/experiments.py uses the same numbers
 TRAINING_ID, LOSSES_ID, PICTURE_ID, REFUSED_ID, PREDICTED_ID = 0, 1, 2, 100, 200
+CHECK_ID = 300  # graders/lab_check.py: the module's output on the grader's probe i
 SLOTS = ("absolute", "relative")  # the job's `slot` scalar indexes this
 
 
@@ -76,6 +79,39 @@ def _load_entry(job: Any, write: Any, harness: Any) -> Any:
     return entry
 
 
+def check_module(config: Any, entry: Any, job: Any, send: Any, harness: Any) -> None:
+    """Call fresh instances of the module on the grader's probes; send outputs, never verdicts.
+
+    Independent of the trained model: each probe gets a new, untrained instance.
+
+    Probe i is the job's check_i_a (x, absolute slot) or check_i_a, check_i_b (q, k, relative).
+    """
+    import numpy as np
+    import torch
+
+    args = job.cases[0].args
+    index = 0
+    while f"check_{index}_a" in args:
+        first, second = args[f"check_{index}_a"], args.get(f"check_{index}_b")
+        try:
+            torch.manual_seed(config.seed)
+            inputs = [torch.as_tensor(a) for a in (first, second) if a is not None]
+            if second is None:
+                module = entry(config.train_length, config.d_model)
+            else:
+                module = entry(config.heads, config.d_model // config.heads, config.train_length)
+            with torch.no_grad():
+                out = module(*inputs)
+            found = np.asarray(out.detach().to(torch.float32).numpy(), dtype=np.float32)
+            send(protocol.encode_array(CHECK_ID + index, found))
+        except MemoryError:
+            raise  # out of memory is the run's failure, reported as training's would be
+        except Exception as exc:
+            text = harness._short_traceback(exc)
+            send(protocol.encode_error(CHECK_ID + index, type(exc).__name__, text))
+        index += 1
+
+
 def run_experiment(job: Any, write: Any, harness: Any) -> int:
     """Train and measure; returns how many frames were written (for the END frame)."""
     import experiment  # type: ignore[import-not-found]  # bound beside this file
@@ -100,6 +136,8 @@ def run_experiment(job: Any, write: Any, harness: Any) -> int:
 
     try:
         outcome = experiment.run(config, entry, sequences, progress)
+        # after training, so a module that breaks the run's limits breaks them as training does
+        check_module(config, entry, job, send, harness)
     except experiment.LossNotFinite as exc:
         send(protocol.encode_error(TRAINING_ID, "LossNotFinite", str(exc.step)))
         return sent

@@ -18,11 +18,12 @@ from typing import Any
 
 import yaml
 
-from graders.experiments import lab_spec
+from graders.lab_scoring import lab_spec
 
 HERE = Path(__file__).resolve().parent
 REFERENCE = "reference"  # the exercise's own reference.py (its model solution)
 TIMEOUT_S = 300
+UNHASHED = ("goals", "references")  # they judge or list runs; they do not change one
 
 
 def _torch_version() -> str:
@@ -34,10 +35,11 @@ def _torch_version() -> str:
 def content_hash(folder: Path, scheme: str) -> str:
     """Hash of the lab's code, the experiment settings, the scheme and (for it) reference.py."""
     digest = hashlib.sha256()
-    for name in ("experiment.py", "experiments.py", "positions.py", "experiment_reference.py"):
+    for name in ("experiment.py", "lab_scoring.py", "positions.py", "experiment_reference.py"):
         digest.update((HERE / name).read_bytes())
     meta = yaml.safe_load((folder / "exercise.yaml").read_text(encoding="utf-8"))
-    digest.update(json.dumps(meta["experiment"], sort_keys=True).encode())
+    settings = {k: v for k, v in meta["experiment"].items() if k not in UNHASHED}
+    digest.update(json.dumps(settings, sort_keys=True).encode())
     digest.update(f"{scheme}\0{meta['entry']['name']}\0{_torch_version()}".encode())
     if scheme == REFERENCE:
         digest.update((folder / "reference.py").read_bytes())
@@ -87,12 +89,22 @@ def load_or_run(folder: Path, scheme: str, cache_dir: Path | None) -> dict[str, 
     return result
 
 
+def split_scheme(scheme: str) -> tuple[str, dict[str, int]]:
+    """'rope@offset=6' -> ('rope', {'offset': 6}): a scheme trained on a variant of the task."""
+    name, _, tail = scheme.partition("@")
+    overrides: dict[str, int] = {}
+    for part in filter(None, tail.split(",")):
+        key, _, value = part.partition("=")
+        overrides[key] = int(value)
+    return name, overrides
+
+
 def _factory(folder: Path, scheme: str, entry_name: str) -> tuple[str | None, Any]:
     """(slot or None for the exercise's own, factory) of a scheme; trusted code only."""
     from graders.positions import SCHEMES
 
     if scheme != REFERENCE:
-        return SCHEMES[scheme]
+        return SCHEMES[split_scheme(scheme)[0]]
     from graders.spec import _load_module
 
     module = _load_module(folder / "reference.py", f"lab_reference_{folder.name}")
@@ -102,26 +114,31 @@ def _factory(folder: Path, scheme: str, entry_name: str) -> tuple[str | None, An
 def main() -> None:
     """Train one scheme with the exercise's settings and print its measurements as JSON."""
     from graders.experiment import Config, LossNotFinite, run
-    from graders.experiments import eval_sequences, score
+    from graders.lab_scoring import eval_sequences, score
 
     folder, scheme = Path(sys.argv[1]), sys.argv[2]
     meta = yaml.safe_load((folder / "exercise.yaml").read_text(encoding="utf-8"))
-    lab = lab_spec(meta["experiment"])
+    overrides = split_scheme(scheme)[1]
+    lab = lab_spec({**meta["experiment"], **overrides})
     slot, factory = _factory(folder, scheme, str(meta["entry"]["name"]))
     config = Config.from_mapping({**lab.config(), "slot": slot or lab.slot})
     started = time.process_time()
-    result: dict[str, Any] = {"scheme": scheme, "train_length": lab.train_length}
+    result: dict[str, Any] = {"scheme": scheme, "train_length": lab.train_length, **overrides}
     sequences = eval_sequences(lab)
     try:
         outcome = run(config, factory, sequences)
     except LossNotFinite as exc:
         result["nan_at_step"] = exc.step
     else:
-        by_length: dict[str, float | None] = {}
+        shares: dict[str, dict[str, float | None]] = {"all": {}, "trained": {}, "new": {}}
         for n, tokens in sequences.items():
             value = None if n in outcome.refused else score(lab, tokens, outcome.predicted[n])
-            by_length[str(n)] = None if value is None else round(value, 4)
-        result["accuracy_by_length"] = by_length
+            for part, values in shares.items():
+                got = None if value is None else getattr(value, part)
+                values[str(n)] = None if got is None else round(got, 4)
+        result["accuracy_by_length"] = shares["all"]
+        result["trained_by_length"] = shares["trained"]
+        result["new_by_length"] = shares["new"]
         result["refused"] = {str(n): str(exc) for n, exc in outcome.refused.items()}
         result["loss"] = [round(v, 5) for v in outcome.losses]
     result["cpu_seconds"] = round(time.process_time() - started, 2)

@@ -14,13 +14,14 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from graders import protocol
+from graders.lab_check import probes
+from graders.lab_scoring import LabSpec, eval_sequences
 from graders.raw_run import RawRun
 from graders.sandbox import SandboxLimits, SandboxProcess, spawn
 
@@ -32,115 +33,11 @@ SLOTS = ("absolute", "relative")
 RESULT_BYTES = 1 << 20  # a run sends a few hundred small frames; more is a flood
 READY_TIMEOUT_S = 60.0
 EXIT_GRACE_S = 2.0
-CONFIG_KEYS = (
-    "offset",
-    "vocab",
-    "d_model",
-    "heads",
-    "layers",
-    "train_length",
-    "steps",
-    "batch",
-    "lr",
-    "seed",
-    "eval_batch",
-    "log_every",
-)
 Progress = Callable[[dict[str, float]], None]
 
 
 class StopRequested(Exception):
     """Raised by a progress callback: the student asked to stop this experiment."""
-
-
-@dataclass(frozen=True)
-class Goal:
-    """Accuracy the model must reach at `factor` times the training length."""
-
-    factor: float
-    min_accuracy: float
-    required: bool
-
-
-@dataclass(frozen=True)
-class LabSpec:
-    """An experiment exercise's settings, read from the `experiment` section of exercise.yaml."""
-
-    slot: str
-    settings: dict[str, int | float]
-    factors: tuple[float, ...]
-    goals: tuple[Goal, ...]
-    references: tuple[str, ...]
-
-    @property
-    def train_length(self) -> int:
-        """Length of every training sequence."""
-        return int(self.settings["train_length"])
-
-    @property
-    def lengths(self) -> list[int]:
-        """Evaluation lengths, one per factor."""
-        return [length_at(self.train_length, f) for f in self.factors]
-
-    @property
-    def chance(self) -> float:
-        """Accuracy of guessing a token at random."""
-        return 1.0 / float(self.settings["vocab"])
-
-    def config(self) -> dict[str, Any]:
-        """The plain values graders.experiment.Config is built from."""
-        return {"slot": self.slot, "lengths": self.lengths, **self.settings}
-
-
-def length_at(train_length: int, factor: float) -> int:
-    """Sequence length at `factor` times the training length."""
-    return round(train_length * factor)
-
-
-def eval_sequences(spec: LabSpec) -> dict[int, np.ndarray]:
-    """The tokens each length is measured on, made here so the answers never come from the run.
-
-    Fixed by the settings' seed, so the same code gives the same curves, for students and for the
-    reference runs alike.
-    """
-    seed = int(spec.settings.get("seed", 0))
-    vocab, batch = int(spec.settings.get("vocab", 10)), int(spec.settings.get("eval_batch", 64))
-    return {
-        length: np.random.default_rng([seed, 1000, length]).integers(
-            0, vocab, size=(batch, length), dtype=np.int64
-        )
-        for length in spec.lengths
-    }
-
-
-def score(spec: LabSpec, tokens: np.ndarray, predicted: object) -> float | None:
-    """Share of answerable positions predicted right; None when `predicted` is not an answer.
-
-    At position t the answer is the token `offset` places before; earlier positions have none.
-    """
-    if not isinstance(predicted, np.ndarray) or predicted.shape != tokens.shape:
-        return None
-    if predicted.dtype.kind not in "iu":
-        return None
-    offset = int(spec.settings.get("offset", 3))
-    right = predicted[:, offset:] == tokens[:, : tokens.shape[1] - offset]
-    return float(right.mean()) if right.size else None
-
-
-def lab_spec(raw: dict[str, Any]) -> LabSpec:
-    """Build from the (schema-checked) `experiment` mapping of exercise.yaml."""
-    settings = {k: raw[k] for k in CONFIG_KEYS if k in raw}
-    goals = tuple(
-        Goal(float(g["factor"]), float(g["min_accuracy"]), bool(g.get("required", True)))
-        for g in raw.get("goals", [])
-    )
-    return LabSpec(
-        slot=str(raw["slot"]),
-        settings=settings,
-        factors=tuple(float(f) for f in raw.get("factors", (1, 1.5, 2, 4))),
-        goals=goals,
-        references=tuple(str(s) for s in raw.get("references", ())),
-    )
 
 
 class FrameStream:
@@ -267,6 +164,10 @@ def _job_args(spec: LabSpec) -> dict[str, protocol.Array | protocol.Scalar]:
     args["lengths"] = np.array(spec.lengths, dtype=np.int64)
     for index, tokens in enumerate(eval_sequences(spec).values()):
         args[f"eval_{index}"] = tokens
+    for index, (first, second) in enumerate(probes(spec)):
+        args[f"check_{index}_a"] = first
+        if second is not None:
+            args[f"check_{index}_b"] = second
     return args
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -374,9 +374,27 @@ def match_misconception(
     *,
     rtol: float = DEFAULT_RTOL,
     atol: float = DEFAULT_ATOL,
+    mask_below: Mapping[str, float] | None = None,
 ) -> str | None:
-    """The id of the first known mistake whose output `received` reproduces (same shape, close)."""
+    """The id of the first known mistake whose output `received` reproduces (same shape, close).
+
+    A mistake listed in `mask_below` counts every value at or below its threshold (-inf
+    included) as one mask value, so a mistake declared with -1e9 also names -1e4 or finfo.min.
+    """
     for mistake_id, output in candidates:
-        if values_close(output, received, rtol=rtol, atol=atol):
+        threshold = (mask_below or {}).get(mistake_id)
+        if threshold is not None:
+            output, received_here = _as_mask(output, threshold), _as_mask(received, threshold)
+        else:
+            received_here = received
+        if values_close(output, received_here, rtol=rtol, atol=atol):
             return mistake_id
     return None
+
+
+def _as_mask(values: Array, threshold: float) -> Array:
+    """`values` with every entry at or below `threshold` replaced by -inf (floats only)."""
+    if dtype_class(values.dtype) != "float":
+        return values
+    wide = values.astype(np.float64)
+    return np.where(wide <= threshold, -np.inf, wide)

@@ -1,8 +1,9 @@
 """Runs INSIDE the sandbox: warm up a framework, take one job, send outputs back as frames.
 
 This file is executed as a script by the sandboxed interpreter; it must import nothing from the
-project except `protocol`, `seccomp` and `zygote` (bound read-only next to it). It never sees
-reference code or expected values: only the job's inputs arrive, and only plain arrays leave.
+project except `protocol`, `seccomp`, `zygote` and `jax_child` (bound read-only next to it). It
+never sees reference code or expected values: only the job's inputs arrive, and only plain
+arrays leave.
 
 The process that runs a job first makes itself the whole job (`_enter_job`): the exercise's
 memory limit and a CPU budget as its own rlimits, then the job seccomp filter, which refuses new
@@ -60,23 +61,6 @@ def _start_jax_backend() -> None:
     import jax.numpy as jnp
 
     jnp.ones(2).block_until_ready()
-
-
-def _guard_jax_compilation() -> None:
-    """In a child forked from a warmed JAX server: end at the first new compilation.
-
-    Re-running what the server compiled works in the child, but compiling waits for a compiler
-    thread the fork did not copy, so the job would hang. Exiting with NEEDS_FRESH_JAX instead lets
-    the grader run it again in a fresh JAX process (graders/engine.py).
-    """
-    from jax._src import compiler
-
-    def refuse(*_args: Any, **_kwargs: Any) -> Any:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(protocol.NEEDS_FRESH_JAX)
-
-    compiler.compile_or_get_cached = refuse
 
 
 def _to_framework(value: Any, framework: str) -> Any:
@@ -180,8 +164,11 @@ def _run_class(entry: Any, inputs: dict[str, Any], framework: str, send: Any) ->
     send(0, _to_numpy(module(_to_framework(inputs["x"], framework))))
 
 
-def run_job(job: Any, write: Any) -> None:
-    """Execute one job, writing one frame per output as soon as it exists."""
+def run_job(job: Any, write: Any, stop: Any = None) -> None:
+    """Execute one job, writing one frame per output as soon as it exists.
+
+    `stop()` true after a step: the attempt is abandoned (graders/jax_child.py runs it again).
+    """
     framework = job.framework
     sent = 0
 
@@ -228,6 +215,8 @@ def run_job(job: Any, write: Any) -> None:
         write(protocol.encode_error(FILE_LEVEL, "ImportError", _short_traceback(exc)))
         write(protocol.encode_end(1))
         return
+    if stop is not None and stop():
+        return
     entry = namespace.get(job.entry_name)
     if entry is None or not callable(entry):
         kind = "class" if job.entry_kind == "class" else "function"
@@ -245,6 +234,8 @@ def run_job(job: Any, write: Any) -> None:
                 send(index, 0, _to_numpy(entry(**args)))
         except BaseException as exc:
             fail(index * SLOTS, exc)
+        if stop is not None and stop():
+            return
     write(protocol.encode_end(sent))
 
 
@@ -322,8 +313,6 @@ def _enter_job(job: Any) -> None:
     """Bound this process by the job's limits and refuse new processes before any student code."""
     import seccomp  # type: ignore[import-not-found]  # bound beside this file
 
-    if FORKED_AFTER_JAX:
-        _guard_jax_compilation()
     if job.memory_mb > 0:
         _lower_limit(resource.RLIMIT_DATA, job.memory_mb * 1024 * 1024)
     if job.cpu_seconds > 0:
@@ -348,6 +337,14 @@ def _take_one_job() -> None:
         write(protocol.encode_error(FILE_LEVEL, protocol.GRADER_FAULT, f"{exc}"))
         write(protocol.encode_end(1))
         return
+    if FORKED_AFTER_JAX:  # new compilations need a client of the child's own
+        import jax_child  # type: ignore[import-not-found]  # bound beside this file
+
+        if jax_child.run(run_job, job, write, may_reset=jax_child.NATIVE_COMPILES[0] == 0):
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(protocol.RAN_AFTER_RESET)  # every result is written; this only counts it
+        return
     run_job(job, write)
 
 
@@ -365,7 +362,13 @@ def main() -> None:
 
     seccomp.load_library()  # once here, not in every forked job (about 10 ms each)
     prewarm = "prewarm" in options
-    _import_framework(framework, start_backend=not prewarm)
+    forks_warm_jax = framework == "jax" and "fork" in options
+    _import_framework(framework, start_backend=not prewarm and not forks_warm_jax)
+    if forks_warm_jax:
+        import jax_child
+
+        jax_child.watch_server()  # from here, a real compilation rules out resets
+        _start_jax_backend()
     warmup = _read_warmup()
     if prewarm:
         import zygote  # type: ignore[import-not-found]  # bound beside this file
@@ -380,7 +383,9 @@ def main() -> None:
     if "fork" in options:
         import zygote
 
-        FORKED_AFTER_JAX = framework == "jax"
+        FORKED_AFTER_JAX = forks_warm_jax
+        if forks_warm_jax:
+            jax_child.settle()
         zygote.serve(_take_one_job, threads_ok=FORKED_AFTER_JAX)
         os._exit(0)
     os.write(RESULT_FD, READY)

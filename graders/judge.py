@@ -222,7 +222,10 @@ def _array_test(
         wrong = out.get(case.index * SLOTS)
         if isinstance(wrong, np.ndarray):
             candidates.append((mid, wrong))
-    found = match_misconception(received, candidates, rtol=spec.rtol, atol=spec.atol)
+    masks = {m.id: m.mask_below for m in spec.mistakes if m.mask_below is not None}
+    found = match_misconception(
+        received, candidates, rtol=spec.rtol, atol=spec.atol, mask_below=masks
+    )
     if found:
         mistake = next(m for m in spec.mistakes if m.id == found)
         test.misconception = {"id": mistake.id, "title": mistake.title, "hint": mistake.hint}

@@ -16,14 +16,11 @@ from graders.experiments import (
     REFUSED_ID,
     TRAINING_ID,
     Lab,
-    LabSpec,
     Progress,
-    eval_sequences,
-    lab_spec,
-    length_at,
-    score,
 )
 from graders.judge import _file_level, _missing
+from graders.lab_check import module_tests
+from graders.lab_scoring import LabSpec, Scored, eval_sequences, lab_spec, length_at, score
 from graders.raw_run import RawRun
 from graders.report import Report, TestResult, Verdict
 from graders.spec import ExerciseSpec
@@ -41,24 +38,34 @@ def _pct(value: float) -> str:
 
 
 def _describe(accuracy: float, chance: float) -> str:
+    """Plain words for an accuracy, judged against guessing (never "partly right" at chance)."""
     if accuracy >= RIGHT:
         return "right"
-    if accuracy <= 2 * chance:
-        return "at chance"
-    return "partly right"
+    if accuracy >= 0.5:
+        return "more often right than wrong"
+    if accuracy > 2 * chance:
+        return "above chance but mostly wrong"
+    return "close to chance"
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None or math.isnan(value) else round(value, 4)
 
 
 def _metrics(
-    spec: LabSpec, accuracy: np.ndarray, losses: np.ndarray, refused: dict[int, str]
+    spec: LabSpec, scored: list[Scored | None], losses: np.ndarray, refused: dict[int, str]
 ) -> dict[str, Any]:
-    by_length: dict[str, float | None] = {}
-    for index, length in enumerate(spec.lengths):
-        value = float(accuracy[index]) if index < accuracy.size else math.nan
-        by_length[str(length)] = None if length in refused or math.isnan(value) else round(value, 4)
+    """Accuracy by length over all, trained and new positions (None where refused or none)."""
+    shares: dict[str, dict[str, float | None]] = {"all": {}, "trained": {}, "new": {}}
+    for length, found in zip(spec.lengths, scored, strict=True):
+        for part, values in shares.items():
+            values[str(length)] = None if found is None else _rounded(getattr(found, part))
     return {
         "train_length": spec.train_length,
         "lengths": spec.lengths,
-        "accuracy_by_length": by_length,
+        "accuracy_by_length": shares["all"],
+        "trained_by_length": shares["trained"],
+        "new_by_length": shares["new"],
         "refused": {str(k): v for k, v in refused.items()},
         "chance": round(spec.chance, 4),
         "loss": [round(float(v), 5) for v in losses.reshape(-1)],
@@ -81,36 +88,60 @@ def _picture(spec: LabSpec, found: object) -> dict[str, Any] | None:
     return {"kind": kind, "values": values}
 
 
-def _story(spec: LabSpec, by_length: dict[str, float | None], refused: dict[int, str]) -> str:
-    """One sentence per length: what the model did there."""
-    parts: list[str] = []
+def goal_value(spec: LabSpec, metrics: dict[str, Any], length: int) -> float | None:
+    """What a goal at `length` is judged on: all positions at the training length, else the new
+    ones (positions the model was trained on say nothing about extrapolation)."""
+    key = "accuracy_by_length" if length <= spec.train_length else "new_by_length"
+    value = (metrics.get(key) or {}).get(str(length))
+    return None if value is None else float(value)
+
+
+def _story(spec: LabSpec, metrics: dict[str, Any], refused: dict[int, str]) -> str:
+    """One sentence per length: what the model did on trained positions and on new ones."""
+    train, parts = spec.train_length, []
     for length in spec.lengths:
-        value = by_length[str(length)]
-        where = "the training length" if length == spec.train_length else "a length it never saw"
-        if value is None:
-            why = refused.get(length, "no result")
-            parts.append(f"at {length} ({where}) the model could not run: {why}; it counts as 0%")
-        else:
-            words = _describe(value, spec.chance)
-            parts.append(f"at {length} ({where}) it is {words} ({_pct(value)})")
+        if length in refused:
+            parts.append(
+                f"at {length} the model could not run ({refused[length]}): its "
+                f"{length - train} new positions count as 0%"
+            )
+            continue
+        every = metrics["accuracy_by_length"][str(length)]
+        if length <= train:
+            where = "the training length" if length == train else "a shorter length"
+            words = _describe(every, spec.chance)
+            parts.append(f"at {length} ({where}) it is {words} ({_pct(every)})")
+            continue
+        trained, new = (
+            metrics["trained_by_length"][str(length)],
+            metrics["new_by_length"][str(length)],
+        )
+        seen = "" if trained is None else f"{_pct(trained)} on the positions it was trained on, "
+        parts.append(
+            f"at {length} {seen}{_pct(new)} on the {length - train} new positions "
+            f"({train} to {length - 1}): {_describe(new, spec.chance)}"
+        )
     return "; ".join(parts) + f". Guessing at random scores {_pct(spec.chance)}."
 
 
-def _goal_tests(spec: LabSpec, by_length: dict[str, float | None]) -> list[TestResult]:
+def _goal_tests(spec: LabSpec, metrics: dict[str, Any]) -> list[TestResult]:
     tests: list[TestResult] = []
     for goal in spec.goals:
         length = length_at(spec.train_length, goal.factor)
-        got = by_length.get(str(length))
+        got = goal_value(spec, metrics, length)
         reached = got if got is not None else 0.0
         passed = reached >= goal.min_accuracy
         kind = "goal" if goal.required else "stretch goal"
-        name = f"{kind}: {_pct(goal.min_accuracy)} right at length {length} ({goal.factor:g}x)"
+        where = "" if length <= spec.train_length else " on the new positions"
+        name = (
+            f"{kind}: {_pct(goal.min_accuracy)} right{where} at length {length} ({goal.factor:g}x)"
+        )
         if passed:
-            message = f"Reached: {_pct(reached)} at length {length}."
+            message = f"Reached: {_pct(reached)}{where} at length {length}."
         elif got is None:
             message = f"Not reached: the model gave no answer at length {length}."
         else:
-            message = f"Not reached: {_pct(reached)} at length {length}."
+            message = f"Not reached: {_pct(reached)}{where} at length {length}."
         verdict: Verdict = "accepted" if passed else "wrong_answer"
         tests.append(TestResult(name, False, passed, verdict, message))
     return tests
@@ -161,25 +192,25 @@ def _failed_training(spec: LabSpec, raised: protocol.RaisedError, run: RawRun) -
     )
 
 
-def _measure(spec: LabSpec, run: RawRun) -> tuple[np.ndarray, dict[int, str]] | None:
+def _measure(spec: LabSpec, run: RawRun) -> tuple[list[Scored | None], dict[int, str]] | None:
     """Accuracy per length, scored here from the run's predictions; None if any is missing.
 
-    A length the model refused counts as NaN with its error; a length with neither a refusal
-    nor predictions of the right shape means the run did not finish as the lab runs it.
+    A length the model refused is None with its error; a length with neither a refusal nor
+    predictions of the right shape means the run did not finish as the lab runs it.
     """
-    accuracy: list[float] = []
+    scored: list[Scored | None] = []
     refused: dict[int, str] = {}
     for index, (length, tokens) in enumerate(eval_sequences(spec).items()):
         error = run.frames.get(REFUSED_ID + index)
         if isinstance(error, protocol.RaisedError):
             refused[length] = f"{error.type_name}: {error.message}"
-            accuracy.append(math.nan)
+            scored.append(None)
             continue
         value = score(spec, tokens, run.frames.get(PREDICTED_ID + index))
         if value is None:
             return None
-        accuracy.append(value)
-    return np.array(accuracy, dtype=np.float64), refused
+        scored.append(value)
+    return scored, refused
 
 
 def _stopped(spec: LabSpec, run: RawRun) -> Report:
@@ -221,16 +252,24 @@ def judge_lab(spec: LabSpec, run: RawRun) -> Report:
     picture = _picture(spec, run.frames.get(PICTURE_ID))
     if picture is not None:
         metrics["position_picture"] = picture
-    tests = _goal_tests(spec, metrics["accuracy_by_length"])
-    required = [t for t, g in zip(tests, spec.goals, strict=True) if g.required]
+    checks = module_tests(spec, run.frames)
+    tests = [*checks, *_goal_tests(spec, metrics)]
+    goals = tests[len(checks) :]
+    required = [*checks, *(t for t, g in zip(goals, spec.goals, strict=True) if g.required)]
     accepted = all(t.passed for t in required)
     score = round(sum(t.passed for t in tests) / len(tests), 4) if tests else float(accepted)
-    story = _story(spec, metrics["accuracy_by_length"], refused)
-    met = sum(t.passed for t in tests)
+    story = _story(spec, metrics, refused)
+    met = sum(t.passed for t in goals)
+    wrong = [t for t in checks if not t.passed]
+    module = (
+        f"Module check failed: {wrong[0].message}"
+        if wrong
+        else "Module check passed: it computes what the lab asks for."
+    )
     lead = (
-        f"Goals met ({met} of {len(tests)})."
+        f"{module} Goals met ({met} of {len(goals)})."
         if accepted
-        else f"Not there yet: {met} of {len(tests)} goals met."
+        else f"Not there yet. {module} {met} of {len(goals)} goals met."
     )
     return Report(
         verdict="accepted" if accepted else "wrong_answer",

@@ -81,6 +81,8 @@ def start_interpreter(key: str, settings: PoolSettings) -> SandboxProcess:
     if forks:
         argv.append("prewarm" if framework == "jax" and not slug else "fork")
         binds.append((str(HERE / "zygote.py"), f"{SANDBOX_GRADERS}/zygote.py"))
+        if framework == "jax" and slug:  # a warmed JAX server's children compile after a reset
+            binds.append((str(HERE / "jax_child.py"), f"{SANDBOX_GRADERS}/jax_child.py"))
     if framework == "jax" and settings.jax_cache_dir:
         binds.append((settings.jax_cache_dir, SANDBOX_CACHE_DIR))
     proc = spawn(argv, limits=_limits(settings), ro_binds=binds, env={}, control_socket=forks)

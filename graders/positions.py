@@ -46,6 +46,17 @@ class LearnedTable(nn.Module):
         return x + self.table[:length]
 
 
+class LearnedSpareRows(LearnedTable):
+    """A learned table with rows to spare (4x the training length), as BERT-style tables have.
+
+    Training at max_len tokens updates only the first max_len rows; the rest keep their random
+    start, so a longer sequence is answered with rows the model has never seen, not refused.
+    """
+
+    def __init__(self, max_len: int, d_model: int) -> None:
+        super().__init__(4 * max_len, d_model)
+
+
 def sinusoids(length: int, d_model: int) -> torch.Tensor:
     """The fixed sin/cos table of 'Attention Is All You Need', for any length."""
     position = torch.arange(length, dtype=torch.float32)[:, None]
@@ -117,6 +128,7 @@ class Alibi(nn.Module):
 SCHEMES: dict[str, tuple[str, Callable[..., nn.Module]]] = {
     "none": (ABSOLUTE, NoPositions),
     "learned": (ABSOLUTE, LearnedTable),
+    "learned-spare": (ABSOLUTE, LearnedSpareRows),
     "sinusoidal": (ABSOLUTE, Sinusoidal),
     "rope": (RELATIVE, Rope),
     "alibi": (RELATIVE, Alibi),

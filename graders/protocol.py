@@ -36,6 +36,9 @@ GRADER_FAULT: Final = "GraderFault"  # the job process could not set up its limi
 # A job forked from a warmed JAX server exits with this code when the code needs a compilation
 # (which cannot run in a forked child): the grader runs it again in a fresh JAX process.
 NEEDS_FRESH_JAX: Final = 86
+# A JAX child's exit status once it wrote every result after compiling on a client of its own
+# (graders/jax_child.py): not a fault, only what the benchmark counts as a new compilation.
+RAN_AFTER_RESET: Final = 87
 FILE_LEVEL_TEST: Final = 2**32 - 1
 _HEADER: Final = struct.Struct("<4sBBBBI8QQ")
 HEADER_SIZE: Final = _HEADER.size

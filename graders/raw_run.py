@@ -28,5 +28,6 @@ class RawRun:
     wall_ms: int = 0
     stopped_at: dict[str, float] | None = None  # the last progress when the student stopped it
     # JAX on a warmed server: True when its child needed a compilation the server had not done
-    # (the job then ran again on a fresh JAX), False when it did not; None for other jobs.
+    # (the job then ran again on a client of its own, or on a fresh JAX), False when it did not;
+    # None for other jobs.
     new_compilation: bool | None = None

@@ -53,6 +53,7 @@ class MistakeSpec:
     hint: str
     framework: str
     code: str
+    mask_below: float | None = None  # values at or below this all count as one mask value
 
 
 @dataclass

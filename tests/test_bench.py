@@ -51,6 +51,13 @@ def test_pages_a_class_at_once_then_live_streams() -> None:
         assert found["health_failures"] == 0
         live = pages.streams(run, 6)
         assert live == {**live, "delivered": 6, "lost": 0, "refused": 0, "wrong_verdicts": 0}
+        # the same deployment: an instructor compares the class's final submissions
+        from app.bench import similarity
+
+        compared = similarity.similarity(run, 30)
+        assert "error" not in compared, compared
+        assert compared["submissions"] == 30 and compared["planted"] == 5
+        assert None not in compared["planted_ranks"]  # every planted copy is among the pairs
 
 
 def test_pages_on_two_web_processes_in_the_scale_out_mode() -> None:

@@ -154,8 +154,9 @@ LMS = "https://lms.example.org"
         ["lti", "register", "--issuer", LMS, "--client-id", "tool", "--deployment-id", "1"]
         + [f"--{kind}-url={LMS}/{kind}" for kind in ("auth", "token", "jwks")],
         ["serve", "--port", "0"],
+        ["stats", "items", "--json"],
     ],
-    ids=["users-create", "users-token", "lti-register", "serve"],
+    ids=["users-create", "users-token", "lti-register", "serve", "stats-items"],
 )
 def test_a_command_before_migrate_says_the_database_is_not_set_up(
     tmp_path: Path, command: list[str]
@@ -347,6 +348,8 @@ def test_experiments_prints_the_cached_table_and_refuses_unknown_slugs(data_dir:
         run = {
             "train_length": 16,
             "accuracy_by_length": {"16": 1.0, "24": None if refused else 0.7},
+            "trained_by_length": {"16": 1.0, "24": None if refused else 1.0},
+            "new_by_length": {"16": None, "24": None if refused else 0.22},
             "cpu_seconds": 5.0,
         }
         (cache / f"{lab.name}--{scheme}--{content_hash(lab, scheme)}.json").write_text(
@@ -355,8 +358,9 @@ def test_experiments_prints_the_cached_table_and_refuses_unknown_slugs(data_dir:
     result = run_cli("experiments", "--exercise", lab.name, env=_env(data_dir))
     assert result.returncode == 0, result.stderr
     lines = result.stdout.strip().splitlines()
-    assert lines[0] == "lab-learned-vs-sinusoidal (trained on length 16)"
-    assert lines[3].split() == ["learned", "1.000", "refused", "5.0"]
-    assert lines[4].split() == ["sinusoidal", "1.000", "0.700", "5.0"]
+    assert lines[0].startswith("lab-learned-vs-sinusoidal (trained on length 16; ")
+    assert lines[1].split() == ["scheme", "16", "(1x)", "24", "old", "24", "new", "cpu", "s"]
+    assert lines[3].split() == ["learned", "1.000", "refused", "refused", "5.0"]
+    assert lines[5].split() == ["sinusoidal", "1.000", "1.000", "0.220", "5.0"]
     result = run_cli("experiments", "--exercise", "no-such-lab", env=_env(data_dir))
     assert result.returncode == 2 and "no experiment exercise" in result.stderr

@@ -16,11 +16,11 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from app.bench import idle, pages, scenarios
+from app.bench import idle, pages, scenarios, similarity
 from app.bench.server import deployment
 from app.config import get_settings
 
-SCENARIOS = ("cold", "sequential", "burst", "lab", "pages", "idle")
+SCENARIOS = ("cold", "sequential", "burst", "lab", "pages", "similarity", "idle")
 # Issue 25's targets for what a class sends (corpus-drawn JAX); the "(declared)" lines have none.
 TARGETS: dict[str, tuple[tuple[str, float], ...]] = {
     "cold numpy": (("p50_ms", 3000.0),),
@@ -51,6 +51,7 @@ class Options:
     students: tuple[int, ...] = (300, 1000)
     streams: int = 300
     web_processes: int = 1
+    similar_submissions: int = 300
     declared: bool = True  # also the old lines: the model solution and declared mistakes alone
 
 
@@ -185,6 +186,16 @@ def _scenario(
                     "wrong_verdicts": live["wrong_verdicts"],
                 }
             }
+        return {}
+    if name == "similarity":
+        found = similarity.similarity(run_, options.similar_submissions)
+        results["similarity_run"] = found
+        print(
+            f"  {found['submissions']} final submissions compared in {found.get('seconds')} s "
+            f"(target < 60 s); {found.get('planted_in_top_10')} of {found.get('planted')} "
+            f"planted copies in the top 10; {found.get('error', '')}",
+            flush=True,
+        )
         return {}
     if name == "idle":
         results["idle_pooled"] = idle.pooled(run_, options.idle_samples)

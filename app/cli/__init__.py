@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from app.cli import lti, measure
+from app.cli import lti, measure, stats
 from app.cli.common import fail as _fail
 from app.config import ROOT, get_settings
 from app.users.models import Role
@@ -68,7 +68,12 @@ def serve_options(*, reload: bool) -> dict[str, Any]:
     place by the content watcher of `create_dev_app` (no restart, the grader pool stays warm).
     """
     if not reload:
-        return {"app": "app.main:create_app", "factory": True, "log_level": "info"}
+        return {
+            "app": "app.main:create_app",
+            "factory": True,
+            "log_level": "info",
+            "access_log": get_settings().web_access_log,
+        }
     return {
         "app": "app.instructor.live_reload:create_dev_app",
         "factory": True,
@@ -340,6 +345,7 @@ def build_parser() -> argparse.ArgumentParser:
     token.add_argument("--email", required=True)
     users.set_defaults(func=cmd_users, needs_database=True)
     lti.add_parser(sub)
+    stats.add_parser(sub)
     new = sub.add_parser("new", help="scaffold a draft exercise or lesson")
     new.add_argument("kind", choices=["exercise", "lesson"])
     new.add_argument("slug", help="permanent id, e.g. rope-angles")

@@ -33,6 +33,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         students=tuple(int(n) for n in args.students.split(",") if n.strip()),
         streams=args.streams,
         web_processes=args.web_processes,
+        similar_submissions=args.similar,
         declared=not args.no_declared,
     )
     return run(options)
@@ -107,7 +108,7 @@ def add_parsers(sub: Any) -> None:
     bench = sub.add_parser("bench", help="measure submit-to-verdict latency and throughput")
     bench.add_argument(
         "--scenario",
-        choices=["cold", "sequential", "burst", "lab", "pages", "idle", "all"],
+        choices=["cold", "sequential", "burst", "lab", "pages", "similarity", "idle", "all"],
         default="all",
     )
     bench.add_argument("--scale-out", action="store_true", help="PostgreSQL, Redis, workers")
@@ -125,6 +126,9 @@ def add_parsers(sub: Any) -> None:
     bench.add_argument("--streams", type=int, default=300, help="pages: live streams at once")
     bench.add_argument(
         "--web-processes", type=int, default=1, help="web processes (scale-out mode only)"
+    )
+    bench.add_argument(
+        "--similar", type=int, default=300, help="similarity: final submissions compared"
     )
     bench.add_argument(
         "--no-declared",

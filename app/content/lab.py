@@ -35,25 +35,34 @@ def reference_runs(
     return results
 
 
-def _cell(result: dict[str, Any], length: str) -> str:
+def _cell(result: dict[str, Any], length: str, part: str) -> str:
     if "nan_at_step" in result:
         return "NaN"
-    value = result.get("accuracy_by_length", {}).get(length)
+    value = (result.get(part) or {}).get(length)
     return "refused" if value is None else f"{value:.3f}"
 
 
 def format_table(slug: str, results: dict[str, dict[str, Any]]) -> str:
-    """A plain-text table: one row per scheme, one column per length, then CPU seconds."""
+    """A plain-text table: one row per scheme; the training length, then each longer length on
+    its trained positions ("old") and its new ones; then CPU seconds."""
     first = next(iter(results.values()))
     train = int(first["train_length"])
     lengths = list(first.get("accuracy_by_length") or {})
-    head = ["scheme", *(f"{n} ({int(n) / train:g}x)" for n in lengths), "cpu s"]
+    head, columns = ["scheme"], []
+    for n in lengths:
+        if int(n) <= train:
+            head.append(f"{n} ({int(n) / train:g}x)")
+            columns.append((n, "accuracy_by_length"))
+        else:
+            head += [f"{n} old", f"{n} new"]
+            columns += [(n, "trained_by_length"), (n, "new_by_length")]
+    head.append("cpu s")
     rows = [head] + [
-        [scheme, *(_cell(r, n) for n in lengths), f"{r.get('cpu_seconds', 0):.1f}"]
+        [scheme, *(_cell(r, n, part) for n, part in columns), f"{r.get('cpu_seconds', 0):.1f}"]
         for scheme, r in results.items()
     ]
     widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
-    lines = [f"{slug} (trained on length {train})"]
+    lines = [f"{slug} (trained on length {train}; old = positions < {train}, new = the rest)"]
     lines += [
         "  ".join(
             c.rjust(w) if i else c.ljust(w)

@@ -12,13 +12,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from app.content.lab_figure import LABELS, accuracy_svg, cached_runs
+from app.content.lab_figure import accuracy_svg, cached_runs, cell, lab_chance, label
 from app.content.loader import Course, Lesson
 
 
 @dataclass(frozen=True)
 class LabRow:
-    """One scheme's accuracy by length, as the table shows it ("refused" where it could not run)."""
+    """One scheme's accuracy by length as the table shows it: past the training length, on new
+    positions with the trained ones in brackets ("refused" where it could not run)."""
 
     scheme: str
     cells: list[str]
@@ -34,15 +35,11 @@ class LabFigure:
     lengths: list[str]
     svg: str | None
     rows: list[LabRow]
+    chance: float | None = None
 
 
 def _rows(runs: dict[str, dict[str, Any]], lengths: list[str]) -> list[LabRow]:
-    rows = []
-    for scheme, run in runs.items():
-        values = [run["accuracy_by_length"].get(n) for n in lengths]
-        cells = ["refused" if v is None else f"{round(100 * float(v))}%" for v in values]
-        rows.append(LabRow(LABELS.get(scheme, scheme), cells))
-    return rows
+    return [LabRow(label(scheme), [cell(run, n) for n in lengths]) for scheme, run in runs.items()]
 
 
 def lesson_labs(*, course: Course, lesson: Lesson, cache_dir: Path) -> list[LabFigure]:
@@ -57,18 +54,20 @@ def lesson_labs(*, course: Course, lesson: Lesson, cache_dir: Path) -> list[LabF
         except (OSError, KeyError, ValueError, TypeError):
             runs = None
         if not runs:
-            figures.append(LabFigure(slug, exercise.meta.title, 0, [], None, []))
+            figures.append(LabFigure(slug, exercise.meta.title, 0, [], None, [], None))
             continue
         first = next(iter(runs.values()))
         lengths = [str(n) for n in first["accuracy_by_length"]]
+        chance = lab_chance(exercise.path)
         figures.append(
             LabFigure(
                 slug=slug,
                 title=exercise.meta.title,
                 train_length=int(first["train_length"]),
                 lengths=lengths,
-                svg=accuracy_svg(runs),
+                svg=accuracy_svg(runs, chance),
                 rows=_rows(runs, lengths),
+                chance=chance,
             )
         )
     return figures

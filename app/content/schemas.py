@@ -6,7 +6,7 @@ import datetime as dt
 import re
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
 SLUG_RE = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 Framework = Literal["numpy", "torch", "jax"]
@@ -199,7 +199,14 @@ class ExperimentGoal(Strict):
     """An accuracy the trained model must reach at some multiple of the training length."""
 
     factor: float = Field(gt=0, description="Length as a multiple of the training length.")
-    min_accuracy: float = Field(ge=0, le=1, description="Share of positions that must be right.")
+    min_accuracy: float = Field(
+        ge=0,
+        le=1,
+        description=(
+            "Share that must be right: at factor 1 of every answerable position, past it of the "
+            "new positions only (those at or past the training length); a refusal counts 0."
+        ),
+    )
     required: bool = Field(
         default=True, description="Required for acceptance; otherwise a stretch goal (score only)."
     )
@@ -237,9 +244,19 @@ class Experiment(Strict):
         ),
     )
     goals: list[ExperimentGoal] = Field(min_length=1, description="What the trained model must do.")
-    references: list[Literal["none", "learned", "sinusoidal", "rope", "alibi"]] = Field(
+    references: list[
+        Annotated[
+            str,
+            StringConstraints(
+                pattern=r"^(none|learned|learned-spare|sinusoidal|rope|alibi)(@offset=[1-8])?$"
+            ),
+        ]
+    ] = Field(
         default_factory=list,
-        description="Platform schemes trained next to the exercise's (python -m app experiments).",
+        description=(
+            "Platform schemes trained next to the exercise's (python -m app experiments); "
+            "'rope@offset=6' trains one on the same task with another offset."
+        ),
     )
 
     @model_validator(mode="after")
@@ -319,6 +336,15 @@ class Mistake(Strict):
     hint: str = Field(min_length=1, description="What to tell a student whose output matches it.")
     framework: Framework = Field(description="Framework the wrong code is written in.")
     code: str = Field(min_length=1, description="A complete wrong submission producing it.")
+    mask_below: float | None = Field(
+        default=None,
+        lt=0,
+        description=(
+            "When set, every output value at or below it (and -inf) counts as the same mask "
+            "value while matching, so a mistake written with -1e9 also recognises -1e4 or "
+            "finfo.min."
+        ),
+    )
 
 
 class MistakesFile(Strict):

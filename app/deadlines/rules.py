@@ -9,14 +9,10 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.deadlines.models import DeadlineExtension
+from app.models_base import as_utc
 
 Kind = Literal["exercise", "quiz"]
 KINDS: tuple[Kind, ...] = ("exercise", "quiz")
-
-
-def as_utc(value: dt.datetime) -> dt.datetime:
-    """Content dates without a zone, and SQLite's naive values, are read as UTC."""
-    return value if value.tzinfo is not None else value.replace(tzinfo=dt.UTC)
 
 
 def extension_for(

@@ -11,8 +11,8 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.deadlines.rules import as_utc
 from app.instructor.gradebook import SOLVED
+from app.models_base import as_utc
 from app.submissions.models import Submission
 from app.users.models import Role, User
 

@@ -12,7 +12,8 @@ from sqlalchemy.orm import Session
 
 from app.content.loader import Course
 from app.deadlines.models import DeadlineExtension
-from app.deadlines.rules import as_utc, late_at
+from app.deadlines.rules import late_at
+from app.models_base import as_utc
 from app.progress.models import QuizAttempt
 from app.submissions.models import Submission
 from app.users.models import Role, User
@@ -50,6 +51,7 @@ class Row:
     email: str
     exercises: dict[str, ExerciseCell] = field(default_factory=dict)
     quizzes: dict[str, QuizCell] = field(default_factory=dict)
+    practice: frozenset[str] = frozenset()  # exercises shown but not counted (the labs)
 
     @property
     def solved(self) -> int:
@@ -58,8 +60,8 @@ class Row:
 
     @property
     def exercise_points(self) -> float:
-        """Sum of best exercise scores (each 0 to 1)."""
-        return sum(c.best or 0.0 for c in self.exercises.values())
+        """Sum of best exercise scores (each 0 to 1), practice-only exercises left out."""
+        return sum(c.best or 0.0 for s, c in self.exercises.items() if s not in self.practice)
 
     @property
     def quiz_points(self) -> float:
@@ -78,6 +80,9 @@ class Column:
     slug: str
     title: str
     due: dt.datetime | None
+    # A lab: its verdict comes from code that runs in the student's own process, which could
+    # patch the lab (the golden test `tamper-patch-the-lab`), so its score is practice only.
+    practice: bool = False
 
 
 @dataclass
@@ -93,12 +98,12 @@ class Gradebook:
     @property
     def items(self) -> int:
         """How many scored items the course has (the denominator of the total)."""
-        return len(self.exercises) + len(self.quizzes)
+        return sum(not c.practice for c in self.exercises) + len(self.quizzes)
 
 
 def _columns(course: Course) -> tuple[list[Column], list[Column]]:
     exercises = [
-        Column(ex.meta.slug, ex.meta.title, ex.meta.due)
+        Column(ex.meta.slug, ex.meta.title, ex.meta.due, ex.meta.entry.kind == "experiment")
         for ex in course.exercises
         if not ex.meta.draft
     ]
@@ -171,8 +176,9 @@ def build_gradebook(
     exercises, quizzes = _columns(course)
     users = session.scalars(select(User).where(User.role == Role.student).order_by(User.id))
     needle = student.strip().lower()
+    practice = frozenset(c.slug for c in exercises if c.practice)
     rows = {
-        u.id: Row(u.id, u.name, u.email)
+        u.id: Row(u.id, u.name, u.email, practice=practice)
         for u in users
         if not needle or needle in u.name.lower() or needle in u.email.lower()
     }

@@ -9,7 +9,6 @@ from starlette.responses import Response
 
 from app.content.service import CourseDep
 from app.db import SessionDep
-from app.deadlines.rules import as_utc
 from app.instructor.gradebook import (
     ExerciseCell,
     Gradebook,
@@ -20,6 +19,7 @@ from app.instructor.gradebook import (
     valid_sort,
 )
 from app.instructor.web import page
+from app.models_base import as_utc
 from app.users.deps import InstructorUser
 from app.web.api import errors
 
@@ -125,6 +125,7 @@ def _row_json(book: Gradebook, row: Row) -> dict[str, Any]:
             "attempts": cell.attempts,
             "solved_at": solved_at,
             "late": cell.late,
+            "practice": col.practice,
         }
     quizzes: dict[str, Any] = {}
     for col in book.shown_quizzes:

@@ -9,11 +9,11 @@ from sqlalchemy.orm import Session
 
 from app.content.loader import Course
 from app.deadlines.models import DeadlineExtension
-from app.deadlines.rules import KINDS, Kind, as_utc, extension_for
+from app.deadlines.rules import KINDS, Kind, extension_for
 from app.instructor.deadlines import refresh_late_flags
 from app.instructor.models import ScoreOverride
 from app.lti.outbox import queue_grade
-from app.models_base import utcnow
+from app.models_base import as_utc, utcnow
 from app.submissions.models import Submission
 from app.users.models import User
 

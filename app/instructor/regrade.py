@@ -17,10 +17,9 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.db import session_factory
-from app.deadlines.rules import as_utc
 from app.grading.service import get_grader
 from app.instructor.models import RegradeJob, SubmissionReport
-from app.models_base import utcnow
+from app.models_base import as_utc, utcnow
 from app.submissions.models import Submission
 from app.users.models import User
 from graders.engine import Grader, Mode

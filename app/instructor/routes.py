@@ -16,8 +16,10 @@ from app.content.service import CourseDep
 from app.instructor import (
     analytics_routes,
     gradebook_routes,
+    item_stats_routes,
     overrides_routes,
     regrade_routes,
+    similarity_routes,
     students_routes,
 )
 from app.instructor.web import page
@@ -57,7 +59,9 @@ def content_problems(course: CourseDep, user: InstructorUser) -> list[dict[str, 
 for _module in (
     gradebook_routes,
     analytics_routes,
+    item_stats_routes,
     regrade_routes,
+    similarity_routes,
     students_routes,
     overrides_routes,
 ):

@@ -10,9 +10,10 @@ from sqlalchemy.orm import Session
 
 from app.content.loader import Course
 from app.deadlines.models import DeadlineExtension
-from app.deadlines.rules import as_utc, late_at
+from app.deadlines.rules import late_at
 from app.instructor.models import ScoreOverride, SubmissionReport
 from app.instructor.overrides import extensions_of, override_log
+from app.models_base import as_utc
 from app.progress.models import QuizAttempt
 from app.submissions.models import Submission
 from app.users.models import Role, User

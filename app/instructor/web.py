@@ -9,8 +9,8 @@ from fastapi import HTTPException, Request
 from starlette.responses import Response
 
 from app.content.loader import Course, Exercise
-from app.deadlines.rules import as_utc
 from app.instructor.analytics import duration_text
+from app.models_base import as_utc
 from app.users.models import User
 from app.web.templating import render
 from graders.report import VERDICT_WORDS

@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 from app.config import get_settings
 from app.lti.models import LtiNonce, LtiPlatform
 from app.lti.registry import deployment_known, find_platform
-from app.models_base import utcnow
+from app.models_base import as_utc, utcnow
 
 log = logging.getLogger(__name__)
 
@@ -142,10 +142,6 @@ def _jwks_client(url: str) -> jwt.PyJWKClient:
         return client
 
 
-def _as_aware(value: dt.datetime) -> dt.datetime:
-    return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
-
-
 def _same(given: str, expected: str) -> bool:
     """Constant-time equality that also copes with non-ASCII input (compare_digest raises)."""
     return secrets.compare_digest(given.encode(), expected.encode())
@@ -167,7 +163,7 @@ def _login_row(session: Session, state: str, binding: Binding) -> LtiNonce:
         raise LaunchError(
             403, "This launch was already used; open it again from the LMS.", "state replayed"
         )
-    if _as_aware(row.expires_at) < utcnow():
+    if as_utc(row.expires_at) < utcnow():
         raise LaunchError(
             403, "This launch took too long; open it again from the LMS.", "state expired"
         )

@@ -19,7 +19,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.content.loader import Exercise
-from app.models_base import utcnow
+from app.models_base import as_utc, utcnow
 from app.submissions.models import Submission
 from app.submissions.service import public_view
 from app.submissions.views import FRAMEWORK_LABELS
@@ -29,11 +29,6 @@ STATUS_WORDS = {"queued": "Waiting to be graded", "running": "Being graded"}
 # Same class names as the lesson code blocks, so /styles/code.css colours this code too.
 _FORMATTER = HtmlFormatter(cssclass="highlight", nowrap=True)
 _UNITS = (("year", 365 * 86400), ("month", 30 * 86400), ("day", 86400), ("hour", 3600))
-
-
-def as_utc(value: dt.datetime) -> dt.datetime:
-    """SQLite hands back naive datetimes; they were written in UTC."""
-    return value.replace(tzinfo=dt.UTC) if value.tzinfo is None else value.astimezone(dt.UTC)
 
 
 def iso_utc(value: dt.datetime) -> str:

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.config import get_settings
 from app.content.service import CourseDep
 from app.db import SessionDep
+from app.models_base import as_utc
 from app.submissions import drafts
 from app.submissions.service import SubmissionError
 from app.users.deps import CurrentUser
@@ -48,7 +49,7 @@ def read_draft(
         "exercise": found.meta.slug,
         "framework": chosen,
         "code": row.code if row else None,
-        "updated_at": drafts.as_utc(row.updated_at).isoformat() if row else None,
+        "updated_at": as_utc(row.updated_at).isoformat() if row else None,
     }
 
 
@@ -79,5 +80,5 @@ def write_draft(
     return {
         "exercise": found.meta.slug,
         "framework": chosen,
-        "updated_at": drafts.as_utc(row.updated_at).isoformat(),
+        "updated_at": as_utc(row.updated_at).isoformat(),
     }

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import secrets
 from dataclasses import dataclass
 
@@ -11,15 +10,10 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.content.loader import Course, Exercise
-from app.models_base import utcnow
+from app.models_base import as_utc, utcnow
 from app.submissions.models import Draft
 from app.submissions.service import SubmissionError, visible_submission
 from app.users.models import Role, User
-
-
-def as_utc(value: dt.datetime) -> dt.datetime:
-    """SQLite returns naive datetimes; they were written in UTC."""
-    return value.replace(tzinfo=dt.UTC) if value.tzinfo is None else value
 
 
 def check_target(

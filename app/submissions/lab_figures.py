@@ -10,7 +10,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from app.content.lab_figure import COLOURS, LABELS, accuracy_svg, cached_runs
+from app.content.lab_figure import accuracy_svg, cached_runs, colour, lab_chance, label
 
 YOU = "you"
 W, H, LEFT, RIGHT, TOP, BOTTOM = 520, 260, 48, 110, 16, 40
@@ -51,11 +51,10 @@ def _svg_open(label: str) -> str:
 def accuracy_figure(metrics: dict[str, Any], folder: Path, cache_dir: Path) -> str:
     """Your accuracy by length, drawn over the reference runs (same axes as the exercise page)."""
     runs = _reference_runs(folder, cache_dir)
-    mine = {
-        "train_length": metrics["train_length"],
-        "accuracy_by_length": metrics["accuracy_by_length"],
-    }
-    return accuracy_svg({**runs, YOU: mine})
+    keys = ("train_length", "accuracy_by_length", "trained_by_length", "new_by_length")
+    mine = {k: metrics[k] for k in keys if k in metrics}
+    chance = metrics.get("chance")
+    return accuracy_svg({**runs, YOU: mine}, chance if chance is not None else lab_chance(folder))
 
 
 def _legend(row: int, colour: str, name: str, width: int = 2) -> str:
@@ -87,7 +86,7 @@ def loss_figure(metrics: dict[str, Any], folder: Path, cache_dir: Path) -> str:
         f"training step (0 to {steps})</text>",
     ]
     for row, (scheme, losses) in enumerate(curves.items()):
-        colour = "#000000" if scheme == YOU else COLOURS.get(scheme, "#777777")
+        ink = "#000000" if scheme == YOU else colour(scheme)
         points = [
             f"{LEFT + inner_w * (i + 1) * every / steps:.1f},{TOP + inner_h * (1 - v / top):.1f}"
             for i, v in enumerate(losses)
@@ -96,14 +95,14 @@ def loss_figure(metrics: dict[str, Any], folder: Path, cache_dir: Path) -> str:
         width = 3 if scheme == YOU else 1.5
         if len(points) > 1:
             parts.append(
-                f'<polyline points="{" ".join(points)}" fill="none" stroke="{colour}" '
+                f'<polyline points="{" ".join(points)}" fill="none" stroke="{ink}" '
                 f'stroke-width="{width}"/>'
             )
         parts.append(
             _legend(
                 row,
-                colour,
-                "your model" if scheme == YOU else LABELS.get(scheme, scheme),
+                ink,
+                "your model" if scheme == YOU else label(scheme),
                 int(width),
             )
         )
@@ -173,16 +172,16 @@ def _by_offset(values: list[list[float]]) -> str:
     ]
     palette = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd")
     for head, row in enumerate(values):
-        colour = palette[head % len(palette)]
+        ink = palette[head % len(palette)]
         points = " ".join(
             f"{LEFT + inner_w * i / max(n - 1, 1):.1f},{TOP + inner_h * (1 - (v - low) / span):.1f}"
             for i, v in enumerate(row)
         )
         dash = ' stroke-dasharray="5 3"' if head % 2 else ""
         parts.append(
-            f'<polyline points="{points}" fill="none" stroke="{colour}" stroke-width="2"{dash}/>'
+            f'<polyline points="{points}" fill="none" stroke="{ink}" stroke-width="2"{dash}/>'
         )
-        parts.append(_legend(head, colour, f"head {head + 1}"))
+        parts.append(_legend(head, ink, f"head {head + 1}"))
     parts.append("</svg>")
     return "".join(parts)
 

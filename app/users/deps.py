@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request
 from sqlalchemy import select
 
 from app.db import SessionDep, release
-from app.models_base import utcnow
+from app.models_base import as_utc, utcnow
 from app.users.models import Role, User, WebSession
 from app.users.service import hash_token, user_for_api_token
 
 SESSION_COOKIE = "session"
-
-
-def _as_aware(value: dt.datetime) -> dt.datetime:
-    return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
 
 
 def get_current_user(request: Request, session: SessionDep) -> User | None:
@@ -40,7 +35,7 @@ def _lookup(request: Request, session: SessionDep) -> User | None:
         .join(WebSession, WebSession.user_id == User.id)
         .where(WebSession.token_hash == hash_token(cookie))
     ).first()
-    if found is None or _as_aware(found[1]) < utcnow():
+    if found is None or as_utc(found[1]) < utcnow():
         return None
     user: User = found[0]
     return user

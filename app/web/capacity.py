@@ -35,6 +35,7 @@ class Admission:
         self.slots = slots
         self.busy = 0
         self.shed = 0  # requests answered 503 since start
+        self.admitted = 0  # requests let in since start
         self._waiters: deque[asyncio.Future[bool]] = deque()
         self._waiting = 0  # futures in _waiters still pending
 
@@ -159,6 +160,7 @@ class AdmissionMiddleware:
             admission.shed += 1
             await send_busy(scope, send, self.retry_after)
             return
+        admission.admitted += 1
         held = True
 
         def give_back() -> None:

@@ -141,12 +141,11 @@ class DeploymentCollector(Collector):
                 family = GaugeMetricFamily(name, text)
                 family.add_metric([], self.web[name])
                 yield family
-        if "course_web_requests_shed" in self.web:
-            shed = CounterMetricFamily(
-                "course_web_requests_shed", "Requests answered 503 because the server was full."
-            )
-            shed.add_metric([], self.web["course_web_requests_shed"])
-            yield shed
+        for name, text in WEB_COUNTERS.items():
+            if name in self.web:
+                counter = CounterMetricFamily(name, text)
+                counter.add_metric([], self.web[name])
+                yield counter
 
     def _pools(self) -> Iterator[Metric]:
         records = self._grading_processes()
@@ -208,6 +207,11 @@ WEB_GAUGES = {
     "course_web_db_connections_in_use": "Web database connections checked out (this process).",
 }
 
+WEB_COUNTERS = {
+    "course_web_requests_shed": "Requests answered 503 because the server was full.",
+    "course_web_requests_admitted": "Requests let in to be served (health and static aside).",
+}
+
 
 def web_load(request: Request) -> dict[str, int]:
     """Read in the event loop, before this scrape takes a thread or a connection itself."""
@@ -224,6 +228,7 @@ def web_load(request: Request) -> dict[str, int]:
         found["course_web_requests_active"] = admission.busy - 1  # not this scrape
         found["course_web_requests_waiting"] = admission.waiting
         found["course_web_requests_shed"] = admission.shed
+        found["course_web_requests_admitted"] = admission.admitted
     return found
 
 

@@ -18,3 +18,17 @@ def test_exercise_order_follows_lesson_order() -> None:
     rank = {les.meta.slug: i for i, les in enumerate(course.lessons)}
     ranks = [rank[ex.meta.lesson] for ex in course.exercises if ex.meta.lesson]
     assert ranks == sorted(ranks), [ex.meta.slug for ex in course.exercises]
+
+
+def test_no_two_exercises_share_an_order() -> None:
+    course = load_course(ROOT / "lessons", ROOT / "exercises")
+    orders = [ex.meta.order for ex in course.exercises]
+    assert len(orders) == len(set(orders)), orders
+
+
+def test_each_lab_belongs_to_the_lesson_that_shows_it() -> None:
+    course = load_course(ROOT / "lessons", ROOT / "exercises")
+    for lesson in course.lessons:
+        for slug in lesson.meta.labs:
+            exercise = course.exercise(slug)
+            assert exercise is not None and exercise.meta.lesson == lesson.meta.slug, slug

@@ -21,7 +21,24 @@ def test_lab_folders_are_the_experiments() -> None:
 
 
 def test_schemes_are_the_references_then_the_model_solution() -> None:
-    assert schemes_of(LAB) == ["none", "learned", "sinusoidal", "rope", "alibi", "reference"]
+    assert schemes_of(LAB) == [
+        "none",
+        "learned",
+        "sinusoidal",
+        "rope",
+        "alibi",
+        "rope@offset=6",
+        "alibi@offset=6",
+        "reference",
+    ]
+
+
+def test_a_variant_scheme_is_the_scheme_on_another_task() -> None:
+    from graders.experiment_reference import split_scheme
+
+    assert split_scheme("rope@offset=6") == ("rope", {"offset": 6})
+    assert split_scheme("alibi") == ("alibi", {})
+    assert content_hash(LAB, "rope@offset=6") != content_hash(LAB, "rope")
 
 
 def test_the_hash_follows_the_settings_and_the_reference(tmp_path: Path) -> None:
@@ -33,6 +50,9 @@ def test_the_hash_follows_the_settings_and_the_reference(tmp_path: Path) -> None
     (copy / "reference.py").write_text((LAB / "reference.py").read_text() + "\n# changed\n")
     assert content_hash(copy, "reference") != before
     assert content_hash(copy, "rope") == content_hash(LAB, "rope")  # only the reference moved
+    goals = (copy / "exercise.yaml").read_text().replace("min_accuracy: 0.9", "min_accuracy: 0.8")
+    (copy / "exercise.yaml").write_text(goals)
+    assert content_hash(copy, "rope") == content_hash(LAB, "rope")  # goals judge, not train
     meta = (copy / "exercise.yaml").read_text().replace("steps: 400", "steps: 300")
     (copy / "exercise.yaml").write_text(meta)
     assert content_hash(copy, "rope") != content_hash(LAB, "rope")
@@ -51,21 +71,16 @@ def test_a_cached_result_is_read_without_training(tmp_path: Path) -> None:
     assert load_or_run(LAB, "learned", tmp_path) == result
     table = format_table(LAB.name, reference_runs(LAB, tmp_path))
     lines = table.splitlines()
-    assert lines[0] == "lab-relative-extrapolation (trained on length 16)"
+    assert lines[0].startswith("lab-relative-extrapolation (trained on length 16; old = ")
     assert lines[1].split() == [
         "scheme",
         "16",
         "(1x)",
-        "24",
-        "(1.5x)",
-        "32",
-        "(2x)",
-        "64",
-        "(4x)",
+        *(["24", "old", "24", "new", "32", "old", "32", "new", "64", "old", "64", "new"]),
         "cpu",
         "s",
     ]
-    assert lines[3].split() == ["learned", "1.000", "refused", "refused", "refused", "4.2"]
+    assert lines[3].split() == ["learned", "1.000", *(["refused"] * 6), "4.2"]
     assert len(lines) == 2 + len(schemes_of(LAB))
 
 
@@ -76,13 +91,40 @@ def test_the_page_figure_comes_from_the_cache_only(tmp_path: Path) -> None:
     for scheme in schemes_of(LAB):
         refused = scheme == "learned"
         accuracy = {"16": 1.0, "24": None if refused else 0.9, "32": None if refused else 0.8}
+        new = {"16": None, "24": None if refused else 0.7, "32": None if refused else 0.6}
+        seen = {"16": 1.0, "24": None if refused else 1.0, "32": None if refused else 1.0}
+        run = {
+            "train_length": 16,
+            "accuracy_by_length": accuracy,
+            "new_by_length": new,
+            "trained_by_length": seen,
+        }
         path = tmp_path / f"{LAB.name}--{scheme}--{content_hash(LAB, scheme)}.json"
-        path.write_text(json.dumps({"train_length": 16, "accuracy_by_length": accuracy}))
+        path.write_text(json.dumps(run))
     svg = figure_for(LAB, tmp_path)
     assert svg is not None and svg.startswith("<svg") and svg.endswith("</svg>")
     assert "learned (× refused)" in svg and "model solution" in svg and "32 (2x)" in svg
+    assert "rope, offset 6" in svg and 'stroke-dasharray="6 3"' in svg  # the variant, dashed
+    assert 'class="chance"' in svg and "chance (10%)" in svg
     assert svg.count("<polyline") == len(schemes_of(LAB)) - 1  # the learned line is one point
     runs = {"rope": {"train_length": 16, "accuracy_by_length": {"16": 1.0, "32": 0.5}}}
     assert 'cy="16.0"' in accuracy_svg(runs)  # accuracy 1.0 at the top of the plot area
     table = table_for(LAB, tmp_path)  # the text equivalent holds the same numbers
-    assert table is not None and "<table>" in table and "refused" in table and "0.80" in table
+    assert table is not None and "<table>" in table and "refused" in table
+    assert "60% (100%)" in table and "Guessing scores 10%" in table  # new (trained) positions
+
+
+def test_past_the_training_length_the_figure_plots_new_positions_to_scale() -> None:
+    from app.content.lab_figure import LEFT, RIGHT, WIDTH, accuracy_svg
+
+    run = {
+        "train_length": 16,
+        "accuracy_by_length": {"16": 1.0, "24": 0.7, "32": 0.6, "64": 0.3},
+        "new_by_length": {"16": None, "24": 0.2, "32": 0.2, "64": 0.1},
+    }
+    svg = accuracy_svg({"sinusoidal": run}, 0.1)
+    inner_w = WIDTH - LEFT - RIGHT
+    xs = [LEFT, LEFT + inner_w * 8 / 48, LEFT + inner_w * 16 / 48, LEFT + inner_w]
+    top, inner_h = 16, 260 - 16 - 40
+    for x, value in zip(xs, (1.0, 0.2, 0.2, 0.1), strict=True):
+        assert f'cx="{x:.1f}" cy="{top + inner_h * (1 - value):.1f}"' in svg

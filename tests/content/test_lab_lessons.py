@@ -20,8 +20,16 @@ def _cache(data_dir: Path) -> None:
     for scheme in schemes_of(LAB):
         refused = scheme == "learned"
         accuracy = {"16": 1.0, "24": None if refused else 0.71, "32": None, "64": None}
+        new = {"16": None, "24": None if refused else 0.22, "32": None, "64": None}
+        seen = {"16": 1.0, "24": None if refused else 1.0, "32": None, "64": None}
+        run = {
+            "train_length": 16,
+            "accuracy_by_length": accuracy,
+            "new_by_length": new,
+            "trained_by_length": seen,
+        }
         path = cache / f"{LAB.name}--{scheme}--{content_hash(LAB, scheme)}.json"
-        path.write_text(json.dumps({"train_length": 16, "accuracy_by_length": accuracy}))
+        path.write_text(json.dumps(run))
 
 
 def test_lessons_five_and_seven_name_their_labs() -> None:
@@ -38,9 +46,11 @@ def test_the_lesson_shows_the_cached_runs_with_a_table_and_a_link(
     _cache(data_dir)
     page = client.get("/lessons/learned-vs-sinusoidal").text
     assert 'class="lab-figure"' in page and "<svg" in page
-    assert "<caption>Share of positions answered right, by sequence length</caption>" in page
+    assert "of the new positions only (in brackets: the positions it was trained on)" in page
+    assert "Guessing scores 10%" in page and "chance (10%)" in page
     assert '<th scope="row">learned</th><td>100%</td><td>refused</td>' in page
-    assert "<td>71%</td>" in page and "16 (trained)" in page
+    assert "<td>22% (100%)</td>" in page and "16 (trained)" in page
+    assert "<td>71%" not in page  # all positions mixed together are not what it shows
     assert 'href="/exercises/lab-learned-vs-sinusoidal"' in page
 
 

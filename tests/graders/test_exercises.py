@@ -39,8 +39,13 @@ def test_model_solution_is_accepted(grader: Grader, slug: str, framework: str) -
     report = grader.grade(exercise=slug, code=code, framework=framework)
     assert report.verdict == "accepted", report.message
     spec = load_spec(EXERCISES / slug)
-    # an experiment's tests are its goals (exercise.yaml), the others' are their cases
-    wanted = len(spec.experiment["goals"]) if spec.experiment else len(spec.cases)
+    # an experiment's tests are its module checks (1 absolute, 2 relative) and its goals
+    # (exercise.yaml); the others' are their cases
+    if spec.experiment:
+        checks = 1 if spec.experiment["slot"] == "absolute" else 2
+        wanted = checks + len(spec.experiment["goals"])
+    else:
+        wanted = len(spec.cases)
     assert report.score == 1.0 and len(report.tests) == wanted
 
 

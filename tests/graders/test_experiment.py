@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
 
 from graders import protocol
 from graders.engine import Grader
@@ -18,13 +19,11 @@ from graders.experiments import (
     REFUSED_ID,
     TRAINING_ID,
     FrameStream,
-    LabSpec,
     StopRequested,
-    eval_sequences,
-    lab_spec,
-    score,
 )
+from graders.lab_check import CHECK_ID, probes
 from graders.lab_report import judge_lab
+from graders.lab_scoring import LabSpec, eval_sequences, lab_spec, score
 from graders.pool import PoolSettings
 from graders.raw_run import RawRun
 
@@ -62,8 +61,42 @@ def _answers(spec: LabSpec, index: int, share: float) -> np.ndarray:
     return predicted
 
 
+def _split_answers(spec: LabSpec, index: int, trained: float, new: float) -> np.ndarray:
+    """Predictions right on `trained` of the trained positions and `new` of the new ones."""
+    tokens = list(eval_sequences(spec).values())[index]
+    offset, train = int(spec.settings["offset"]), spec.train_length
+    predicted = np.zeros_like(tokens)
+    predicted[:, offset:] = tokens[:, : tokens.shape[1] - offset]
+    for start, stop, share in ((offset, train, trained), (train, tokens.shape[1], new)):
+        part = predicted[:, start:stop].reshape(-1)
+        wrong = round((1 - share) * part.size)
+        part[:wrong] = (part[:wrong] + 1) % int(spec.settings["vocab"])
+        predicted[:, start:stop] = part.reshape(tokens.shape[0], -1)
+    return predicted
+
+
+def _lab(slug: str) -> LabSpec:
+    meta = yaml.safe_load((EXERCISES / slug / "exercise.yaml").read_text(encoding="utf-8"))
+    return lab_spec(meta["experiment"])
+
+
+def _checked(spec: LabSpec) -> dict[int, protocol.Result]:
+    """The module-check frames a right module (sinusoids, or RoPE) would send."""
+    import torch
+
+    from graders.positions import Rope, Sinusoidal
+
+    module = Sinusoidal(16, 32) if spec.slot == "absolute" else Rope(2, 16, 16)
+    frames: dict[int, protocol.Result] = {}
+    for index, (first, second) in enumerate(probes(spec)):
+        args = [torch.as_tensor(a) for a in (first, second) if a is not None]
+        frames[CHECK_ID + index] = module(*args).numpy()
+    return frames
+
+
 def _predicted(spec: LabSpec, shares: list[float]) -> dict[int, protocol.Result]:
-    return {PREDICTED_ID + i: _answers(spec, i, share) for i, share in enumerate(shares)}
+    answers = {PREDICTED_ID + i: _answers(spec, i, share) for i, share in enumerate(shares)}
+    return {**_checked(spec), **answers}
 
 
 def _run(frames: dict[int, protocol.Result]) -> RawRun:
@@ -115,7 +148,7 @@ def test_a_wrong_end_count_or_a_duplicate_is_a_protocol_error() -> None:
     assert stream.error and "two results" in stream.error
 
 
-def test_refused_lengths_count_as_zero_and_are_said_plainly() -> None:
+def test_refused_lengths_count_as_zero_on_new_positions_only() -> None:
     spec = lab_spec(RAW)
     message = "the table has 16 rows, so position 16 has no row (line 9 of your code)"
     frames: dict[int, protocol.Result] = {
@@ -126,13 +159,16 @@ def test_refused_lengths_count_as_zero_and_are_said_plainly() -> None:
         REFUSED_ID + 3: protocol.RaisedError("ValueError", message),
     }
     report = judge_lab(spec, _run(frames))
-    assert report.verdict == "accepted" and report.score == 0.5  # the stretch goal is missed
+    assert report.verdict == "accepted" and report.score == 0.6667  # the stretch goal is missed
+    assert report.tests[0].passed and "Module check passed" in report.message
     assert report.metrics is not None
     assert report.metrics["accuracy_by_length"] == {"16": 1.0, "24": None, "32": None, "64": None}
+    assert report.metrics["new_by_length"] == {"16": None, "24": None, "32": None, "64": None}
+    assert report.metrics["trained_by_length"]["16"] == 1.0
     assert report.metrics["loss"] == [2.3, 0.1] and report.metrics["train_length"] == 16
-    assert "at 24 (a length it never saw) the model could not run: ValueError" in report.message
-    assert "it counts as 0%" in report.message
-    stretch = report.tests[1]
+    assert "at 24 the model could not run (ValueError" in report.message
+    assert "its 8 new positions count as 0%" in report.message
+    stretch = report.tests[2]
     assert not stretch.passed and "no answer at length 32" in stretch.message
 
 
@@ -142,9 +178,60 @@ def test_a_required_goal_missed_is_a_wrong_answer_with_the_story() -> None:
         LOSSES_ID: np.array([2.3, 1.4]),
     }
     report = judge_lab(lab_spec(RAW), _run(frames))
-    assert report.verdict == "wrong_answer" and report.score == 0.0
-    assert "at 16 (the training length) it is partly right (35%)" in report.message
-    assert "at 64 (a length it never saw) it is at chance (10%)" in report.message
+    assert report.verdict == "wrong_answer" and report.score == 0.3333  # only the module check
+    assert "at 16 (the training length) it is above chance but mostly wrong (35%)" in report.message
+    assert "10% on the 48 new positions (16 to 63): close to chance" in report.message
+
+
+def test_trained_and_new_positions_are_scored_apart() -> None:
+    spec = lab_spec(RAW)
+    tokens = eval_sequences(spec)[32]
+    found = score(spec, tokens, _split_answers(spec, 2, 1.0, 0.0))
+    assert found is not None
+    assert (found.trained, found.new) == (1.0, 0.0)
+    assert found.all == pytest.approx(13 / 29)  # 13 trained of 29 answerable positions
+
+
+def test_no_extrapolation_fails_the_labs_required_goals() -> None:
+    """Perfect up to the training length and chance beyond is no extrapolation: not accepted."""
+    for slug in (ABSOLUTE, "lab-relative-extrapolation"):
+        spec = _lab(slug)
+        chance = spec.chance
+        frames: dict[int, protocol.Result] = {
+            PREDICTED_ID + i: _split_answers(spec, i, 1.0, 0.0 if i == 0 else chance)
+            for i in range(len(spec.lengths))
+        }
+        frames.update(_checked(spec))
+        frames[LOSSES_ID] = np.zeros(40)
+        report = judge_lab(spec, _run(frames))
+        assert report.verdict == "wrong_answer", (slug, report.message)
+        assert "partly right" not in report.message
+
+
+def test_goals_past_the_training_length_are_judged_on_new_positions() -> None:
+    spec = lab_spec(
+        {**RAW, "goals": [{"factor": 1, "min_accuracy": 0.9}, {"factor": 2, "min_accuracy": 0.5}]}
+    )
+    frames: dict[int, protocol.Result] = {
+        PREDICTED_ID + i: _split_answers(spec, i, 1.0, 0.45) for i in range(4)
+    }
+    frames.update(_checked(spec))
+    frames[LOSSES_ID] = np.zeros(40)
+    report = judge_lab(spec, _run(frames))
+    assert report.verdict == "wrong_answer"  # 45% new, though 74% of all positions at 32
+    assert report.tests[2].name == "goal: 50% right on the new positions at length 32 (2x)"
+    assert report.metrics is not None
+    assert report.metrics["new_by_length"]["32"] == pytest.approx(0.45, abs=0.002)
+
+
+def test_a_wrong_module_is_not_accepted_however_well_it_trains() -> None:
+    spec = lab_spec(RAW)
+    frames: dict[int, protocol.Result] = {**_predicted(spec, [1.0] * 4), LOSSES_ID: np.zeros(4)}
+    frames[CHECK_ID + 1] = np.zeros((2, 24, 32), dtype=np.float32)
+    report = judge_lab(spec, _run(frames))
+    assert report.verdict == "wrong_answer" and report.score == 0.6667
+    assert not report.tests[0].passed and report.tests[1].passed and report.tests[2].passed
+    assert "Module check failed: At length 24" in report.message
 
 
 def test_nan_loss_is_a_clear_report() -> None:
@@ -186,8 +273,10 @@ def test_same_seed_same_curve_and_a_learned_table_refuses_longer_sequences() -> 
 def test_accuracy_is_scored_by_the_grader_from_answers_it_holds() -> None:
     spec = lab_spec(RAW)
     tokens = eval_sequences(spec)[16]
-    assert score(spec, tokens, _answers(spec, 0, 1.0)) == 1.0
-    assert score(spec, tokens, _answers(spec, 0, 0.25)) == pytest.approx(0.25, abs=0.002)
+    full = score(spec, tokens, _answers(spec, 0, 1.0))
+    assert full is not None and (full.all, full.trained, full.new) == (1.0, 1.0, None)
+    quarter = score(spec, tokens, _answers(spec, 0, 0.25))
+    assert quarter is not None and quarter.all == pytest.approx(0.25, abs=0.002)
     assert score(spec, tokens, np.ones(4)) is None  # not one answer per position
     assert score(spec, tokens, tokens.astype(np.float64)) is None  # answers are token ids
 

@@ -481,6 +481,24 @@ def test_match_misconception_respects_tolerance_and_nan() -> None:
     assert match_misconception(np.array([1.0, 2.0]), [("m", output)], rtol=0, atol=1.0) is None
 
 
+def test_match_misconception_can_treat_any_mask_value_alike() -> None:
+    """A mistake declared with -1e9 also names -1e4, finfo.min or -1e30 when it says mask_below."""
+    scores = np.array([[0.0, -np.inf, -np.inf], [-0.5, 0.0, -np.inf], [-1.0, -0.5, 0.0]])
+    declared = np.where(np.isinf(scores), -1e9, scores)
+    candidates: list[tuple[str, Any]] = [("finite-mask-value", declared)]
+    masks = {"finite-mask-value": -1000.0}
+    for fill in (-1e4, -1e30, float(np.finfo(np.float32).min), -float(np.finfo(np.float64).max)):
+        received = np.where(np.isinf(scores), fill, scores)
+        assert match_misconception(received, candidates) is None  # the plain rule misses it
+        assert match_misconception(received, candidates, mask_below=masks) == "finite-mask-value"
+    # Only masked entries are relaxed: a wrong value elsewhere is still not this mistake.
+    wrong = np.where(np.isinf(scores), -1e4, scores + 0.25)
+    assert match_misconception(wrong, candidates, mask_below=masks) is None
+    # A fill that is not large is not a mask value.
+    small = np.where(np.isinf(scores), -5.0, scores)
+    assert match_misconception(small, candidates, mask_below=masks) is None
+
+
 def test_off_by_one_without_a_matching_slice_still_explains() -> None:
     expected = np.arange(12.0).reshape(3, 4)
     received = np.full((4, 4), 7.5)

@@ -13,6 +13,10 @@ must still be accepted: the grader is alive and the next job is unaffected. File
 are graders bugs found by this suite: their snapshot records today's answer and the claim check
 is an expected failure until the bug is fixed.
 
+A golden folder is named after its exercise's slug, wherever the exercise lives: the first course
+(the repository's `exercises/`) or another course folder (`courses/<course>/exercises/`); each
+course's exercises are graded by a grader of their own, as the platform would.
+
 `GOLDEN_UPDATE=1 pytest tests/graders/test_golden.py` rewrites the json files from the grader's
 answers; review every diff before keeping it. See golden/README.md.
 """
@@ -38,6 +42,7 @@ from graders.report import Report
 
 ROOT = Path(__file__).resolve().parents[2]
 EXERCISES = ROOT / "exercises"
+COURSES = ROOT / "courses"  # further course folders, each with its own exercises/
 GOLDEN = Path(__file__).resolve().parent / "golden"
 UPDATE = os.environ.get("GOLDEN_UPDATE") == "1"
 HOSTILE = ("res", "leak", "tamper", "crash", "input")
@@ -57,6 +62,10 @@ VERDICTS = frozenset(
 )
 POOL = PoolSettings(
     sizes={"numpy": 2, "torch": 1, "jax": 0}, jax_cache_dir=str(ROOT / "var" / "jax-cache")
+)
+# Other courses have few golden files: a smaller pool each keeps the machine's cores for the first.
+COURSE_POOL = PoolSettings(
+    sizes={"numpy": 1, "torch": 1, "jax": 0}, jax_cache_dir=str(ROOT / "var" / "jax-cache")
 )
 KNOWN_GOOD = (EXERCISES / "position-embedding-gather" / "solutions" / "numpy.py").read_text()
 # What a leak probe would find if the host's environment reached a sandbox.
@@ -81,6 +90,18 @@ KNOWN_BUGS: dict[str, str] = {
         "the lab's own training and prediction functions is believed (docs/grading.md)"
     ),
 }
+
+
+def exercise_dirs() -> list[Path]:
+    """The first course's exercises folder, then those of the course folders under courses/."""
+    others = sorted(p / "exercises" for p in COURSES.glob("*") if (p / "exercises").is_dir())
+    return [EXERCISES, *others]
+
+
+def exercises_dir_of(slug: str) -> Path | None:
+    """The exercises folder holding this slug (slugs are unique across courses), if any."""
+    found = [d for d in exercise_dirs() if (d / slug / "exercise.yaml").is_file()]
+    return found[0] if len(found) == 1 else None
 
 
 def _framework(path: Path) -> str:
@@ -208,9 +229,36 @@ def grader(app_listener: None) -> Iterator[Grader]:
         instance.stop()
 
 
+@pytest.fixture(scope="module")
+def course_graders(app_listener: None) -> Iterator[dict[Path, Grader]]:
+    """One warm grader per other course's exercises folder, started on first use with the same
+    fake secrets as the first course's; stopped at the end (or by the leftover test)."""
+    started: dict[Path, Grader] = {}
+    with pytest.MonkeyPatch.context() as patch:
+        for key, value in FAKE_SECRETS.items():
+            patch.setenv(key, value)
+        yield started
+        for instance in started.values():
+            instance.stop()
+
+
+def grader_for(slug: str, grader: Grader, course_graders: dict[Path, Grader]) -> Grader:
+    """The grader of the course that holds this exercise."""
+    folder = exercises_dir_of(slug)
+    assert folder is not None, f"no single course holds the exercise {slug}"
+    if folder == EXERCISES:
+        return grader
+    if folder not in course_graders:  # the fixture keeps the fake secrets in the environment
+        course_graders[folder] = Grader(folder, COURSE_POOL)
+        course_graders[folder].start()
+    return course_graders[folder]
+
+
 @pytest.mark.parametrize("path", [_param(p) for p in SUBMISSIONS])
-def test_golden_submission(grader: Grader, path: Path) -> None:
+def test_golden_submission(grader: Grader, course_graders: dict[Path, Grader], path: Path) -> None:
     framework, category = _framework(path), _category(path)
+    known_good = grader  # the first course's gather exercise, graded after each hostile file
+    grader = grader_for(path.parent.name, grader, course_graders)
     assert category in CATEGORIES, f"unknown category in {path.name}"
     code = path.read_bytes().decode("utf-8")
     report = grader.grade(exercise=path.parent.name, code=code, framework=framework)
@@ -228,7 +276,7 @@ def test_golden_submission(grader: Grader, path: Path) -> None:
     elif category == "mistake":
         _check_mistake(grader, path, report)
     else:
-        _check_hostile(grader, path, report)
+        _check_hostile(grader, path, report, known_good)
 
 
 def _check_mistake(grader: Grader, path: Path, report: Report) -> None:
@@ -247,7 +295,7 @@ def _check_mistake(grader: Grader, path: Path, report: Report) -> None:
     assert named.most_common(1)[0][0] == mistake_id, named
 
 
-def _check_hostile(grader: Grader, path: Path, report: Report) -> None:
+def _check_hostile(grader: Grader, path: Path, report: Report, known_good: Grader) -> None:
     """The verdict the file's first line claims (a known bug is an expected failure), then the
     grader must still accept a known-good submission."""
     claimed = claimed_verdicts(path)
@@ -256,7 +304,7 @@ def _check_hostile(grader: Grader, path: Path, report: Report) -> None:
     right = report.verdict in claimed if claimed else report.verdict != "accepted"
     if report.verdict == "syntax_error" and "NUL" not in first:
         assert report.line is not None, "a syntax error must point at its line"
-    after = grader.grade(exercise="position-embedding-gather", code=KNOWN_GOOD)
+    after = known_good.grade(exercise="position-embedding-gather", code=KNOWN_GOOD)
     assert after.verdict == "accepted", f"the next job was affected: {after.message}"
     bug = KNOWN_BUGS.get(_id(path))
     if bug is None:
@@ -274,7 +322,7 @@ def test_golden_files_are_complete() -> None:
     }
     assert reports == set(SUBMISSIONS)
     for path in SUBMISSIONS:
-        assert (EXERCISES / path.parent.name / "exercise.yaml").is_file(), path
+        assert exercises_dir_of(path.parent.name) is not None, path
         assert _framework(path) in FRAMEWORKS, path
         assert _category(path) in CATEGORIES, path
     assert set(KNOWN_BUGS) <= {_id(p) for p in SUBMISSIONS}
@@ -290,8 +338,31 @@ def _wait_until(condition: Callable[[], bool], timeout_s: float) -> bool:
     return True
 
 
-def test_no_sandbox_process_survives_stop(grader: Grader) -> None:
+def test_golden_folders_cover_every_course() -> None:
+    """Every exercise of every course folder has golden files, so each is held to this suite."""
+    for folder in exercise_dirs()[1:]:
+        slugs = {p.parent.name for p in folder.glob("*/exercise.yaml")}
+        assert slugs, f"{folder} holds no exercise"
+        missing = sorted(slug for slug in slugs if not any((GOLDEN / slug).glob("correct-*.py")))
+        assert not missing, f"no golden submissions for {missing}"
+
+
+def test_exercise_slugs_are_unique_across_courses() -> None:
+    """Golden folders are named by slug alone: no two courses may share one."""
+    seen: dict[str, Path] = {}
+    for folder in exercise_dirs():
+        for meta in sorted(folder.glob("*/exercise.yaml")):
+            slug = meta.parent.name
+            assert slug not in seen, f"{slug} is in {seen.get(slug)} and {folder}"
+            seen[slug] = folder
+
+
+def test_no_sandbox_process_survives_stop(
+    grader: Grader, course_graders: dict[Path, Grader]
+) -> None:
     """After stop() on a full pool, no harness process started by this test run is left."""
+    for instance in course_graders.values():
+        instance.stop()  # the other courses' graders are done: only the first course's is counted
 
     def full() -> bool:
         sizes = grader.pool.settings.sizes  # JAX: one entry per exercise

@@ -1,5 +1,6 @@
 """JAX fork servers: a warmed server forks each job; code that needs a new compilation (which
-would hang in a forked child) is run again on the safe kind, which forks before JAX starts.
+would hang on the server's client in a forked child) is run again in that child on a JAX client
+of its own (graders/jax_child.py); the safe kind, which forks before JAX starts, is the last resort.
 
 Real Grader, real bubblewrap, the exercise's own model solution and declared mistakes.
 """
@@ -9,10 +10,12 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 
+from graders import engine, protocol
 from graders.engine import Grader
 from graders.forkserver import ForkServer
 from graders.pool import PoolSettings
@@ -42,6 +45,9 @@ def position_embedding_gather(positions, embedding_table):
 
 @pytest.fixture(scope="module")
 def grader() -> Iterator[Grader]:
+    # Which process grades a job must not depend on how busy the machine is: the warmed server's
+    # child gets the whole time limit before the grader would try a fresh JAX.
+    fast_ms, engine.FAST_JAX_MS = engine.FAST_JAX_MS, 60_000
     settings = PoolSettings(
         sizes={"jax": 1}, jax_cache_dir=str(ROOT / "var" / "jax-cache"), fork_max_jobs=1000
     )
@@ -51,6 +57,7 @@ def grader() -> Iterator[Grader]:
         yield grader
     finally:
         grader.stop()
+        engine.FAST_JAX_MS = fast_ms
 
 
 def _fast_server(grader: Grader) -> ForkServer:
@@ -80,18 +87,106 @@ def test_model_solution_and_declared_mistakes_run_on_the_warmed_server(grader: G
     assert list(grader.pool._ready[f"jax:{EXERCISE}"]) == [server]
 
 
-def test_code_that_needs_a_new_compilation_is_graded_on_a_fresh_jax(grader: Grader) -> None:
+@pytest.fixture
+def attempts(grader: Grader, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int | None]]:
+    """The pool key and exit code of every attempt the grader makes (fast, then maybe fresh)."""
+    seen: list[tuple[str, int | None]] = []
+    original = grader._attempt
+
+    def attempt(key: str, *args: Any, **kwargs: Any) -> Any:
+        run = original(key, *args, **kwargs)
+        seen.append((key, run.exit_code))
+        return run
+
+    monkeypatch.setattr(grader, "_attempt", attempt)
+    return seen
+
+
+def test_code_that_needs_a_new_compilation_is_graded_in_the_warmed_child(
+    grader: Grader, attempts: list[tuple[str, int | None]]
+) -> None:
     server = _fast_server(grader)
+    attempts.clear()
     report = grader.grade(exercise=EXERCISE, code=NOVEL, framework="jax")
     assert report.verdict == "accepted", report.message
+    # One attempt, on the warmed server: its child compiled on a client of its own (exit 87).
+    assert attempts == [(f"jax:{EXERCISE}", protocol.RAN_AFTER_RESET)]
     assert report.new_compilation is True  # what the benchmark counts
-    # The warmed server handed the job on and stays: a new compilation is not a fault.
     assert list(grader.pool._ready[f"jax:{EXERCISE}"]) == [server]
     assert grader.grade(exercise=EXERCISE, code=MODEL, framework="jax").verdict == "accepted"
 
 
-def test_a_wrong_novel_answer_is_judged_on_the_fresh_jax_too(grader: Grader) -> None:
+def test_a_wrong_novel_answer_is_judged_in_the_warmed_child_too(
+    grader: Grader, attempts: list[tuple[str, int | None]]
+) -> None:
+    _fast_server(grader)
+    attempts.clear()
     wrong = NOVEL.replace("embedding_table)\n", "embedding_table) * 2.0\n")
     report = grader.grade(exercise=EXERCISE, code=wrong, framework="jax")
     assert report.verdict == "wrong_answer"
     assert "multiplied by about 2" in report.tests[0].message
+    assert attempts == [(f"jax:{EXERCISE}", protocol.RAN_AFTER_RESET)]
+
+
+def test_the_abandoned_attempt_leaves_no_output_behind(grader: Grader) -> None:
+    _fast_server(grader)
+    code = "print('loaded')\n" + NOVEL.replace(
+        "    one_hot =", "    print('called')\n    one_hot ="
+    )
+    report = grader.grade(exercise=EXERCISE, code=code, framework="jax")
+    assert report.verdict == "accepted", report.message
+    cases = len(grader.spec(EXERCISE).cases)
+    # Printed once per run of the file and once per case: the first attempt's prints are gone.
+    assert report.stdout.count("loaded") == 1, report.stdout
+    assert report.stdout.count("called") == cases, report.stdout
+
+
+def test_a_job_that_loops_after_the_reset_still_times_out(grader: Grader) -> None:
+    _fast_server(grader)
+    spec = grader.spec(EXERCISE)
+    code = NOVEL.replace(
+        "    return jnp.einsum", "    while True:\n        pass\n    return jnp.einsum"
+    )
+    job = protocol.encode_job(
+        protocol.Job(
+            entry_name=spec.entry_name,
+            entry_kind=spec.entry_kind,
+            framework="jax",
+            mode="submit",
+            code=code,
+            cases=[protocol.JobCase(c.index, dict(c.inputs)) for c in spec.cases[:1]],
+            memory_mb=spec.memory_mb,
+            cpu_seconds=60,
+        )
+    )
+    # The warmed server's own attempt, without the grader's fresh re-run: its clock still holds.
+    run = grader._attempt(f"jax:{EXERCISE}", job, spec, spec.cases[:1], 2000, spec.memory_mb)
+    assert run.timed_out
+    assert run.exit_code != protocol.NEEDS_FRESH_JAX
+
+
+def test_a_child_that_reset_cannot_write_the_compilation_cache(
+    grader: Grader, attempts: list[tuple[str, int | None]]
+) -> None:
+    _fast_server(grader)
+    cache = ROOT / "var" / "jax-cache"
+    before = sorted(p.name for p in cache.iterdir())
+    code = NOVEL.replace(
+        "    one_hot =",
+        """    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
+    jax.config.update("jax_compilation_cache_dir", "/grader/jax-cache")
+    jax.jit(lambda a: a * 3.0 + 1.0)(embedding_table).block_until_ready()  # a new program
+    try:
+        open("/grader/jax-cache/planted", "w").write("x")
+    except OSError:
+        pass
+    else:
+        embedding_table = embedding_table + 1.0  # a wrong answer says the write worked
+    one_hot =""",
+    ).replace("import jax.numpy as jnp", "import jax\nimport jax.numpy as jnp")
+    attempts.clear()
+    report = grader.grade(exercise=EXERCISE, code=code, framework="jax")
+    assert report.verdict == "accepted", report.message
+    # it did run after a reset in the child
+    assert attempts == [(f"jax:{EXERCISE}", protocol.RAN_AFTER_RESET)]
+    assert sorted(p.name for p in cache.iterdir()) == before

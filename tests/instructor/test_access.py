@@ -22,6 +22,8 @@ PARAMS = {
     "extension_id": "1",
     "context_id": "1",
     "report_id": "1",
+    "a": "1",
+    "b": "2",
 }
 
 

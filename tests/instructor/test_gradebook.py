@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import io
 
 from fastapi.testclient import TestClient
@@ -60,6 +61,7 @@ def test_numbers_per_student(app_client: TestClient) -> None:
         "attempts": 4,
         "solved_at": "2026-11-01T12:00:00+00:00",
         "late": False,
+        "practice": False,
     }
     assert ada["exercises"][PAST_DUE]["late"] is True
     assert ada["quizzes"][LESSON] == {"best": 1.0, "attempts": 2, "late": True}
@@ -72,6 +74,7 @@ def test_numbers_per_student(app_client: TestClient) -> None:
         "attempts": 0,
         "solved_at": None,
         "late": False,
+        "practice": False,
     }
     assert bob["total"] == (0.5 + 0.5) / 3
     eve = rows[ids["eve"]]
@@ -144,3 +147,20 @@ def test_csv_cell_rule() -> None:
         "0.5",
         "",
     ]
+
+
+def test_a_lab_is_shown_as_practice_and_left_out_of_the_total(client: TestClient) -> None:
+    """Issue 24: a lab's verdict could be faked from inside the student's process, so its score
+    is practice only; the page says so and the total leaves it out."""
+    uid, _ = person("labber@example.org", "Lab Runner")
+    add_submission(uid, "lab-learned-vs-sinusoidal", [True], dt.datetime.now(dt.UTC))
+    add_submission(uid, "position-embedding-gather", [True], dt.datetime.now(dt.UTC))
+    _, header = person("teach@example.org", role=Role.instructor)
+    book = client.get("/api/instructor/gradebook", headers=header).json()
+    row = next(r for r in book["students"] if r["id"] == uid)
+    lab = row["exercises"]["lab-learned-vs-sinusoidal"]
+    assert lab["best"] == 1.0 and lab["practice"] is True
+    assert row["exercises"]["position-embedding-gather"]["practice"] is False
+    assert row["exercise_points"] == 1.0  # the gather only
+    page = client.get("/instructor/gradebook", headers=header)
+    assert "practice</span>" in page.text and "not\n  counted in the total" in page.text

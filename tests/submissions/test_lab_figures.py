@@ -20,6 +20,9 @@ SOLUTION = (LAB / "solutions" / "torch.py").read_text()
 METRICS: dict[str, Any] = {
     "train_length": 16,
     "accuracy_by_length": {"16": 1.0, "24": 0.7, "32": 0.55, "64": 0.3},
+    "trained_by_length": {"16": 1.0, "24": 1.0, "32": 1.0, "64": 1.0},
+    "new_by_length": {"16": None, "24": 0.22, "32": 0.2, "64": 0.14},
+    "chance": 0.1,
     "loss": [2.3, 1.1, 0.4],
     "loss_every": 10,
     "position_picture": {"kind": "similarity", "values": [[1.0, 0.5], [0.5, 1.0]]},
@@ -44,6 +47,7 @@ def test_accuracy_and_loss_are_drawn_over_the_reference_runs(tmp_path: Path) -> 
     accuracy = figure("accuracy", METRICS, LAB, tmp_path)
     assert accuracy is not None and accuracy.startswith("<svg") and "your model" in accuracy
     assert "learned (× refused)" in accuracy  # a reference run beside yours
+    assert "chance (10%)" in accuracy and "accuracy on the new positions only" in accuracy
     loss = figure("loss", METRICS, LAB, tmp_path)
     assert loss is not None and "yours went from 2.300 to 0.400" in loss
     assert loss.count("<polyline") == len(schemes_of(LAB)) + 1

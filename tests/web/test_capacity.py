@@ -239,3 +239,20 @@ def test_a_busy_page_carries_the_security_headers(
     assert answer.status_code == 503 and answer.headers["retry-after"] == "5"
     assert "script-src" in answer.headers["content-security-policy"]
     assert answer.headers["x-content-type-options"] == "nosniff"
+
+
+def test_metrics_count_the_requests_let_in_and_the_ones_turned_away(tight: TestClient) -> None:
+    """With the access log off by default, /metrics is where an operator counts requests."""
+
+    def counter(name: str) -> float:
+        for line in tight.get("/metrics").text.splitlines():
+            if line.startswith(name + " "):
+                return float(line.split()[1])
+        raise AssertionError(f"{name} is not in /metrics")
+
+    before = counter("course_web_requests_admitted_total")
+    for _ in range(3):
+        assert tight.get("/api/lessons").status_code == 200
+    # the three pages and the first scrape itself were let in
+    assert counter("course_web_requests_admitted_total") == before + 4
+    assert counter("course_web_requests_shed_total") == 0

@@ -7,13 +7,27 @@ function pct(value) {
   return value === null || value === undefined ? "refused" : `${Math.round(100 * value)}%`;
 }
 
+// Past the training length a causal model's earlier positions score as in training, so the
+// cell leads with the new positions (the trained ones in brackets); older reports have only all.
+function cell(metrics, n) {
+  const fresh = metrics.new_by_length;
+  if (Number(n) <= metrics.train_length || !fresh) return pct(metrics.accuracy_by_length[n]);
+  const seen = (metrics.trained_by_length || {})[n];
+  return seen === null || seen === undefined ? pct(fresh[n]) : `${pct(fresh[n])} (${pct(seen)})`;
+}
+
 function accuracyTable(metrics) {
   const lengths = Object.keys(metrics.accuracy_by_length);
+  const chance = metrics.chance ? ` Guessing scores ${pct(metrics.chance)}.` : "";
+  const caption = metrics.new_by_length
+    ? `Your model: share answered right; past ${metrics.train_length}, on the new positions only `
+      + `(in brackets, on the positions it was trained on).${chance}`
+    : "Your model: share of positions answered right, by sequence length";
   return h("table", { class: "lab-table" },
-    h("caption", null, "Your model: share of positions answered right, by sequence length"),
+    h("caption", null, caption),
     h("thead", null, h("tr", null,
       lengths.map((n) => h("th", { scope: "col" }, Number(n) === metrics.train_length ? `${n} (trained)` : n)))),
-    h("tbody", null, h("tr", null, lengths.map((n) => h("td", null, pct(metrics.accuracy_by_length[n]))))));
+    h("tbody", null, h("tr", null, lengths.map((n) => h("td", null, cell(metrics, n))))));
 }
 
 function pictureWords(picture) {
@@ -36,7 +50,7 @@ export function labFigures(view) {
   const metrics = view.metrics;
   if (!metrics || !metrics.accuracy_by_length || view.id === undefined) return null;
   const base = `/submissions/${view.id}/figures`;
-  const accuracyWords = Object.entries(metrics.accuracy_by_length).map(([n, v]) => `${pct(v)} at ${n}`).join(", ");
+  const accuracyWords = Object.keys(metrics.accuracy_by_length).map((n) => `${cell(metrics, n)} at ${n}`).join(", ");
   const loss = Array.isArray(metrics.loss) ? metrics.loss : [];
   const figures = [
     ["accuracy", `Accuracy by sequence length, yours (black) over the course's reference runs: ${accuracyWords}.`,
@@ -51,6 +65,6 @@ export function labFigures(view) {
     h("h4", { id: "lab-report-h" }, "Your experiment in pictures"),
     accuracyTable(metrics),
     figures.map(([name, alt, caption]) => h("figure", { class: "lab-figure-img" },
-      h("img", { src: `${base}/${name}.svg`, alt, loading: "lazy", width: "520", height: "260" }),
+      h("img", { src: `${base}/${name}.svg`, alt, loading: "lazy", width: name === "accuracy" ? "560" : "520", height: "260" }),
       h("figcaption", null, caption))));
 }

@@ -1,4 +1,4 @@
-# A learned table instead of sinusoids: right at 16, refuses 24 (no row), so the 1.5x goal fails -> wrong_answer
+# A learned table instead of sinusoids: right at 16, refuses 24 (no row); the module check and the 1.5x goal fail -> wrong_answer
 import torch
 from torch import nn
 

@@ -1,0 +1,248 @@
+"""Which quiz questions work: difficulty, discrimination, choices picked, reliability.
+
+Computed from each student's latest attempt at a quiz (as `stats items` promises outside
+scripts: ../shared/interfaces.md), so a student counts once however often they retook it. The
+numbers are the classical test theory ones an instructor meets in Moodle's or Canvas's quiz
+statistics.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.instructor.gradebook import SOLVED
+from app.progress.models import QuizAttempt
+from app.submissions.models import Submission
+from app.users.models import Role, User
+
+MIN_FOR_FLAGS = 10  # fewer answers than this say too little to flag a question
+TOP_WRONG = 3
+
+
+@dataclass
+class ChoiceCount:
+    """One option of a choice question and how many students picked it."""
+
+    id: str
+    text: str
+    correct: bool
+    picked: int
+
+
+@dataclass
+class ItemStats:
+    """One question's statistics over the students' latest attempts."""
+
+    id: str
+    type: str
+    prompt: str
+    answered: int = 0
+    difficulty: float | None = None  # share right (higher is easier)
+    discrimination: float | None = None  # corrected point-biserial (item vs rest of the quiz)
+    upper_lower: float | None = None  # share right in the top 27% minus the bottom 27%
+    choices: list[ChoiceCount] = field(default_factory=list)
+    common_wrong: list[tuple[str, int]] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)
+
+
+@dataclass
+class QuizStats:
+    """A quiz's items plus its reliability."""
+
+    lesson: str
+    students: int
+    items: list[ItemStats]
+    kr20: float | None  # KR-20, which is Cronbach's alpha for right/wrong items
+
+
+def _corr(x: np.ndarray, y: np.ndarray) -> float | None:
+    """Pearson's r, or None when either side does not vary (r is undefined)."""
+    if x.size < 2 or x.std() == 0 or y.std() == 0:
+        return None
+    return float(np.corrcoef(x, y)[0, 1])
+
+
+def kr20(matrix: np.ndarray) -> float | None:
+    """KR-20 of a students × items matrix of 0/1 (population variances, as Kuder and Richardson)."""
+    students, items = matrix.shape
+    if items < 2 or students < 2:
+        return None
+    totals = matrix.sum(axis=1)
+    variance = totals.var()
+    if variance == 0:
+        return None
+    p = matrix.mean(axis=0)
+    return float(items / (items - 1) * (1 - (p * (1 - p)).sum() / variance))
+
+
+def upper_lower(matrix: np.ndarray, share: float = 0.27) -> list[float | None]:
+    """Per item: share right among the top `share` of students by total minus the bottom's."""
+    students = matrix.shape[0]
+    group = math.floor(students * share + 0.5)
+    if group < 1 or 2 * group > students:
+        return [None] * matrix.shape[1]
+    order = np.argsort(matrix.sum(axis=1), kind="stable")
+    low, high = matrix[order[:group]], matrix[order[-group:]]
+    return [float(v) for v in high.mean(axis=0) - low.mean(axis=0)]
+
+
+def item_table(matrix: np.ndarray) -> tuple[list[float], list[float | None], list[float | None]]:
+    """Difficulty, corrected point-biserial and upper-lower index of every item (column)."""
+    totals = matrix.sum(axis=1)
+    difficulty = [float(v) for v in matrix.mean(axis=0)]
+    discrimination = [_corr(matrix[:, j], totals - matrix[:, j]) for j in range(matrix.shape[1])]
+    return difficulty, discrimination, upper_lower(matrix)
+
+
+def _answer_text(answer: object) -> str:
+    return " ".join(str(answer).split())[:80] if answer not in (None, "") else "(no answer)"
+
+
+def _flags(item: ItemStats) -> list[str]:
+    if item.answered < MIN_FOR_FLAGS:
+        return []
+    flags = []
+    if item.discrimination is not None and item.discrimination < 0:
+        flags.append(
+            "negative discrimination: students who did well on the rest of the quiz got this "
+            "one wrong more often; check the key and the wording"
+        )
+    unpicked = [c.text for c in item.choices if not c.correct and c.picked == 0]
+    if unpicked:
+        flags.append("a distractor nobody picked: " + "; ".join(unpicked))
+    return flags
+
+
+def quiz_stats(
+    lesson: str, questions: Sequence[Any], attempts: Sequence[Mapping[str, Any]]
+) -> QuizStats:
+    """Statistics of a quiz's questions (as the content defines them) over stored results."""
+    by_student = [{q.get("id"): q for q in a.get("questions", [])} for a in attempts]
+    ids = [str(q.id) for q in questions]
+    # Only questions every counted attempt answered enter the matrix (content may have changed).
+    complete = [r for r in by_student if all(i in r for i in ids)]
+    matrix = np.array([[bool(r[i].get("correct")) for i in ids] for r in complete], dtype=float)
+    if matrix.size:
+        difficulty, discrimination, ul = item_table(matrix)
+    else:
+        difficulty, discrimination, ul = [], [], []
+    items = []
+    for j, question in enumerate(questions):
+        answers = [r[ids[j]] for r in by_student if ids[j] in r]
+        item = ItemStats(
+            id=ids[j], type=str(question.type), prompt=str(question.prompt), answered=len(answers)
+        )
+        if matrix.size:
+            item.difficulty, item.discrimination, item.upper_lower = (
+                difficulty[j],
+                discrimination[j],
+                ul[j],
+            )
+        options = getattr(question, "choices", None)
+        if options:
+            picked: Counter[str] = Counter(
+                c.get("id") for a in answers for c in a.get("choices", []) if c.get("chosen")
+            )
+            item.choices = [
+                ChoiceCount(str(c.id), str(c.text), bool(c.correct), picked[c.id]) for c in options
+            ]
+        else:
+            wrong = Counter(_answer_text(a.get("answer")) for a in answers if not a.get("correct"))
+            item.common_wrong = wrong.most_common(TOP_WRONG)
+        item.flags = _flags(item)
+        items.append(item)
+    reliability = kr20(matrix) if matrix.size else None
+    return QuizStats(lesson=lesson, students=len(by_student), items=items, kr20=reliability)
+
+
+def latest_attempts(*, session: Session, lesson_slug: str) -> list[dict[str, Any]]:
+    """Each student's latest attempt at the quiz (instructors' own tries left out)."""
+    rows = session.execute(
+        select(QuizAttempt.user_id, QuizAttempt.results)
+        .join(User, User.id == QuizAttempt.user_id)
+        .where(QuizAttempt.lesson_slug == lesson_slug, User.role == Role.student)
+        .order_by(QuizAttempt.user_id, QuizAttempt.created_at, QuizAttempt.id)
+    )
+    return list({user_id: results for user_id, results in rows}.values())  # the last one wins
+
+
+def _quiz_shares(session: Session, lessons: Sequence[str]) -> dict[int, float]:
+    """Each student's share right over their latest attempt at every quiz they took."""
+    right: Counter[int] = Counter()
+    asked: Counter[int] = Counter()
+    rows = session.execute(
+        select(QuizAttempt.user_id, QuizAttempt.lesson_slug, QuizAttempt.results)
+        .join(User, User.id == QuizAttempt.user_id)
+        .where(QuizAttempt.lesson_slug.in_(lessons), User.role == Role.student)
+        .order_by(QuizAttempt.created_at, QuizAttempt.id)
+    )
+    latest = {(uid, slug): results for uid, slug, results in rows}
+    for (uid, _slug), results in latest.items():
+        questions = results.get("questions", [])
+        right[uid] += sum(bool(q.get("correct")) for q in questions)
+        asked[uid] += len(questions)
+    return {uid: right[uid] / asked[uid] for uid in asked if asked[uid]}
+
+
+def exercise_items(
+    *, session: Session, slugs: Sequence[str], quiz_lessons: Sequence[str]
+) -> list[dict[str, Any]]:
+    """Per exercise: students who submitted, share solved (latest submission), discrimination.
+
+    Discrimination here is solved-or-not against the student's share right over the quizzes
+    (the rest of the course), among students who did both; None while that is undefined.
+    """
+    rows = session.execute(
+        select(Submission.user_id, Submission.exercise_slug, Submission.score)
+        .join(User, User.id == Submission.user_id)
+        .where(
+            User.role == Role.student,
+            Submission.exercise_slug.in_(slugs),
+            Submission.mode == "submit",
+            Submission.status == "done",
+        )
+        .order_by(Submission.created_at, Submission.id)
+    )
+    latest = {(uid, slug): score or 0.0 for uid, slug, score in rows}
+    shares = _quiz_shares(session, quiz_lessons)
+    items = []
+    for slug in slugs:
+        solved = {uid: float(score >= SOLVED) for (uid, s), score in latest.items() if s == slug}
+        both = [uid for uid in solved if uid in shares]
+        discrimination = _corr(
+            np.array([solved[u] for u in both]), np.array([shares[u] for u in both])
+        )
+        items.append(
+            {
+                "item": slug,
+                "attempts": len(solved),
+                "difficulty": sum(solved.values()) / len(solved) if solved else None,
+                "discrimination": discrimination,
+                "choices": {},
+            }
+        )
+    return items
+
+
+def question_items(stats: QuizStats) -> list[dict[str, Any]]:
+    """A quiz's questions in the `stats items` shape (choices as shares of the answers)."""
+    return [
+        {
+            "item": f"{stats.lesson}/{item.id}",
+            "attempts": item.answered,
+            "difficulty": item.difficulty,
+            "discrimination": item.discrimination,
+            "choices": {c.id: c.picked / item.answered for c in item.choices}
+            if item.answered
+            else {c.id: 0.0 for c in item.choices},
+        }
+        for item in stats.items
+    ]

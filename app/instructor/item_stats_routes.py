@@ -1,0 +1,125 @@
+"""Quiz item statistics: a page per quiz, its CSV, and the same numbers as JSON."""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import asdict
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request
+from starlette.responses import Response
+
+from app.content.loader import Course, Lesson
+from app.content.service import CourseDep
+from app.db import SessionDep
+from app.instructor.gradebook import csv_cell
+from app.instructor.item_stats import MIN_FOR_FLAGS, QuizStats, latest_attempts, quiz_stats
+from app.instructor.web import page
+from app.users.deps import InstructorUser
+from app.web.api import errors
+
+router = APIRouter(tags=["instructor"])
+
+
+def _quiz_lesson(course: Course, slug: str) -> Lesson:
+    lesson = course.lesson(slug)
+    if lesson is None or not lesson.meta.quiz:
+        raise HTTPException(404, f"There is no quiz in a lesson called '{slug}'.")
+    return lesson
+
+
+def _stats(session: Any, lesson: Lesson) -> QuizStats:
+    slug = lesson.meta.slug
+    return quiz_stats(slug, lesson.meta.quiz, latest_attempts(session=session, lesson_slug=slug))
+
+
+@router.get("/instructor/quizzes", include_in_schema=False)
+def quizzes_page(
+    request: Request, session: SessionDep, course: CourseDep, user: InstructorUser
+) -> Response:
+    """Every quiz with its students, reliability and flagged questions."""
+    rows = [(les, _stats(session, les)) for les in course.lessons if les.meta.quiz]
+    return page(request, "instructor/quizzes.html", user, rows=rows, min_for_flags=MIN_FOR_FLAGS)
+
+
+@router.get("/instructor/quizzes/{slug}", include_in_schema=False)
+def quiz_page(
+    slug: str, request: Request, session: SessionDep, course: CourseDep, user: InstructorUser
+) -> Response:
+    """One quiz's questions: difficulty, discrimination, choices picked, common wrong answers."""
+    lesson = _quiz_lesson(course, slug)
+    return page(
+        request,
+        "instructor/quiz.html",
+        user,
+        lesson=lesson,
+        stats=_stats(session, lesson),
+        min_for_flags=MIN_FOR_FLAGS,
+    )
+
+
+CSV_HEADER = [
+    "question",
+    "type",
+    "answered",
+    "difficulty",
+    "discrimination",
+    "upper_lower",
+    "choices picked",
+    "common wrong answers",
+    "flags",
+    "quiz kr20",
+]
+
+
+def _number(value: float | None) -> str:
+    return "" if value is None else f"{value:.3f}"
+
+
+def stats_csv(stats: QuizStats) -> str:
+    """One row per question; choice counts and common wrong answers as 'text: count' lists."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(CSV_HEADER)
+    for item in stats.items:
+        choices = "; ".join(
+            f"{c.id}{' (key)' if c.correct else ''}: {c.picked}" for c in item.choices
+        )
+        wrong = "; ".join(f"{text}: {n}" for text, n in item.common_wrong)
+        cells: list[object] = [
+            item.id,
+            item.type,
+            item.answered,
+            _number(item.difficulty),
+            _number(item.discrimination),
+            _number(item.upper_lower),
+            choices,
+            wrong,
+            " | ".join(item.flags),
+            _number(stats.kr20),
+        ]
+        writer.writerow([csv_cell(c) for c in cells])
+    return out.getvalue()
+
+
+@router.get(
+    "/instructor/quizzes/{slug}/items.csv",
+    responses={200: {"content": {"text/csv": {}}}, **errors(401, 403, 404, 422, html=True)},
+)
+def quiz_csv(slug: str, session: SessionDep, course: CourseDep, user: InstructorUser) -> Response:
+    """The quiz's item statistics as CSV for a spreadsheet (students' latest attempts)."""
+    stats = _stats(session, _quiz_lesson(course, slug))
+    return Response(
+        stats_csv(stats),
+        media_type="text/csv; charset=utf-8",
+        headers={"content-disposition": f'attachment; filename="quiz-{slug}-items.csv"'},
+    )
+
+
+@router.get("/api/instructor/quizzes/{slug}/items", responses=errors(401, 403, 404, 422))
+def quiz_items(
+    slug: str, session: SessionDep, course: CourseDep, user: InstructorUser
+) -> dict[str, Any]:
+    """The same statistics as JSON (shares 0 to 1; null where a number is undefined)."""
+    return asdict(_stats(session, _quiz_lesson(course, slug)))

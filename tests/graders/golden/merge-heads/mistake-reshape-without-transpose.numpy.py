@@ -1,0 +1,3 @@
+def merge_heads(x):
+    batch, heads, seq, d_head = x.shape
+    return x.reshape(batch, seq, heads * d_head)

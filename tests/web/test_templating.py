@@ -1,0 +1,35 @@
+"""Templates are compiled at start-up, so the first class after a restart does not pay for it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from jinja2 import DictLoader
+
+from app.config import ROOT
+from app.main import create_app
+from app.web.templating import compile_templates, templates
+
+
+def test_every_page_template_is_compiled_when_the_app_starts(data_dir: Path) -> None:
+    templates.env.cache.clear()  # type: ignore[union-attr]
+    expected = {
+        p.relative_to(ROOT / "templates").as_posix() for p in (ROOT / "templates").rglob("*.html")
+    }
+    with TestClient(create_app()):
+        pass  # start-up and shut-down: shut-down waits for the compiling to finish
+    cached = {key[1] for key in templates.env.cache}  # type: ignore[union-attr]
+    assert expected and expected <= cached
+
+
+def test_a_template_that_does_not_compile_is_logged_and_the_rest_are_compiled(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    loader = DictLoader({"good.html": "<p>{{ x }}</p>", "broken.html": "{% if %}"})
+    monkeypatch.setattr(templates.env, "loader", loader)
+    templates.env.cache.clear()  # type: ignore[union-attr]
+    assert compile_templates() == 1
+    assert "broken.html does not compile" in caplog.text
+    templates.env.cache.clear()  # type: ignore[union-attr]
