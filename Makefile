@@ -6,8 +6,11 @@ STAMP := $(VENV)/.installed-stamp
 ASSETS := frontend/dist/.built
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# pytest-xdist workers: one per core (grader sandboxes are processes, so tests overlap well).
+PYTEST_WORKERS ?= auto
+PYTEST := $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup
 
-.PHONY: system install assets migrate prepare run test test-grader lint typecheck validate bench soak clean
+.PHONY: system install assets migrate prepare run test test-scenarios test-all test-grader lint typecheck validate bench soak clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -59,12 +62,20 @@ typecheck: install
 validate: install
 	$(BIN)/python -m app validate
 
+# Every test but the end-to-end scenarios (marked `scenario` in tests/conftest.py).
 test: system install assets migrate prepare lint typecheck validate
-	$(BIN)/python -m pytest
+	$(PYTEST) -m "not scenario"
+
+# The end-to-end scenarios: real servers and workers, benchmarks in small, Chromium.
+test-scenarios: system install assets migrate prepare
+	$(PYTEST) -m scenario
+
+# Everything: what CI runs as root.
+test-all: test test-scenarios
 
 # The grader's suites alone (CI runs them again as an ordinary user: .ci/as-user).
 test-grader: system install
-	$(BIN)/python -m pytest tests/graders
+	$(PYTEST) tests/graders
 
 bench: install
 	$(BIN)/python -m app bench

@@ -21,6 +21,34 @@ from app.migrate import upgrade_head
 from app.users.models import Role
 from app.users.service import create_user, issue_api_token
 
+# End-to-end scenarios (real servers, workers, a browser): `make test-scenarios`, not `make test`.
+SCENARIOS = ("tests/browser/", "tests/test_bench.py", "tests/jobs/test_scale_out.py")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the scenarios, and keep tests that share a module or package fixture (a server, a
+    warm grader) on one xdist worker, so `-n` never starts that fixture twice."""
+    for item in items:
+        if item.nodeid.startswith(SCENARIOS):
+            item.add_marker(pytest.mark.scenario)
+        group = _shared_scope(item)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
+def _shared_scope(item: pytest.Item) -> str | None:
+    """The widest node whose fixture, defined in tests/, this test shares with others."""
+    info = getattr(item, "_fixtureinfo", None)
+    widest: str | None = None
+    for defs in info.name2fixturedefs.values() if info is not None else ():
+        fixture = defs[-1]
+        if fixture.scope == "function" or not fixture.baseid.startswith("tests"):
+            continue
+        node = fixture.baseid if fixture.scope == "package" else item.nodeid.split("::")[0]
+        if widest is None or len(node) < len(widest):
+            widest = node
+    return widest
+
 
 def _clear_caches() -> None:
     get_settings.cache_clear()
