@@ -27,7 +27,7 @@ def _shows_more_than_the_interpreter(tops, allowed=()):
                 path = f"{folder}/{name}"
                 if path in keep and path not in prefixes:
                     folders.append(path)
-                elif path not in keep and not (folder == top and name in allowed):
+                elif path not in keep and not (folder == top and name.startswith(allowed)):
                     return True
     return False
 
@@ -41,8 +41,10 @@ def _leaked():
     project = ("/grader/engine.py", "/grader/spec.py", "/grader/positions.py", "/etc/passwd")
     if any(os.path.exists(p) for p in project):
         return True
-    if _shows_more_than_the_interpreter([here], allowed=("submission.py",)):
-        return True  # its working folder holds nothing but the code (and, maybe, the venv's path)
+    # its working folder holds nothing but the code, torch's own cache folder made in this run's
+    # private /tmp, and maybe the venv's path
+    if _shows_more_than_the_interpreter([here], allowed=("submission.py", "torchinductor_")):
+        return True
     if _shows_more_than_the_interpreter(["/root", "/home"]):
         return True
     try:
