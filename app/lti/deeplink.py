@@ -16,7 +16,7 @@ from app.content.loader import Course
 from app.lti import keys
 from app.lti.launch import LTI
 from app.lti.models import LtiPlatform
-from app.lti.service import DEEP_LINKING, check_item, target_path
+from app.lti.service import DEEP_LINKING, check_item, graded_in_lms, target_path
 
 DL = "https://purl.imsglobal.org/spec/lti-dl/claim/"
 RESOURCE_LINK = "ltiResourceLink"
@@ -117,7 +117,7 @@ def content_items(
             "url": base_url.rstrip("/") + path.split("#")[0],
             "custom": {"target": key},
         }
-        if lineitem and what in ("quiz", "exercise"):
+        if lineitem and graded_in_lms(course, what, slug):
             item["lineItem"] = {"scoreMaximum": 100, "label": title, "tag": key}
         items.append(item)
     return items

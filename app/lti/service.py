@@ -57,6 +57,18 @@ def parse_target(claims: dict[str, Any]) -> tuple[str, str] | None:
     return None
 
 
+def graded_in_lms(course: Course, kind: str, slug: str) -> bool:
+    """Quizzes and exercises send their scores to the LMS; a lab does not (practice only).
+
+    Why: a lab's verdict comes from code running in the student's own process, which could fake
+    it, so its score counts nowhere: the gradebook leaves it out of the total (issue 24).
+    """
+    if kind == "quiz":
+        return True
+    exercise = course.exercise(slug) if kind == "exercise" else None
+    return exercise is not None and exercise.meta.entry.kind != "experiment"
+
+
 def check_item(course: Course, kind: str, slug: str) -> None:
     """404 LaunchError unless the item exists (and a quiz has questions)."""
     if kind not in KINDS:
@@ -174,6 +186,6 @@ def handle_launch(
     if target is None:
         return Launched(user=user, target="/", context=context)
     kind, slug = target
-    if context is not None and kind in ("quiz", "exercise"):
+    if context is not None and graded_in_lms(course, kind, slug):
         upsert_link(session=session, context=context, kind=kind, slug=slug, claims=claims)
     return Launched(user=user, target=target_path(kind, slug), context=context)

@@ -127,3 +127,16 @@ def test_an_empty_accept_types_is_not_read_as_accepting_lti_links(
     _, page = _picker(lti_client, platform, accept_types=[])
     assert "cannot add course content here" in page and "accepts only no items" not in page
     assert _response_claims(lti_client, platform, page)[DL + "content_items"] == []
+
+
+def test_a_lab_is_linked_as_practice_without_a_line_item(
+    lti_client: TestClient, platform: Platform
+) -> None:
+    """Issue 24: a lab's score is practice only, so the LMS gets no gradebook column for it."""
+    ticket, page = _picker(lti_client, platform, accept_types=["ltiResourceLink"])
+    picked = ["exercise:lab-learned-vs-sinusoidal", "exercise:alibi-bias"]
+    answer = _submit(lti_client, ticket, page, picked)
+    items = _response_claims(lti_client, platform, answer.text)[DL + "content_items"]
+    lab, graded = items
+    assert lab["custom"] == {"target": "exercise:lab-learned-vs-sinusoidal"}
+    assert "lineItem" not in lab and "lineItem" in graded

@@ -160,3 +160,14 @@ def test_jwks_serves_the_tool_key(lti_client: TestClient) -> None:
     keys = lti_client.get("/lti/jwks").json()["keys"]
     assert keys[0]["kty"] == "RSA" and keys[0]["alg"] == "RS256" and keys[0]["kid"]
     assert "d" not in keys[0]  # public half only
+
+
+def test_a_launch_to_a_lab_lands_on_it_but_links_no_grade(
+    lti_client: TestClient, platform: Platform
+) -> None:
+    """Issue 24: a lab is practice only; no link row means no score is ever queued for the LMS."""
+    lab = {LTI + "custom": {"target": "exercise:lab-learned-vs-sinusoidal"}}
+    response = launch(lti_client, platform, sub="s-9", roles=[LEARNER], claims=lab)
+    assert _follow_to_item(lti_client, response) == "/exercises/lab-learned-vs-sinusoidal"
+    with session_factory()() as session:
+        assert session.scalars(select(LtiLink.slug)).all() == []
