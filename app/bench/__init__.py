@@ -4,7 +4,8 @@ Scenarios (docs/benchmarks.md): `cold` (fresh data dir, first verdicts right aft
 `sequential` (back to back, right and wrong alternating), `burst` (20 Flax, 60 NumPy at once),
 `lab` (Poisson arrivals over every exercise, 60% wrong), `pages` (a class of N students
 opens five pages at once, then S submissions are followed on their live streams) and `idle`
-(one at a time on a full pool, against a fresh sandbox per job). Each runs in the embedded
+(one at a time on a full pool, against a fresh sandbox per job); `similarity` and `items`
+(a generated class's quiz statistics) time the instructors' reports. Each runs in the embedded
 default or, with `--scale-out`, on PostgreSQL, Redis and worker processes. It reports and
 never fails on a missed target; it exits 1 when a verdict is wrong or a submission is lost.
 """
@@ -16,11 +17,11 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from app.bench import idle, pages, scenarios, similarity
+from app.bench import classroom, idle, pages, scenarios, similarity
 from app.bench.server import deployment
 from app.config import get_settings
 
-SCENARIOS = ("cold", "sequential", "burst", "lab", "pages", "similarity", "idle")
+SCENARIOS = ("cold", "sequential", "burst", "lab", "pages", "similarity", "items", "idle")
 # Issue 25's targets for what a class sends (corpus-drawn JAX); the "(declared)" lines have none.
 TARGETS: dict[str, tuple[tuple[str, float], ...]] = {
     "cold numpy": (("p50_ms", 3000.0),),
@@ -52,6 +53,7 @@ class Options:
     streams: int = 300
     web_processes: int = 1
     similar_submissions: int = 300
+    class_size: int = 200  # items: students in the generated class
     declared: bool = True  # also the old lines: the model solution and declared mistakes alone
 
 
@@ -194,6 +196,19 @@ def _scenario(
             f"  {found['submissions']} final submissions compared in {found.get('seconds')} s "
             f"(target < 60 s); {found.get('planted_in_top_10')} of {found.get('planted')} "
             f"planted copies in the top 10; {found.get('error', '')}",
+            flush=True,
+        )
+        return {}
+    if name == "items":
+        found = classroom.items(run_.env, options.class_size)
+        results["items_run"] = found
+        print(
+            f"  {found['students']} students, {found['attempts']} quiz attempts; "
+            f"`stats items --json` in {found.get('seconds')} s over {found.get('questions')} "
+            f"questions; difficulty {found.get('difficulty_range')}, median discrimination "
+            f"{found.get('median_discrimination')}; KR-20 per quiz {found['kr20']}; "
+            f"negative discrimination: {found.get('negative_discrimination')}; "
+            f"a choice nobody picked: {found.get('choice_nobody_picked')} {found.get('error', '')}",
             flush=True,
         )
         return {}

@@ -34,6 +34,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         streams=args.streams,
         web_processes=args.web_processes,
         similar_submissions=args.similar,
+        class_size=args.class_size,
         declared=not args.no_declared,
     )
     return run(options)
@@ -108,7 +109,10 @@ def add_parsers(sub: Any) -> None:
     bench = sub.add_parser("bench", help="measure submit-to-verdict latency and throughput")
     bench.add_argument(
         "--scenario",
-        choices=["cold", "sequential", "burst", "lab", "pages", "similarity", "idle", "all"],
+        choices=[
+            *("cold", "sequential", "burst", "lab", "pages", "similarity", "items", "idle"),
+            "all",
+        ],
         default="all",
     )
     bench.add_argument("--scale-out", action="store_true", help="PostgreSQL, Redis, workers")
@@ -129,6 +133,9 @@ def add_parsers(sub: Any) -> None:
     )
     bench.add_argument(
         "--similar", type=int, default=300, help="similarity: final submissions compared"
+    )
+    bench.add_argument(
+        "--class-size", type=int, default=200, help="items: students in the generated class"
     )
     bench.add_argument(
         "--no-declared",
