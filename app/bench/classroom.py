@@ -63,9 +63,8 @@ def _wrong(
     # The author's known wrong answers hold for the first variant only, so only when there is one.
     if question.reject and not question.params and rng.random() < 0.7:
         return rng.choice(question.reject)
-    right = _right(question, params)
     if isinstance(question, Numeric):
-        value = float(str(right))
+        value = float(str(_right(question, params)))
         return repr(value * rng.choice([2, 0.5, 10]) if value else 1.0)
     assert isinstance(question, Shape)
     axes = [str(params.get(axis, axis)) for axis in question.answer]
