@@ -18,6 +18,7 @@ from typing import Any
 
 import yaml
 
+from graders import lifeline
 from graders.lab_scoring import lab_spec
 
 HERE = Path(__file__).resolve().parent
@@ -76,6 +77,7 @@ def load_or_run(folder: Path, scheme: str, cache_dir: Path | None) -> dict[str, 
         timeout=TIMEOUT_S,
         check=False,
         cwd=HERE.parent,
+        env=lifeline.child_env(),
     )
     if proc.returncode != 0:
         tail = proc.stderr.decode("utf-8", "replace")[-2000:]
@@ -113,6 +115,7 @@ def _factory(folder: Path, scheme: str, entry_name: str) -> tuple[str | None, An
 
 def main() -> None:
     """Train one scheme with the exercise's settings and print its measurements as JSON."""
+    lifeline.die_with_parent()
     from graders.experiment import Config, LossNotFinite, run
     from graders.lab_scoring import eval_sequences, score
 

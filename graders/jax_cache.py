@@ -28,6 +28,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from graders import lifeline
+
 SANDBOX_CACHE_DIR = "/grader/jax-cache"
 FILL_TIMEOUT_S = 600
 LIBRARIES = ("jax", "jaxlib", "flax", "numpy")
@@ -93,7 +95,7 @@ def fill(
     todo = stale(bundles, cache_dir, env)
     if not todo:
         return 0.0
-    child_env = {**os.environ, **{k: v for k, v in env.items() if k != "HOME"}}
+    child_env = {**lifeline.child_env(), **{k: v for k, v in env.items() if k != "HOME"}}
     proc = subprocess.run(
         [sys.executable, "-m", "graders.jax_cache", str(exercises_dir), str(cache_dir), *todo],
         capture_output=True,
@@ -138,6 +140,7 @@ def _run_bundle(bundle: list[dict[str, Any]]) -> int:
 
 def main() -> None:
     """Child process: configure a writable cache, run the named JAX model solutions' shapes."""
+    lifeline.die_with_parent()
     from graders.warmup import warmup_bundles
 
     os.nice(19)  # background work: students' jobs come first

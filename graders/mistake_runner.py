@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from graders import protocol, results
+from graders import lifeline, protocol, results
 from graders.spec import ExerciseSpec, content_key, load_spec
 
 HERE = Path(__file__).resolve().parent
@@ -61,6 +61,7 @@ def compute(spec: ExerciseSpec, *, background: bool = False) -> Outputs:
         timeout=RUN_TIMEOUT_S,
         check=False,
         cwd=HERE.parent,
+        env=lifeline.child_env(),
     )
     if proc.returncode != 0:
         tail = proc.stderr.decode("utf-8", "replace")[-2000:]
@@ -119,6 +120,7 @@ def _read(path: Path, spec: ExerciseSpec) -> Outputs:
 
 def main() -> None:
     """Child process: run each mistake with the harness's run_job, write its result stream."""
+    lifeline.die_with_parent()
     spec = load_spec(Path(sys.argv[1]))
     sys.path.insert(0, str(HERE))  # the harness imports `protocol` as the sandbox binds it
     import harness  # type: ignore[import-not-found]

@@ -12,12 +12,13 @@ from pathlib import Path
 
 import numpy as np
 
-from graders import protocol
+from graders import lifeline, protocol
 from graders.spec import load_spec
 
 
 def main() -> None:
     """Write one ARRAY (or ERROR) frame per function case, then END."""
+    lifeline.die_with_parent()
     spec = load_spec(Path(sys.argv[1]))
     func = spec.reference()
     out = sys.stdout.buffer
