@@ -19,9 +19,11 @@ from typing import Any
 
 import numpy as np
 import yaml
+from pydantic import ValidationError
 
+from graders import lifeline
 from graders import results as result_stream
-from graders.compare import DEFAULT_ATOL, DEFAULT_RTOL
+from graders.exercise_format import ExerciseMeta, MistakesFile, read_exercise_meta, read_mistakes
 from graders.properties import PropertyCheck, PropertyError, load_properties
 
 Value = np.ndarray | int | float
@@ -158,6 +160,7 @@ def _run_reference(spec: ExerciseSpec) -> dict[int, np.ndarray]:
         timeout=300,
         check=False,
         cwd=Path(__file__).resolve().parent.parent,
+        env=lifeline.child_env(),
     )
     if proc.returncode != 0:
         tail = proc.stderr.decode("utf-8", "replace")[-2000:]
@@ -240,21 +243,35 @@ def _case(index: int, raw: Any, slug: str, *, generated: bool = False) -> Case:
     )
 
 
-def load_spec(folder: Path) -> ExerciseSpec:
-    """Read exercise.yaml, cases.py and mistakes.yaml; visible cases come first."""
+def _read(folder: Path) -> tuple[ExerciseMeta, MistakesFile]:
+    """The folder's exercise.yaml and mistakes.yaml, through the one schema `validate` uses."""
     try:
-        meta = yaml.safe_load((folder / "exercise.yaml").read_text(encoding="utf-8"))
-        mistakes_path = folder / "mistakes.yaml"
-        mistakes_raw = (
-            yaml.safe_load(mistakes_path.read_text(encoding="utf-8"))
-            if mistakes_path.is_file() or meta["entry"]["kind"] != "experiment"
-            else None
-        )
+        meta = read_exercise_meta(folder)
+        mistakes = read_mistakes(folder)
     except (OSError, yaml.YAMLError) as exc:
         raise SpecError(f"cannot read the exercise files in {folder.name}: {exc}") from exc
-    slug = str(meta["slug"])
-    if meta["entry"]["kind"] == "experiment":
-        return _experiment_spec(folder, meta, mistakes_raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "(top level)"
+        raise SpecError(
+            f"{folder.name}: the exercise files do not follow the format ({where}: "
+            f"{first['msg']}); run `python -m app validate` for every problem"
+        ) from exc
+    if meta.entry.kind != "experiment" and not (folder / "mistakes.yaml").is_file():
+        raise SpecError(f"cannot read the exercise files in {folder.name}: no mistakes.yaml")
+    return meta, mistakes
+
+
+def _mistake_specs(mistakes: MistakesFile) -> list[MistakeSpec]:
+    return [MistakeSpec(**m.model_dump()) for m in mistakes.mistakes]
+
+
+def load_spec(folder: Path) -> ExerciseSpec:
+    """Read exercise.yaml, cases.py and mistakes.yaml; visible cases come first."""
+    meta, mistakes = _read(folder)
+    slug = meta.slug
+    if meta.entry.kind == "experiment":
+        return _experiment_spec(folder, meta, mistakes)
     cases_module = _load_module(folder / "cases.py", f"cases_{slug}")
     cases_func = getattr(cases_module, "cases", None)
     if not callable(cases_func):
@@ -265,8 +282,6 @@ def load_spec(folder: Path) -> ExerciseSpec:
     ordered = [(c, False) for c in raw_cases if not c.get("hidden")]
     ordered += [(c, True) for c in drawn]
     ordered += [(c, False) for c in raw_cases if c.get("hidden")]
-    limits = meta.get("limits") or {}
-    tolerance = meta.get("tolerance") or {}
     cases = [_case(i, raw, slug, generated=gen) for i, (raw, gen) in enumerate(ordered)]
     try:
         properties = load_properties(folder, slug, {c.property for c in cases if c.property})
@@ -275,36 +290,33 @@ def load_spec(folder: Path) -> ExerciseSpec:
     return ExerciseSpec(
         slug=slug,
         folder=folder,
-        entry_kind=str(meta["entry"]["kind"]),
-        entry_name=str(meta["entry"]["name"]),
-        frameworks=[str(f) for f in meta["frameworks"]],
-        time_ms=int(limits.get("time_ms", 2000)),
-        memory_mb=int(limits.get("memory_mb", 1024)),
-        rtol=float(tolerance.get("rtol", DEFAULT_RTOL)),
-        atol=float(tolerance.get("atol", DEFAULT_ATOL)),
+        entry_kind=meta.entry.kind,
+        entry_name=meta.entry.name,
+        frameworks=list(meta.frameworks),
+        time_ms=meta.limits.time_ms,
+        memory_mb=meta.limits.memory_mb,
+        rtol=meta.tolerance.rtol,
+        atol=meta.tolerance.atol,
         cases=cases,
-        mistakes=[MistakeSpec(**m) for m in (mistakes_raw or {}).get("mistakes", [])],
+        mistakes=_mistake_specs(mistakes),
         properties=properties,
     )
 
 
-def _experiment_spec(folder: Path, meta: dict[str, Any], mistakes_raw: Any) -> ExerciseSpec:
+def _experiment_spec(folder: Path, meta: ExerciseMeta, mistakes: MistakesFile) -> ExerciseSpec:
     """An experiment has no test cases: its goals live in the `experiment` section."""
-    limits = meta.get("limits") or {}
-    experiment = meta.get("experiment")
-    if not isinstance(experiment, dict):
-        raise SpecError(f"{meta['slug']}/exercise.yaml: an experiment needs an experiment section")
+    assert meta.experiment is not None  # the schema requires it for an experiment
     return ExerciseSpec(
-        slug=str(meta["slug"]),
+        slug=meta.slug,
         folder=folder,
         entry_kind="experiment",
-        entry_name=str(meta["entry"]["name"]),
-        frameworks=[str(f) for f in meta["frameworks"]],
-        time_ms=int(limits.get("time_ms", 2000)),
-        memory_mb=int(limits.get("memory_mb", 1024)),
-        rtol=DEFAULT_RTOL,
-        atol=DEFAULT_ATOL,
+        entry_name=meta.entry.name,
+        frameworks=list(meta.frameworks),
+        time_ms=meta.limits.time_ms,
+        memory_mb=meta.limits.memory_mb,
+        rtol=meta.tolerance.rtol,
+        atol=meta.tolerance.atol,
         cases=[],
-        mistakes=[MistakeSpec(**m) for m in (mistakes_raw or {}).get("mistakes", [])],
-        experiment=experiment,
+        mistakes=_mistake_specs(mistakes),
+        experiment=meta.experiment.model_dump(),
     )

@@ -12,7 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from app.content.schemas import ExerciseMeta, LessonMeta, MistakesFile
+from app.content.schemas import LessonMeta
+from graders.exercise_format import ExerciseMeta, MistakesFile
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 SCHEMAS: dict[str, tuple[type[BaseModel], str]] = {

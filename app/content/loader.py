@@ -13,7 +13,8 @@ from pydantic import BaseModel, ValidationError
 from app.content.hints import HINTS_DIR, HintError, load_hints
 from app.content.plot_blocks import parse_problems
 from app.content.render import plot_fences, render_markdown
-from app.content.schemas import ExerciseMeta, LessonMeta, Mistake, MistakesFile
+from app.content.schemas import LessonMeta
+from graders.exercise_format import ExerciseMeta, Mistake, MistakesFile
 
 log = logging.getLogger(__name__)
 M = TypeVar("M", bound=BaseModel)
@@ -293,6 +294,18 @@ def _check_cross_references(course: Course) -> None:
                 )
             )
         seen[key] = item.path
+    uuids: dict[str, str] = {}
+    for ex in course.exercises:
+        other = uuids.setdefault(str(ex.meta.uuid), ex.meta.slug)
+        if other != ex.meta.slug:
+            course.problems.append(
+                Problem(
+                    str(ex.path),
+                    f"exercise '{ex.meta.slug}' has the uuid of '{other}': a copied folder keeps "
+                    "its uuid, so give this one a new one (python -c 'import uuid; "
+                    "print(uuid.uuid4())')",
+                )
+            )
     lesson_slugs = {les.meta.slug for les in course.lessons}
     experiments = {ex.meta.slug for ex in course.exercises if ex.meta.experiment is not None}
     for les in course.lessons:

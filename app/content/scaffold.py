@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import json
 import re
+import uuid
 from pathlib import Path
 
 import yaml
 
-from app.content.schemas import FRAMEWORKS, SLUG_RE
+from graders.exercise_format import FRAMEWORKS, SLUG_RE
 
 SCHEMA_DIR = "docs/json-schemas"
 
@@ -78,9 +79,11 @@ EXERCISE_YAML = """\
 #   mistakes.yaml       known wrong answers and the hint shown for each
 #   hints/1.md, 2.md    hints in steps: students open them one at a time (optional)
 
-# Permanent id: the folder name and the page address /exercises/@@slug@@. Do not rename it
-# once students have submitted, or their submissions no longer belong to the exercise.
+# The folder name and the page address /exercises/@@slug@@. Do not rename it once students
+# have submitted, or their submissions no longer belong to the exercise.
 slug: @@slug@@
+# Permanent id, unique in the course, made when this folder was: keep it, never copy it.
+uuid: @@uuid@@
 # TODO: the title shown in the course outline and at the top of the page.
 title: @@title_yaml@@
 # Position among the exercises (ascending).
@@ -263,6 +266,7 @@ def new_exercise(
     order = _next_order(sorted(exercises.glob("*/exercise.yaml")), front_matter=False)
     values = {
         "slug": slug,
+        "uuid": str(uuid.uuid4()),
         "title": title or title_for(slug),
         "title_yaml": json.dumps(title or title_for(slug)),
         "func": entry_name(slug),

@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from app.config import ROOT
 from app.content.loader import Problem, load_exercise
-from app.content.schemas import ExerciseMeta
+from graders.exercise_format import ExerciseMeta
 
 LAB = ROOT / "exercises" / "lab-learned-vs-sinusoidal"
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,7 @@ Math: $x$.
 """
 
 EXERCISE_YAML = """slug: {slug}
+uuid: {uuid}
 title: Gather
 order: 1
 summary: Gather rows.
@@ -56,7 +58,9 @@ def write_exercise(root: Path, slug: str) -> Path:
     folder = root / "exercises" / slug
     (folder / "starter").mkdir(parents=True)
     (folder / "solutions").mkdir()
-    (folder / "exercise.yaml").write_text(EXERCISE_YAML.format(slug=slug), encoding="utf-8")
+    (folder / "exercise.yaml").write_text(
+        EXERCISE_YAML.format(slug=slug, uuid=uuid.uuid4()), encoding="utf-8"
+    )
     (folder / "statement.md").write_text("Gather rows with $T$ positions.\n", encoding="utf-8")
     (folder / "reference.py").write_text("def gather(positions, table):\n    return table\n")
     (folder / "cases.py").write_text("def cases():\n    return []\n")
@@ -205,3 +209,15 @@ def test_exercise_linking_to_unknown_lesson_is_reported(root: Path) -> None:
 def test_missing_content_folders_give_an_empty_course(tmp_path: Path) -> None:
     course = load(tmp_path)
     assert course.lessons == [] and course.exercises == [] and course.problems == []
+
+
+def test_a_copied_exercise_keeping_its_uuid_is_a_problem(root: Path) -> None:
+    """The uuid is the permanent id: two folders with one uuid would share submissions."""
+    original = (root / "exercises" / "gather" / "exercise.yaml").read_text()
+    copy = write_exercise(root, "gather-two") / "exercise.yaml"
+    copy.write_text(original.replace("slug: gather", "slug: gather-two"))
+    problems = [p.message for p in load(root).problems]
+    assert problems == [
+        "exercise 'gather-two' has the uuid of 'gather': a copied folder keeps its uuid, so give "
+        "this one a new one (python -c 'import uuid; print(uuid.uuid4())')"
+    ]
