@@ -1,9 +1,9 @@
-"""The grade report contract (see shared/interfaces.md): verdicts per test and overall."""
+"""The grade report contract (docs/report-contract.md): verdicts per test and overall."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 Verdict = Literal[
     "accepted",
@@ -17,6 +17,7 @@ Verdict = Literal[
     "internal_error",
     "cancelled",
 ]
+VERDICTS: frozenset[str] = frozenset(get_args(Verdict))
 FILE_LEVEL: frozenset[str] = frozenset({"syntax_error", "invalid_submission"})
 VERDICT_WORDS: dict[str, str] = {
     "accepted": "Accepted",
@@ -54,6 +55,16 @@ class TestResult:
 
     __test__ = False  # not a pytest class
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TestResult:
+        """Read one test back from its JSON form; keys this version does not know are ignored."""
+        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        missing = sorted({"name", "hidden", "passed", "verdict", "message"} - known.keys())
+        if missing:
+            raise ValueError(f"a test result needs {', '.join(missing)}")
+        _check_verdict(known["verdict"])
+        return cls(**known)
+
 
 @dataclass
 class Report:
@@ -73,6 +84,21 @@ class Report:
     # JAX jobs on a warmed server: whether the job needed a new compilation (see RawRun).
     new_compilation: bool | None = None
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Report:
+        """Read a report back from `to_dict()`'s JSON (as stored with a submission).
+
+        Keys added by later versions are ignored, so an older reader still works; a missing
+        required key or an unknown verdict is a ValueError, never a silently wrong report.
+        """
+        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        missing = sorted({"verdict", "score", "message", "duration_ms"} - known.keys())
+        if missing:
+            raise ValueError(f"a report needs {', '.join(missing)}")
+        _check_verdict(known["verdict"])
+        known["tests"] = [TestResult.from_dict(t) for t in known.get("tests") or []]
+        return cls(**known)
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form; keys beyond the contract are additive and only present when set
         (metrics for experiments, new_compilation for JAX jobs on a warmed server)."""
@@ -81,6 +107,11 @@ class Report:
             if data[key] is None:
                 del data[key]
         return data
+
+
+def _check_verdict(verdict: object) -> None:
+    if verdict not in VERDICTS:
+        raise ValueError(f"unknown verdict {verdict!r}")
 
 
 def overall(tests: list[TestResult]) -> tuple[Verdict, float]:
