@@ -87,25 +87,32 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 
 def cmd_refresh(args: argparse.Namespace) -> int:
-    """Check courses again; running servers apply it unless new problems appeared."""
+    """Check courses as they are on disk; when clean, running servers re-read them within
+    seconds (each refuses a version with problems its served version does not have)."""
     from app.courses import store
+    from app.courses.registry import load_source
     from app.db import session_factory
 
     registry = _registry()
-    slugs = [args.slug] if args.slug else registry.slugs()
     if args.slug and registry.source(args.slug) is None:
         return fail(f"unknown course '{args.slug}'; known: {', '.join(registry.slugs())}", 2)
     refused = 0
     with session_factory()() as session:
-        for slug in slugs:
-            result = registry.refresh(slug)
-            for problem in result.problems:
+        for slug in [args.slug] if args.slug else registry.slugs():
+            source = registry.source(slug)
+            assert source is not None
+            content, version = load_source(source)
+            for problem in content.problems:
                 print(f"{slug}: problem: {problem}")
-            print(result.message)
-            if result.applied:
-                store.request_refresh(session, slug=slug)
-            else:
+            if content.problems and not args.force:
                 refused += 1
+                print(
+                    f"{slug}: version {version} has {len(content.problems)} problem(s); not "
+                    f"refreshed: the last good version keeps serving (--force to ask anyway)."
+                )
+                continue
+            store.request_refresh(session, slug=slug)
+            print(f"{slug}: version {version} checked; running servers serve it within seconds.")
     return 1 if refused else 0
 
 
@@ -122,4 +129,5 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     add.set_defaults(func=cmd_add, needs_database=True)
     refresh = courses_sub.add_parser("refresh", help="re-read a course (default: every course)")
     refresh.add_argument("slug", nargs="?", default=None)
+    refresh.add_argument("--force", action="store_true", help="ask servers despite problems")
     refresh.set_defaults(func=cmd_refresh, needs_database=True)
