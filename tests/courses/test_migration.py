@@ -41,7 +41,7 @@ def test_existing_rows_get_the_first_course_and_downgrade_drops_the_columns(
     upgrade_head()
     with get_engine().connect() as conn:
         for table in ("submissions", "quiz_attempts"):
-            rows = conn.execute(text(f"SELECT course_slug, content_version FROM {table}")).all()  # noqa: S608
+            rows = conn.execute(text(f"SELECT course_slug, content_version FROM {table}")).all()
             assert rows == [("positional-embeddings", None)]
     assert "course_folders" in inspect(get_engine()).get_table_names()
     command.downgrade(alembic_config(), "0006_lti_ags_scopes")
