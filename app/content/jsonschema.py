@@ -13,12 +13,14 @@ from typing import Any
 from pydantic import BaseModel
 
 from app.content.schemas import ExerciseMeta, LessonMeta, MistakesFile
+from app.courses.schema import CourseMeta
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 SCHEMAS: dict[str, tuple[type[BaseModel], str]] = {
     "exercise": (ExerciseMeta, "exercises/<slug>/exercise.yaml: metadata of one exercise."),
     "mistakes": (MistakesFile, "exercises/<slug>/mistakes.yaml: known wrong answers and hints."),
     "lesson": (LessonMeta, "The YAML front matter of lessons/NN-<slug>.md, with its quiz."),
+    "course": (CourseMeta, "course.yaml: a course's slug, title, summary and authors."),
 }
 
 

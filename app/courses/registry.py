@@ -220,10 +220,11 @@ class Registry:
             entry = self._entries.get(slug)
             if entry is None:
                 return None
+            root = getattr(self._root_state, "course", None) if slug == self.first_slug else None
+            if isinstance(root, Course):
+                entry.content = root  # the app's own (a live reload may have swapped it)
             if entry.content is None or not entry.version:
                 self._load(entry)
-            if slug == self.first_slug and self._root_state is not None:
-                entry.content = self._root_state.course  # a live reload may have swapped it
             return entry
 
     def entries(self) -> list[CourseEntry]:
@@ -243,11 +244,11 @@ class Registry:
     def _load(self, entry: CourseEntry) -> None:
         if entry.content is None:
             entry.content, entry.version = load_source(entry.source)
+            if entry.slug == self.first_slug and self._root_state is not None:
+                self._root_state.course = entry.content
         else:  # the first course's content came with the app: only its version is missing
             entry.version = content_version(entry.source.folder)
         entry.loaded_at = utcnow()
-        if entry.slug == self.first_slug and self._root_state is not None:
-            self._root_state.course = entry.content
 
     def add(self, source: CourseSource) -> RefreshResult:
         """Serve a new course (added at run time); a known slug is refreshed instead."""

@@ -18,7 +18,7 @@ from app.db import Purpose, session_factory
 
 log = logging.getLogger(__name__)
 _process_lock = threading.Lock()
-_process_registry: Registry | None = None
+_process_registry: tuple[object, Registry] | None = None  # (settings it was built for, registry)
 
 
 def extra_dirs(kind: Purpose = "web") -> list[tuple[Path, str]]:
@@ -41,10 +41,11 @@ def build_registry(*, root_state: Any = None, kind: Purpose = "web") -> Registry
 def process_registry() -> Registry:
     """This process's registry (the CLI, a worker): built on first use."""
     global _process_registry
+    settings = get_settings()
     with _process_lock:
-        if _process_registry is None:
-            _process_registry = build_registry(kind="background")
-        return _process_registry
+        if _process_registry is None or _process_registry[0] is not settings:
+            _process_registry = (settings, build_registry(kind="background"))
+        return _process_registry[1]
 
 
 def reset_process_registry() -> None:

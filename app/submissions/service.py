@@ -145,6 +145,8 @@ def public_view(
     view = {
         "id": row.id,
         "exercise": row.exercise_slug,
+        "course": row.course_slug,
+        "content_version": row.content_version,
         "framework": row.framework,
         "mode": row.mode,
         "status": row.status,
