@@ -98,6 +98,13 @@ def course_or_404(request: Request, slug: str) -> Course:
     return content
 
 
+def content_of(request: Request, slug: str, fallback: Course) -> Course:
+    """The content of the course a stored row belongs to (the page's course if it is gone)."""
+    if slug == request.scope.get("course"):
+        return fallback
+    return request_registry(request).content(slug) or fallback
+
+
 def graded_in(request: Request, course_slug: str | None = None) -> tuple[str, str | None]:
     """(course slug, content version served now) for a row graded now: the course named,
     else the page's (/courses/{course}/...), else the first course."""

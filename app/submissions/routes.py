@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.config import get_settings
 from app.content.service import CourseDep
-from app.courses.service import course_or_404
+from app.courses.service import content_of, course_or_404
 from app.db import SessionDep, session_factory
 from app.models_base import utcnow
 from app.submissions import (
@@ -131,11 +131,16 @@ def _hidden_open(session: Any, course: Any, user: Any, row: Submission) -> bool:
 
 @router.get("/api/submissions/{submission_id}", responses=errors(401, 404, 422))
 def read(
-    submission_id: RowId, session: SessionDep, course: CourseDep, user: CurrentUser
+    submission_id: RowId,
+    request: Request,
+    session: SessionDep,
+    course: CourseDep,
+    user: CurrentUser,
 ) -> dict[str, Any]:
     """One submission with its report (hidden tests opaque to students until the exercise
     allows them: its `hidden_tests` setting)."""
     row = _visible(session, user, submission_id)
+    course = content_of(request, row.course_slug, course)  # the row's own course
     view = service.public_view(
         row,
         for_instructor=user.role == Role.instructor,
@@ -183,6 +188,7 @@ def events(
     from app.jobs.status import watch  # workers elsewhere announce via Redis
 
     row = _visible(session, user, submission_id)
+    course = content_of(request, row.course_slug, course)  # the row's own course
     instructor = user.role == Role.instructor
     hidden_open = _hidden_open(session, course, user, row)
     session.close()  # the stream reads with short sessions of its own; free this connection now

@@ -71,7 +71,11 @@ def test_a_submission_names_its_course_and_is_graded_in_that_folder(
     assert sent.status_code == 202, sent.text
     report = wait_done(client, sent.json()["id"], student_headers)
     assert report["verdict"] == "accepted", report["message"]
-    version = client.get("/api/courses").json()[1]["version"]
+    assert (report["course"], report["content_version"]) == (
+        SECOND,
+        client.get("/api/courses").json()[1]["version"],
+    )
+    version = report["content_version"]
     with session_factory()() as session:
         row = session.get(Submission, sent.json()["id"])
         assert row is not None
