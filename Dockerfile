@@ -36,6 +36,7 @@ COPY alembic.ini ./
 COPY lessons ./lessons
 COPY exercises ./exercises
 COPY courses ./courses
+COPY course.yaml ./
 # /srv/app is the working directory, so `python -m app` imports this tree (content, templates and
 # migrations are found next to it); /data holds caches and logs (a volume in compose).
 ENV APP_DATA_DIR=/data PYTHONUNBUFFERED=1

@@ -39,6 +39,21 @@ class Settings(BaseSettings):
     )
     secret_key: str = Field(default=DEV_SECRET_KEY, description="Signs sessions and tokens.")
     content_dir: Path = Field(default=ROOT, description="Folder holding lessons/ and exercises/.")
+    course_dirs: list[Path] = Field(
+        default_factory=list,
+        description=(
+            "Further course folders (each with a course.yaml), served after the first course "
+            'and those under its courses/ folder, e.g. ["/srv/courses/rnns"].'
+        ),
+    )
+    course_poll_seconds: float = Field(
+        default=5.0,
+        ge=0,
+        description=(
+            "How often a web process looks for courses added and refreshes asked for by "
+            "`courses add|refresh` or another process's admin page; 0: never."
+        ),
+    )
     max_code_bytes: int = Field(default=64 * 1024, description="Largest accepted submission.")
     pool_sizes: dict[str, int] = Field(
         default_factory=lambda: {"numpy": 2, "torch": 1, "jax": 1},

@@ -14,6 +14,9 @@ from fastapi.staticfiles import StaticFiles
 from app.config import ROOT, get_settings
 from app.content import routes as content_routes
 from app.content.service import load_from_settings
+from app.courses import routes as course_routes
+from app.courses.prefix import CoursePrefixMiddleware
+from app.courses.service import start_watcher
 from app.db import session_factory
 from app.grading.service import get_grader, shutdown_grader
 from app.instructor import routes as instructor_routes
@@ -44,6 +47,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     """Load content once at start-up; a broken file is logged, never fatal."""
     if not hasattr(app.state, "course"):
         app.state.course = load_from_settings()
+    course_watcher = await asyncio.to_thread(start_watcher, app)  # the other courses (issue 27)
     if not (STATIC_DIR / "style.css").is_file():
         log.warning("front-end assets are missing in %s: run `make assets`", STATIC_DIR)
     settings = get_settings()
@@ -69,6 +73,8 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     finally:
         await templates_compiled
         outbox.stop()
+        if course_watcher is not None:
+            course_watcher.stop()
         await jobs.watcher.stop()
         await asyncio.to_thread(jobs.stop, WEB_DRAIN_SECONDS)
         shutdown_grader()
@@ -96,9 +102,11 @@ def create_app() -> FastAPI:
         retry_after=settings.web_retry_after_seconds,
     )
     app.add_middleware(SecurityHeadersMiddleware)
+    app.add_middleware(CoursePrefixMiddleware)  # /courses/{course}/... (app/courses/prefix.py)
     install_error_handlers(app)
     app.mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static")
     app.include_router(content_routes.router)
+    app.include_router(course_routes.router)
     app.include_router(instructor_routes.router)
     app.include_router(submission_routes.router)
     app.include_router(history_routes.router)

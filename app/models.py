@@ -1,5 +1,6 @@
 """Imports every model so Alembic and create_all see the whole schema."""
 
+from app.courses.models import CourseFolder
 from app.db import Base
 from app.deadlines.models import DeadlineExtension
 from app.instructor.models import RegradeJob, ScoreOverride, SubmissionReport
@@ -21,6 +22,7 @@ from app.users.models import ApiToken, Role, User, WebSession
 __all__ = [
     "ApiToken",
     "Base",
+    "CourseFolder",
     "DeadlineExtension",
     "Draft",
     "HintReveal",

@@ -112,27 +112,37 @@ class Grader:
         self.health.stop()
         self.pool.stop()
 
-    def forget(self, slug: str) -> None:
-        """Re-read this exercise's tests and known mistakes on next use (its files changed)."""
-        with self._lock:
-            self._specs.pop(slug, None)
-            self._mistake_outputs.pop(slug, None)
+    def _key(self, slug: str, exercises_dir: Path | None) -> str:
+        """Cache key: the slug in the grader's own folder, else the folder too (another course)."""
+        if exercises_dir is None or exercises_dir == self.exercises_dir:
+            return slug
+        return f"{exercises_dir}/{slug}"
 
-    def spec(self, slug: str) -> ExerciseSpec:
-        """The exercise's grading spec, loaded once."""
+    def forget(self, slug: str, exercises_dir: Path | None = None) -> None:
+        """Re-read this exercise's tests and known mistakes on next use (its files changed)."""
+        key = self._key(slug, exercises_dir)
         with self._lock:
-            if slug not in self._specs:
-                folder = self.exercises_dir / slug
+            self._specs.pop(key, None)
+            self._mistake_outputs.pop(key, None)
+
+    def spec(self, slug: str, exercises_dir: Path | None = None) -> ExerciseSpec:
+        """The exercise's grading spec, loaded once; `exercises_dir` names another course's."""
+        key = self._key(slug, exercises_dir)
+        with self._lock:
+            if key not in self._specs:
+                folder = (exercises_dir or self.exercises_dir) / slug
                 if not slug or "/" in slug or slug.startswith(".") or not folder.is_dir():
                     raise UnknownExercise(slug)
                 spec = load_spec(folder)
                 spec.cache_dir = self.mistakes_cache_dir
-                self._specs[slug] = spec
-            return self._specs[slug]
+                self._specs[key] = spec
+            return self._specs[key]
 
-    def check(self, *, exercise: str, framework: str | None = None) -> ExerciseSpec:
+    def check(
+        self, *, exercise: str, framework: str | None = None, exercises_dir: Path | None = None
+    ) -> ExerciseSpec:
         """The exercise's spec; raises UnknownExercise or UnknownFramework."""
-        spec = self.spec(exercise)
+        spec = self.spec(exercise, exercises_dir)
         if (framework or spec.frameworks[0]) not in spec.frameworks:
             raise UnknownFramework(framework)
         return spec
@@ -145,13 +155,15 @@ class Grader:
         framework: str | None = None,
         mode: Mode = "submit",
         progress: Progress | None = None,
+        exercises_dir: Path | None = None,
     ) -> Report:
         """Grade one submission; every outcome is a Report, never an exception from the code.
 
         `progress` hears {step, steps, loss} while an experiment trains (other kinds never call it).
+        `exercises_dir` grades an exercise of another course (default: the grader's folder).
         """
         started = time.perf_counter()
-        spec = self.spec(exercise)
+        spec = self.spec(exercise, exercises_dir)
         framework = framework or spec.frameworks[0]
         if framework not in spec.frameworks:
             raise UnknownFramework(framework)
@@ -213,7 +225,11 @@ class Grader:
                 cpu_seconds=job_cpu_seconds(deadline_ms),
             )
         )
-        per_exercise = framework == "jax" and spec.slug in self.pool.settings.warmups
+        per_exercise = (
+            framework == "jax"
+            and spec.slug in self.pool.settings.warmups
+            and spec.folder.parent == self.exercises_dir  # warmed for this folder's exercise
+        )
         key = f"jax:{spec.slug}" if per_exercise else framework
         fast = per_exercise and "jax" in self.pool.settings.fork
         run = self._attempt(key, job, spec, cases, deadline_ms, memory_mb, fast=fast)
@@ -286,21 +302,22 @@ class Grader:
         Never through the sandbox pool: students' jobs do not wait behind them
         (graders/mistake_runner.py). One computation per exercise at a time.
         """
+        key = self._key(spec.slug, spec.folder.parent)
         with self._lock:
-            cached = self._mistake_outputs.get(spec.slug)
-            lock = self._mistake_locks.setdefault(spec.slug, threading.Lock())
+            cached = self._mistake_outputs.get(key)
+            lock = self._mistake_locks.setdefault(key, threading.Lock())
         if cached is not None:
             return cached
         with lock:
             with self._lock:
-                cached = self._mistake_outputs.get(spec.slug)
+                cached = self._mistake_outputs.get(key)
             if cached is not None:
                 return cached
             outputs = mistake_runner.load_or_compute(
                 spec, self.mistakes_cache_dir, background=background
             )
             with self._lock:
-                self._mistake_outputs[spec.slug] = outputs
+                self._mistake_outputs[key] = outputs
             return outputs
 
 

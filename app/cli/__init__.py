@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from app.cli import lti, measure, stats
+from app.cli import courses, lti, measure, stats
 from app.cli.common import fail as _fail
 from app.config import ROOT, get_settings
 from app.users.models import Role
@@ -186,21 +186,34 @@ def cmd_grade(args: argparse.Namespace) -> int:
         return _fail(f"no such file: {path}", 2)
     except OSError as exc:
         return _fail(f"cannot read {path}: {exc.strerror}", 2)
+    folder = None
+    if args.course is not None:
+        from app.courses.service import process_registry
+
+        source = process_registry().source(args.course)
+        if source is None:
+            known = ", ".join(process_registry().slugs())
+            return _fail(f"unknown course '{args.course}' (courses: {known})", 2)
+        folder = source.exercises_dir
     grader = get_grader(warm=False)
     try:
         try:
             code = raw.decode("utf-8")
         except UnicodeDecodeError as exc:  # still a report: the student's file, not our fault
-            grader.check(exercise=args.exercise, framework=args.framework)
+            grader.check(exercise=args.exercise, framework=args.framework, exercises_dir=folder)
             report = not_utf8(raw, exc)
         else:
             report = grader.grade(
-                exercise=args.exercise, code=code, framework=args.framework, mode=args.mode
+                exercise=args.exercise,
+                code=code,
+                framework=args.framework,
+                mode=args.mode,
+                exercises_dir=folder,
             )
     except UnknownExercise:
         return _fail(f"unknown exercise '{args.exercise}'; see GET /api/exercises", 2)
     except UnknownFramework:
-        offered = ", ".join(grader.spec(args.exercise).frameworks)
+        offered = ", ".join(grader.spec(args.exercise, folder).frameworks)
         return _fail(
             f"exercise '{args.exercise}' is not offered in '{args.framework}' (offered: {offered})",
             2,
@@ -332,6 +345,7 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("--framework", choices=["numpy", "torch", "jax"])
     grade.add_argument("--mode", choices=["submit", "run"], default="submit")
     grade.add_argument("--json", action="store_true")
+    grade.add_argument("--course", default=None, help="the course's slug (default: the first)")
     grade.set_defaults(func=cmd_grade)
     measure.add_parsers(sub)
     users = sub.add_parser("users", help="manage accounts")
@@ -345,6 +359,7 @@ def build_parser() -> argparse.ArgumentParser:
     token.add_argument("--email", required=True)
     users.set_defaults(func=cmd_users, needs_database=True)
     lti.add_parser(sub)
+    courses.add_parser(sub)
     stats.add_parser(sub)
     new = sub.add_parser("new", help="scaffold a draft exercise or lesson")
     new.add_argument("kind", choices=["exercise", "lesson"])

@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from app.content.schemas import LessonMeta
+from app.courses.schema import CourseMeta
 from graders.exercise_format import ExerciseMeta, MistakesFile
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -20,6 +21,7 @@ SCHEMAS: dict[str, tuple[type[BaseModel], str]] = {
     "exercise": (ExerciseMeta, "exercises/<slug>/exercise.yaml: metadata of one exercise."),
     "mistakes": (MistakesFile, "exercises/<slug>/mistakes.yaml: known wrong answers and hints."),
     "lesson": (LessonMeta, "The YAML front matter of lessons/NN-<slug>.md, with its quiz."),
+    "course": (CourseMeta, "course.yaml: a course's slug, title, summary and authors."),
 }
 
 

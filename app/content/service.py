@@ -28,7 +28,15 @@ def reload_course(*, request_app: object) -> Course:
 
 
 async def get_course(request: Request) -> Course:
-    """FastAPI dependency: the course loaded at start-up (async: no trip to a thread)."""
+    """FastAPI dependency: the course loaded at start-up (async: no trip to a thread).
+
+    Under /courses/{course}/ it is that course's content (app/courses/prefix.py).
+    """
+    slug = request.scope.get("course")
+    if slug is not None:
+        from app.courses.service import course_or_404
+
+        return course_or_404(request, slug)
     course: Course = request.app.state.course
     return course
 

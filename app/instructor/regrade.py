@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from app.courses.service import exercises_dir_for
 from app.db import session_factory
 from app.grading.service import get_grader
 from app.instructor.models import RegradeJob, SubmissionReport
@@ -122,7 +123,11 @@ def regrade_one(*, session: Session, grader: Grader, submission_id: int, job_id:
         return False
     mode: Mode = "run" if row.mode == "run" else "submit"
     report = grader.grade(
-        exercise=row.exercise_slug, code=row.code, framework=row.framework, mode=mode
+        exercise=row.exercise_slug,
+        code=row.code,
+        framework=row.framework,
+        mode=mode,
+        exercises_dir=exercises_dir_for(row.course_slug),  # its own course's folder
     ).to_dict()
     if report["verdict"] == "internal_error":
         raise RegradeFailed(f"the grader failed: {report['message']}")

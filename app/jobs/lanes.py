@@ -13,7 +13,7 @@ from pathlib import Path
 
 import yaml
 
-from app.config import get_settings
+from app.courses.service import exercises_dir_for
 from app.db import session_factory
 from app.submissions.models import Submission
 
@@ -51,7 +51,9 @@ def lane_of(submission_id: int) -> str:
         with session_factory("background")() as session:
             row = session.get(Submission, submission_id)
             slug = row.exercise_slug if row is not None else None
+            course = row.course_slug if row is not None else None
+        folder = exercises_dir_for(course)
     except Exception:
         log.warning("lane of submission %s unknown; ordinary lane", submission_id, exc_info=True)
         return GRADING
-    return exercise_lane(get_settings().exercises_dir, slug) if slug else GRADING
+    return exercise_lane(folder, slug) if slug else GRADING

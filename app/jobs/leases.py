@@ -35,6 +35,7 @@ class Claim:
     framework: str
     mode: str
     code: str
+    course: str | None = None  # the course whose exercise folder grades it (issue 27)
 
 
 def _claimable(now: dt.datetime) -> Any:
@@ -69,6 +70,7 @@ def claim(*, session: Session, submission_id: int, lease_seconds: float) -> Clai
         framework=row.framework,
         mode=row.mode,
         code=row.code,
+        course=row.course_slug,
     )
 
 

@@ -11,6 +11,7 @@ import threading
 import time
 from typing import Any, Protocol
 
+from app.courses.service import exercises_dir_for
 from app.db import session_factory
 from app.grading.service import get_grader
 from app.jobs import leases, live
@@ -110,6 +111,7 @@ def grade_claim(claim: leases.Claim) -> dict[str, Any]:
                 framework=claim.framework,
                 mode=mode,
                 progress=live.recorder(claim.submission_id),
+                exercises_dir=exercises_dir_for(claim.course),
             )
             .to_dict()
         )

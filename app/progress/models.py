@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import JSON, Float, ForeignKey, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
+from app.courses.first import first_course_slug
 from app.db import Base
 from app.models_base import created_at_column
 
@@ -32,6 +33,9 @@ class QuizAttempt(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
     lesson_slug: Mapped[str] = mapped_column(String(100), index=True)
+    # Which course's lesson, and the content version it was graded against (issue 27).
+    course_slug: Mapped[str] = mapped_column(String(64), index=True, default=first_course_slug)
+    content_version: Mapped[str | None] = mapped_column(String(64), default=None)
     answers: Mapped[dict[str, Any]] = mapped_column(JSON)
     results: Mapped[dict[str, Any]] = mapped_column(JSON)
     score: Mapped[float] = mapped_column(Float)

@@ -45,11 +45,17 @@ def save_quiz_attempt(
     answers: dict[str, Any],
     results: dict[str, Any],
     score: float,
+    graded_in: tuple[str, str | None] | None = None,
 ) -> QuizAttempt:
-    """Store one graded attempt; retakes add rows, nothing is overwritten."""
+    """Store one graded attempt; retakes add rows, nothing is overwritten.
+
+    `graded_in` is (course slug, content version); default: the first course, version unknown.
+    """
     attempt = QuizAttempt(
         user_id=user_id, lesson_slug=lesson_slug, answers=answers, results=results, score=score
     )
+    if graded_in is not None:
+        attempt.course_slug, attempt.content_version = graded_in
     session.add(attempt)
     # Same transaction as the attempt: the LMS gradebook gets it even after a restart.
     queue_grade(session=session, user_id=user_id, kind="quiz", slug=lesson_slug)

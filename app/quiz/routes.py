@@ -13,6 +13,7 @@ from starlette.responses import Response
 
 from app.content.loader import Course, Lesson
 from app.content.service import CourseDep, visible_lessons
+from app.courses.service import graded_in
 from app.db import SessionDep
 from app.progress.service import quiz_attempts
 from app.quiz import service
@@ -90,6 +91,7 @@ async def submit_form(
         questions=lesson.meta.quiz,
         answers=answers,
         user_id=user.id,
+        graded_in=graded_in(request),
     )
     return RedirectResponse(f"/lessons/{slug}#quiz", status_code=303)
 
@@ -133,6 +135,7 @@ async def submit_api(
         questions=lesson.meta.quiz,
         answers=body.answers,
         user_id=user.id,
+        graded_in=graded_in(request),
     )
     return JSONResponse(
         {

@@ -142,8 +142,9 @@ def submit_attempt(
     questions: Sequence[Question],
     answers: Mapping[str, object],
     user_id: int,
+    graded_in: tuple[str, str | None] | None = None,
 ) -> tuple[QuizAttempt, GradedQuiz]:
-    """Grade and store one attempt."""
+    """Grade and store one attempt (`graded_in`: course slug and content version)."""
     graded = grade_quiz(questions, answers, user_id=user_id)
     attempt = save_quiz_attempt(
         session=session,
@@ -152,6 +153,7 @@ def submit_attempt(
         answers=dict(graded.answers),
         results={"questions": graded.questions, "ignored": graded.ignored},
         score=graded.score,
+        graded_in=graded_in,
     )
     return attempt, graded
 

@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 
 from app.config import get_settings
 from app.content.loader import Course
+from app.courses.service import graded_in
 from app.submissions import service
 from app.submissions.models import Submission
 from app.users.models import User
@@ -153,24 +154,26 @@ def accept(
     framework: str | None,
     mode: str,
     key: str | None,
+    course_slug: str | None = None,
 ) -> Accepted:
     """Validate, limit and store; a repeat of a recent key returns the earlier submission.
 
     The caller queues the job for a new row. Raises service.SubmissionError (404, 413, 422, 429).
     """
     limiter, guard = _state(request)
+    where = graded_in(request, course_slug)  # (course slug, content version)
     key = (key or "").strip()[:MAX_KEY_CHARS] or None
     if key is None:
-        row = _create(limiter, session, course, user, exercise, code, framework, mode)
+        row = _create(limiter, session, course, user, exercise, code, framework, mode, where)
         return Accepted(row, False)
-    print_ = fingerprint(exercise, framework, mode, code)
+    print_ = fingerprint(f"{where[0]}/{exercise}", framework, mode, code)
     with guard.lock:
         earlier = guard.find(user.id, key, print_)
         if earlier is not None:
             found = service.visible_submission(session=session, user=user, submission_id=earlier)
             if found is not None:
                 return Accepted(found, True)
-        row = _create(limiter, session, course, user, exercise, code, framework, mode)
+        row = _create(limiter, session, course, user, exercise, code, framework, mode, where)
         guard.remember(user.id, key, print_, row.id)
         return Accepted(row, False)
 
@@ -184,6 +187,7 @@ def _create(
     code: str,
     framework: str | None,
     mode: str,
+    where: tuple[str, str | None],
 ) -> Submission:
     rate_key = f"user:{user.id}"
     wait = limiter.hit(rate_key)
@@ -204,6 +208,8 @@ def _create(
             framework=framework,
             mode=mode,
             max_bytes=get_settings().max_code_bytes,
+            course_slug=where[0],
+            content_version=where[1],
         )
     except service.SubmissionError:
         limiter.undo(rate_key)

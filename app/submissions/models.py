@@ -19,6 +19,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
+from app.courses.first import first_course_slug
 from app.db import Base
 from app.models_base import created_at_column, utcnow
 
@@ -31,6 +32,9 @@ class Submission(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
     exercise_slug: Mapped[str] = mapped_column(String(100), index=True)
+    # Which course's exercise, and the content version it was graded against (issue 27).
+    course_slug: Mapped[str] = mapped_column(String(64), index=True, default=first_course_slug)
+    content_version: Mapped[str | None] = mapped_column(String(64), default=None)
     framework: Mapped[str] = mapped_column(String(20))
     mode: Mapped[str] = mapped_column(String(10), default="submit")
     code: Mapped[str] = mapped_column(Text)

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.config import get_settings
 from app.content.service import CourseDep
+from app.courses.service import content_of, course_or_404
 from app.db import SessionDep, session_factory
 from app.models_base import utcnow
 from app.submissions import (
@@ -45,6 +46,11 @@ class SubmissionIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     exercise: str = Field(max_length=100, description="Exercise slug.")
+    course: str | None = Field(
+        default=None,
+        max_length=64,
+        description="Slug of the exercise's course (GET /api/courses); default: the first course.",
+    )
     code: str = Field(description="The Python source to grade.")
     framework: str | None = Field(default=None, description="numpy, torch or jax.")
     mode: str = Field(default="submit", description="submit (all tests) or run (visible only).")
@@ -69,11 +75,14 @@ def create(
     Send a fresh `Idempotency-Key` header (or `client_id`) per click: a repeat of the same
     request within 30 s answers with the first submission instead of making another.
     """
+    if body.course is not None:
+        course = course_or_404(request, body.course)
     try:
         accepted = intake.accept(
             request=request,
             session=session,
             course=course,
+            course_slug=body.course,
             user=user,
             exercise=body.exercise,
             code=body.code,
@@ -122,11 +131,16 @@ def _hidden_open(session: Any, course: Any, user: Any, row: Submission) -> bool:
 
 @router.get("/api/submissions/{submission_id}", responses=errors(401, 404, 422))
 def read(
-    submission_id: RowId, session: SessionDep, course: CourseDep, user: CurrentUser
+    submission_id: RowId,
+    request: Request,
+    session: SessionDep,
+    course: CourseDep,
+    user: CurrentUser,
 ) -> dict[str, Any]:
     """One submission with its report (hidden tests opaque to students until the exercise
     allows them: its `hidden_tests` setting)."""
     row = _visible(session, user, submission_id)
+    course = content_of(request, row.course_slug, course)  # the row's own course
     view = service.public_view(
         row,
         for_instructor=user.role == Role.instructor,
@@ -174,6 +188,7 @@ def events(
     from app.jobs.status import watch  # workers elsewhere announce via Redis
 
     row = _visible(session, user, submission_id)
+    course = content_of(request, row.course_slug, course)  # the row's own course
     instructor = user.role == Role.instructor
     hidden_open = _hidden_open(session, course, user, row)
     session.close()  # the stream reads with short sessions of its own; free this connection now

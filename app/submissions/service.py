@@ -37,6 +37,8 @@ def create_submission(
     framework: str | None,
     mode: str,
     max_bytes: int,
+    course_slug: str | None = None,
+    content_version: str | None = None,
 ) -> Submission:
     """Validate, then store the row as 'queued' (the caller queues the job after commit)."""
     found = course.exercise(exercise)
@@ -64,7 +66,10 @@ def create_submission(
         mode=mode,
         code=code,
         status="queued",
+        content_version=content_version,
     )
+    if course_slug is not None:  # else the first course (the column's default)
+        row.course_slug = course_slug
     # Deadlines (instructor tools): work after the due date is accepted and flagged late.
     row.late = is_late(
         session=session,
@@ -140,6 +145,8 @@ def public_view(
     view = {
         "id": row.id,
         "exercise": row.exercise_slug,
+        "course": row.course_slug,
+        "content_version": row.content_version,
         "framework": row.framework,
         "mode": row.mode,
         "status": row.status,

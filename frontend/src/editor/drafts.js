@@ -1,7 +1,7 @@
 // Drafts: a copy in this browser on every edit (survives going offline or an ended session),
 // and a save to the account about a second after typing stops, on Run/Submit, and on leaving.
 
-import { csrfToken, detailOf } from "./net.js";
+import { courseBase, csrfToken, detailOf } from "./net.js";
 
 const DEBOUNCE_MS = 1000;
 
@@ -84,7 +84,7 @@ export class DraftKeeper {
       return false;
     }
     if (code === this.savedCode) return true;
-    const url = `/api/drafts/${encodeURIComponent(this.exercise)}?framework=${encodeURIComponent(this.framework)}`;
+    const url = `${courseBase()}/api/drafts/${encodeURIComponent(this.exercise)}?framework=${encodeURIComponent(this.framework)}`;
     let response;
     try {
       response = await fetch(url, {

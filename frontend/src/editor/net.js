@@ -24,9 +24,14 @@ function clickKey() {
   return `${Date.now()}-${Math.random().toString(36).slice(2)}`;
 }
 
+/** Where the page's course starts ("" for the first course, "/courses/<slug>" for others). */
+export function courseBase() {
+  return (document.body && document.body.dataset.courseBase) || "";
+}
+
 /** POST /api/submissions; resolves to the fetch Response (throws only on network failure). */
 export function sendSubmission({ exercise, framework, mode, code }) {
-  return fetch("/api/submissions", {
+  return fetch(`${courseBase()}/api/submissions`, {
     method: "POST",
     headers: {
       "Content-Type": "application/json",
@@ -62,7 +67,7 @@ export function follow(id, onUpdate) {
       while (!finished) {
         let response = null;
         try {
-          response = await fetch(`/api/submissions/${id}`, {
+          response = await fetch(`${courseBase()}/api/submissions/${id}`, {
             credentials: "same-origin",
             headers: { Accept: "application/json" },
             cache: "no-store",
@@ -89,7 +94,7 @@ export function follow(id, onUpdate) {
       }
     };
     if (!window.EventSource) { poll(); return; }
-    const source = new EventSource(`/api/submissions/${id}/events`);
+    const source = new EventSource(`${courseBase()}/api/submissions/${id}/events`);
     source.addEventListener("status", (event) => {
       let view;
       try { view = JSON.parse(event.data); } catch { return; }

@@ -1,7 +1,7 @@
 // An experiment while it trains: a progress bar, the loss so far as a line, and a Stop button.
 // It lives in the result area until the report replaces it.
 import { h, svg } from "./dom.js";
-import { csrfToken, detailOf } from "./net.js";
+import { courseBase, csrfToken, detailOf } from "./net.js";
 
 const W = 320;
 const H = 90;
@@ -63,7 +63,7 @@ export class TrainingView {
     this.note.textContent = "Stopping…";
     let response;
     try {
-      response = await fetch(`/api/submissions/${this.id}/stop`, {
+      response = await fetch(`${courseBase()}/api/submissions/${this.id}/stop`, {
         method: "POST",
         headers: { "X-CSRF-Token": csrfToken() },
         credentials: "same-origin",
