@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,7 +81,7 @@ def overlap_problems(specs: list[AssessmentFile]) -> list[tuple[AssessmentFile, 
     """Exams whose windows overlap: a student cannot sit two timed exams at once."""
     exams = sorted((s for s in specs if s.kind == "exam"), key=lambda s: (s.opens, s.slug))
     found: list[tuple[AssessmentFile, str]] = []
-    for earlier, later in zip(exams, exams[1:], strict=False):
+    for earlier, later in itertools.pairwise(exams):
         if later.opens < earlier.closes:
             found.append(
                 (

@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.assessments.loader import assessments_for, find_exercise, find_question
+from app.assessments.loader import find_exercise, find_question
 from app.assessments.models import Accommodation, AssessmentAnswer, AssessmentAttempt
 from app.assessments.schema import Item
 from app.config import get_settings
@@ -187,10 +187,10 @@ def release_time(
     return max(as_utc(closes), as_utc(own)) if own else as_utc(closes)
 
 
-def set_release(*, session: Session, course: Course, attempt: AssessmentAttempt) -> None:
-    """Store when the attempt's score is released (None: its file is gone, never released)."""
-    spec = assessments_for(course).get(attempt.assessment_slug)
-    if spec is None or attempt.submitted_at is None:
+def set_release(*, session: Session, attempt: AssessmentAttempt) -> None:
+    """Store when the attempt's score is released, by the rules frozen at its start."""
+    rules = attempt.rules or {}
+    if attempt.submitted_at is None or "release" not in rules:
         return
     found = session.scalar(
         select(Accommodation).where(
@@ -198,12 +198,17 @@ def set_release(*, session: Session, course: Course, attempt: AssessmentAttempt)
             Accommodation.assessment_slug == attempt.assessment_slug,
         )
     )
+    release = rules["release"]
     attempt.release_at = release_time(
-        release=spec.release,
-        closes=spec.closes,
+        release=release if release in ("on_submit", "after_close") else _when(release),
+        closes=_when(rules["closes"]),
         accommodation=found,
         submitted_at=attempt.submitted_at,
     )
+
+
+def _when(text: str) -> dt.datetime:
+    return as_utc(dt.datetime.fromisoformat(text))
 
 
 def released(attempt: AssessmentAttempt, now: dt.datetime) -> bool:

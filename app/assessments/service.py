@@ -79,6 +79,12 @@ def draw_items(*, spec: AssessmentFile, seed: int) -> list[dict[str, Any]]:
     return drawn
 
 
+def frozen_rules(spec: AssessmentFile) -> dict[str, Any]:
+    """What an attempt keeps of its file when it starts: later edits do not change it."""
+    release = spec.release if isinstance(spec.release, str) else spec.release.isoformat()
+    return {**spec.open_during.model_dump(), "release": release, "closes": spec.closes.isoformat()}
+
+
 def attempts_of(*, session: Session, slug: str, user_id: int) -> list[AssessmentAttempt]:
     """A student's attempts at one assessment, first first."""
     return list(
@@ -128,7 +134,7 @@ def start_attempt(
         number=len(earlier) + 1,
         seed=seed,
         items=draw_items(spec=spec, seed=seed),
-        rules=spec.open_during.model_dump(),
+        rules=frozen_rules(spec),
         started_at=now,
         deadline=deadline,
         status="open",
@@ -248,7 +254,7 @@ def finish_attempt(
     session.refresh(attempt)
     answers = answers_of(session=session, attempt=attempt)
     attempt.results = scoring.grade_questions(course=course, attempt=attempt, answers=answers)
-    scoring.set_release(session=session, course=course, attempt=attempt)
+    scoring.set_release(session=session, attempt=attempt)
     session.commit()
     scoring.submit_exercises(session=session, course=course, attempt=attempt, enqueue=enqueue)
     scoring.settle(session=session, attempt=attempt)

@@ -22,7 +22,9 @@ def headers(email: str, role: Role = Role.student) -> dict[str, str]:
 
 def save(client: TestClient, h: dict[str, str], attempt: int, item: str, value: Any) -> Any:
     return client.put(
-        f"/api/assessments/attempts/{attempt}/answers", json={"item": item, "value": value}, headers=h
+        f"/api/assessments/attempts/{attempt}/answers",
+        json={"item": item, "value": value},
+        headers=h,
     )
 
 
@@ -64,7 +66,8 @@ def test_someone_elses_attempt_is_refused_and_unchanged(exam_client: TestClient)
         "This attempt belongs to another student; you can answer only your own."
     )
     assert exam_client.get(f"/api/assessments/attempts/{attempt}", headers=bob).status_code == 403
-    assert exam_client.post(f"/api/assessments/attempts/{attempt}/submit", headers=bob).status_code == 403
+    submit = f"/api/assessments/attempts/{attempt}/submit"
+    assert exam_client.post(submit, headers=bob).status_code == 403
     mine = exam_client.get(f"/api/assessments/attempts/{attempt}", headers=ann).json()
     assert mine["answers"] == {"q:learned-absolute/table-shape": "(max_len, d_model)"}
     assert mine["status"] == "open"
@@ -97,7 +100,9 @@ def test_bad_bodies_get_clear_errors(exam_client: TestClient) -> None:
     attempt = exam_client.post(START, headers=h).json()["id"]
     unknown = save(exam_client, h, attempt, "q:why-position/dog-bites-man", "yes")
     assert unknown.status_code == 422
-    assert unknown.json()["detail"] == "'q:why-position/dog-bites-man' is not one of this attempt's questions."
+    assert unknown.json()["detail"] == (
+        "'q:why-position/dog-bites-man' is not one of this attempt's questions."
+    )
     extra = exam_client.put(
         f"/api/assessments/attempts/{attempt}/answers",
         json={"item": "q:learned-absolute/table-shape", "value": "x", "more": 1},
