@@ -21,7 +21,7 @@ def set_accommodation(
     session: Session,
     spec: AssessmentFile,
     user_id: int,
-    extra_minutes: int,
+    extra_minutes: float,
     opens_at: dt.datetime | None,
     closes_at: dt.datetime | None,
     reason: str,
@@ -45,7 +45,7 @@ def set_accommodation(
         if needed > window:
             raise AssessmentError(
                 422,
-                f"The time limit with the extra time ({needed} minutes) is longer than this "
+                f"The time limit with the extra time ({needed:g} minutes) is longer than this "
                 f"student's window ({window:g} minutes); widen the window or give less time.",
             )
     row = accommodation_of(session=session, slug=spec.slug, user_id=user_id)
@@ -78,7 +78,7 @@ def accommodations_of(*, session: Session, slug: str) -> list[tuple[Accommodatio
             .join(User, User.id == Accommodation.user_id)
             .where(Accommodation.assessment_slug == slug)
             .order_by(User.email)
-        ).tuples()
+        ).all()
     ]
 
 

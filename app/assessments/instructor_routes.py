@@ -36,7 +36,7 @@ class AccommodationIn(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    extra_minutes: int = Field(default=0, description="Minutes added to the time limit.")
+    extra_minutes: float = Field(default=0, description="Minutes added to the time limit.")
     opens_at: dt.datetime | None = Field(default=None, description="Own opening (default: file's).")
     closes_at: dt.datetime | None = Field(default=None, description="Own close (default: file's).")
     reason: str = Field(default="", max_length=2000, description="Why, for other instructors.")
@@ -67,7 +67,7 @@ def _render(
         .join(User, User.id == AssessmentAttempt.user_id)
         .where(AssessmentAttempt.assessment_slug == spec.slug)
         .order_by(User.email, AssessmentAttempt.number)
-    ).tuples()
+    ).all()
     now = utcnow()
     return page(
         request,
@@ -119,14 +119,18 @@ async def accommodation_form(
         if student is None:
             raise AssessmentError(404, f"There is no account with the email '{email[:200]}'.")
         extra_text = str(form.get("extra_minutes", "0")).strip() or "0"
-        if not extra_text.isdigit():
-            raise AssessmentError(422, f"Extra time '{extra_text[:20]}' is not a whole number.")
+        try:
+            extra = float(extra_text)
+        except ValueError:
+            raise AssessmentError(
+                422, f"Extra time '{extra_text[:20]}' is not a number of minutes."
+            ) from None
         opens, closes = (str(form.get(k, "")).strip() for k in ("opens_at", "closes_at"))
         accommodations.set_accommodation(
             session=session,
             spec=spec,
             user_id=student.id,
-            extra_minutes=int(extra_text),
+            extra_minutes=extra,
             opens_at=parse_due(opens) if opens else None,
             closes_at=parse_due(closes) if closes else None,
             reason=str(form.get("reason", "")),

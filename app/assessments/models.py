@@ -76,7 +76,7 @@ class Accommodation(Base):
     course_slug: Mapped[str] = mapped_column(String(100))
     offering_id: Mapped[int | None] = mapped_column(Integer, default=None, index=True)
     assessment_slug: Mapped[str] = mapped_column(String(100))
-    extra_minutes: Mapped[int] = mapped_column(Integer, default=0)
+    extra_minutes: Mapped[float] = mapped_column(Float, default=0.0)
     opens_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     closes_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     reason: Mapped[str] = mapped_column(Text, default="")

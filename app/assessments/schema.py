@@ -83,11 +83,11 @@ class AssessmentFile(Strict):
     kind: Literal["homework", "exam"] = Field(description="homework or exam.")
     opens: dt.datetime = Field(description="When students may start (with a time zone).")
     closes: dt.datetime = Field(description="When every attempt ends, whatever its time limit.")
-    time_limit_minutes: int | None = Field(
+    time_limit_minutes: float | None = Field(
         default=None,
-        ge=1,
+        gt=0,
         le=MAX_TIME_LIMIT_MINUTES,
-        description="Minutes from a student's start; omitted: until `closes`.",
+        description="Minutes from a student's start (0.5 is 30 s); omitted: until `closes`.",
     )
     attempts: int = Field(default=1, ge=1, le=100, description="Attempts allowed per student.")
     open_during: OpenDuring = Field(
@@ -113,7 +113,7 @@ class AssessmentFile(Strict):
         window = (self.closes - self.opens).total_seconds() / 60
         if self.time_limit_minutes is not None and self.time_limit_minutes > window:
             raise ValueError(
-                f"the time limit ({self.time_limit_minutes} minutes) is longer than the window "
+                f"the time limit ({self.time_limit_minutes:g} minutes) is longer than the window "
                 f"from 'opens' to 'closes' ({window:g} minutes)"
             )
         if isinstance(self.release, dt.datetime) and self.release.tzinfo is None:

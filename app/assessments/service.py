@@ -44,7 +44,7 @@ class Window:
 
     opens: dt.datetime
     closes: dt.datetime
-    extra_minutes: int
+    extra_minutes: float
 
 
 def accommodation_of(*, session: Session, slug: str, user_id: int) -> Accommodation | None:

@@ -80,7 +80,7 @@ def upgrade() -> None:
         sa.Column("course_slug", sa.String(length=100), nullable=False),
         sa.Column("offering_id", sa.Integer(), nullable=True),
         sa.Column("assessment_slug", sa.String(length=100), nullable=False),
-        sa.Column("extra_minutes", sa.Integer(), nullable=False),
+        sa.Column("extra_minutes", sa.Float(), nullable=False),
         sa.Column("opens_at", sa.DateTime(timezone=True), nullable=True),
         sa.Column("closes_at", sa.DateTime(timezone=True), nullable=True),
         sa.Column("reason", sa.Text(), nullable=False),
