@@ -89,7 +89,9 @@ def _attempt(
 @router.get("/assessments", include_in_schema=False)
 def list_page(request: Request, course: CourseDep, user: CurrentUser) -> Response:
     """Every assessment of the course with its window."""
-    return render(request, "assessments/list.html", specs=assessments_for(course).ordered())
+    return render(
+        request, "assessments/list.html", user=user, specs=assessments_for(course).ordered()
+    )
 
 
 @router.get("/assessments/{slug}", include_in_schema=False)
@@ -110,6 +112,7 @@ def intro_page(
     return render(
         request,
         "assessments/intro.html",
+        user=user,
         spec=spec,
         window=window_view(window, spec),
         attempts=attempts,
@@ -158,6 +161,7 @@ def attempt_page(
     return render(
         request,
         name,
+        user=user,
         spec=spec,
         attempt=attempt,
         items=item_views(course=course, spec=spec, attempt=attempt, answers=answers),

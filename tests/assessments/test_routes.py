@@ -132,6 +132,7 @@ def test_intro_page_shows_the_window_and_start(exam_client: TestClient) -> None:
     h = headers("ann@example.org")
     page = exam_client.get("/assessments/quick", headers=h)
     assert page.status_code == 200 and 'id="start"' in page.text
+    assert "Log out" in page.text and 'href="/assessments"' in page.text
     assert "30 minutes from when you start" in page.text
     assert exam_client.get("/assessments", headers=h).status_code == 200
     assert exam_client.get("/assessments/nope", headers=h).status_code == 404

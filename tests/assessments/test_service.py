@@ -257,7 +257,7 @@ def test_saving_rules(session: Session, course: Course) -> None:
 def test_handing_in_grades_questions_and_sends_code_to_the_graders(
     session: Session, course: Course
 ) -> None:
-    from app.assessments.scoring import released_score, settle_for_submission
+    from app.assessments.scoring import released, settle_for_submission
     from app.submissions.models import Submission
 
     ann = student(session)
@@ -291,7 +291,7 @@ def test_handing_in_grades_questions_and_sends_code_to_the_graders(
     settle_for_submission(session=session, submission_id=submission_id)
     session.refresh(attempt)
     assert attempt.score == pytest.approx(3 / 5)  # 3 code points of 5; both questions unanswered
-    assert released_score(session=session, user_id=ann.id, slug="quick", policy="best") is None
+    assert not released(attempt, CLOSES - dt.timedelta(seconds=1)) and released(attempt, CLOSES)
     again = Queue()  # a second read does not grade the code twice
     service.finish_if_due(
         session=session, course=course, attempt=attempt, now=CLOSES, enqueue=again
