@@ -158,10 +158,7 @@ def own_attempt(*, session: Session, attempt_id: int, user: User) -> AssessmentA
 
 def answers_of(*, session: Session, attempt: AssessmentAttempt) -> dict[str, AssessmentAnswer]:
     """Every saved answer of the attempt, by item key."""
-    rows = session.scalars(
-        select(AssessmentAnswer).where(AssessmentAnswer.attempt_id == attempt.id)
-    )
-    return {row.item_key: row for row in rows}
+    return scoring.answers_of_attempt(session, attempt.id)
 
 
 def _clean_value(course: Course, key: str, raw: Any, max_code_bytes: int) -> Any:

@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from app.assessments.schema import AssessmentFile
 from app.content.schemas import ExerciseMeta, LessonMeta, MistakesFile
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -19,6 +20,7 @@ SCHEMAS: dict[str, tuple[type[BaseModel], str]] = {
     "exercise": (ExerciseMeta, "exercises/<slug>/exercise.yaml: metadata of one exercise."),
     "mistakes": (MistakesFile, "exercises/<slug>/mistakes.yaml: known wrong answers and hints."),
     "lesson": (LessonMeta, "The YAML front matter of lessons/NN-<slug>.md, with its quiz."),
+    "assessment": (AssessmentFile, "assessments/<slug>.yaml: a homework or an exam."),
 }
 
 
