@@ -17,7 +17,7 @@ from app.assessments.loader import assessments_for
 from app.assessments.models import AssessmentAttempt
 from app.assessments.routes import _enqueue, _spec
 from app.assessments.schema import AssessmentFile
-from app.assessments.scoring import released
+from app.assessments.scoring import regrade, released
 from app.assessments.service import AssessmentError
 from app.content.loader import Course
 from app.content.service import CourseDep
@@ -153,6 +153,22 @@ def accommodation_delete_form(
     _spec(course, slug)
     accommodations.remove_accommodation(session=session, slug=slug, user_id=user_id)
     return RedirectResponse(f"/instructor/assessments/{slug}#accommodations", status_code=303)
+
+
+@router.post("/instructor/assessments/{slug}/regrade", include_in_schema=False)
+def regrade_form(
+    slug: str, request: Request, session: SessionDep, course: CourseDep, user: InstructorUser
+) -> Response:
+    """Grade every handed-in attempt's questions again, each with its own recorded draw."""
+    _spec(course, slug)
+    _hand_in_overdue(request, session, course)
+    for attempt in session.scalars(
+        select(AssessmentAttempt).where(
+            AssessmentAttempt.assessment_slug == slug, AssessmentAttempt.status == "submitted"
+        )
+    ).all():
+        regrade(session=session, course=course, attempt=attempt)
+    return RedirectResponse(f"/instructor/assessments/{slug}", status_code=303)
 
 
 @router.get(

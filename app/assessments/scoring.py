@@ -232,3 +232,22 @@ def released_score(*, session: Session, user_id: int, slug: str, policy: str) ->
         .limit(1)
     )
     return None if found is None else float(found)
+
+
+def regrade(*, session: Session, course: Course, attempt: AssessmentAttempt) -> float | None:
+    """Grade a handed-in attempt's questions again (after a fix to one) from its stored answers.
+
+    The items are the attempt's own, drawn once with its recorded seed; exercise scores are
+    kept and read again from their submissions. Returns the new score (None: still grading).
+    """
+    if attempt.status != "submitted" or attempt.results is None:
+        return None
+    answers = answers_of_attempt(session, attempt.id)
+    fresh = grade_questions(course=course, attempt=attempt, answers=answers)["items"]
+    kept = attempt.results.get("items", {})
+    merged = {k: (kept.get(k, v) if k.startswith("x:") else v) for k, v in fresh.items()}
+    attempt.results = {**attempt.results, "items": merged, "regraded": True}
+    attempt.score = None
+    session.commit()
+    settle(session=session, attempt=attempt)
+    return attempt.score

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 from typing import Any
 
 from fastapi.testclient import TestClient
 
 from app.assessments.models import AssessmentAnswer, AssessmentAttempt
 from app.db import session_factory
+from app.main import create_app
 from app.users.models import Role
-from tests.assessments.conftest import RIGHT
+from tests.assessments.conftest import RIGHT, exam, write
 from tests.conftest import make_token
 
 START = "/api/assessments/quick/attempts"
@@ -136,3 +138,39 @@ def test_intro_page_shows_the_window_and_start(exam_client: TestClient) -> None:
     assert "30 minutes from when you start" in page.text
     assert exam_client.get("/assessments", headers=h).status_code == 200
     assert exam_client.get("/assessments/nope", headers=h).status_code == 404
+
+
+def test_an_exercise_in_an_exam_is_graded_by_the_submission_path(course_root: Path) -> None:
+    from app.submissions.models import Submission
+
+    spec = exam()
+    spec["parts"] = [{"title": "Code", "items": [{"exercise": "position-embedding-gather"}]}]
+    write(course_root, spec)
+    with TestClient(create_app()) as client:
+        h = headers("ann@example.org")
+        attempt = client.post(START, headers=h).json()["id"]
+        page = client.get(f"/assessments/attempts/{attempt}", headers=h)
+        assert '<textarea class="exam-code"' in page.text and "def position_embedding_gather" in (
+            page.text
+        )
+        code = {
+            "framework": "numpy",
+            "code": "def position_embedding_gather(p, t):\n    return t[p]\n",
+        }
+        saved = save(client, h, attempt, "x:position-embedding-gather", code)
+        assert saved.status_code == 200, saved.text
+        state = client.post(f"/api/assessments/attempts/{attempt}/submit", headers=h).json()
+        assert state["status"] == "submitted"
+        with session_factory()() as session:
+            [row] = session.query(Submission).all()
+            assert (row.exercise_slug, row.code, row.mode) == (
+                "position-embedding-gather",
+                code["code"],
+                "submit",
+            )
+        teacher = {"Authorization": f"Bearer {make_token('t@example.org', Role.instructor)}"}
+        regraded = client.post(
+            "/instructor/assessments/quick/regrade", headers=teacher, follow_redirects=False
+        )
+        assert regraded.status_code == 303
+        assert client.post("/instructor/assessments/quick/regrade", headers=h).status_code == 403

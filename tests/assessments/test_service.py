@@ -297,3 +297,43 @@ def test_handing_in_grades_questions_and_sends_code_to_the_graders(
         session=session, course=course, attempt=attempt, now=CLOSES, enqueue=again
     )
     assert again.ids == []
+
+
+def test_a_regrade_uses_the_recorded_draw_and_the_stored_answers(
+    session: Session, course: Course
+) -> None:
+    from app.assessments.scoring import regrade
+
+    ann = student(session)
+    questions_only = spec(parts=[spec().parts[0].model_dump()])
+    attempt = service.start_attempt(
+        session=session, course=course, spec=questions_only, user=ann, now=OPENS, enqueue=Queue()
+    )
+    right = {
+        "q:learned-absolute/table-shape": "(max_len, d_model)",
+        "q:learned-absolute/bert-base-params": "393216",
+        "q:why-position/dog-bites-man": "no",
+    }
+    for item in attempt.items:
+        if item["key"] in right:
+            service.save_answer(
+                session=session,
+                course=course,
+                attempt=attempt,
+                item_key=item["key"],
+                value=right[item["key"]],
+                now=OPENS,
+                max_code_bytes=1000,
+                enqueue=Queue(),
+            )
+    service.finish_attempt(
+        session=session, course=course, attempt=attempt, now=OPENS, by="student", enqueue=Queue()
+    )
+    first = attempt.score
+    assert attempt.results is not None
+    # A stored verdict that is wrong (say the answer key was fixed since): the regrade fixes it.
+    broken = {k: {**v, "score": 0.0} for k, v in attempt.results["items"].items()}
+    attempt.results, attempt.score = {"items": broken}, 0.0
+    session.commit()
+    assert regrade(session=session, course=course, attempt=attempt) == first
+    assert service.draw_items(spec=questions_only, seed=attempt.seed) == attempt.items
