@@ -11,7 +11,6 @@ import anyio.to_thread
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from app.assessments import instructor_routes as assessment_instructor_routes
 from app.assessments import routes as assessment_routes
 from app.config import ROOT, get_settings
 from app.content import routes as content_routes
@@ -108,7 +107,6 @@ def create_app() -> FastAPI:
     app.include_router(quiz_routes.router)
     app.include_router(problem_routes.router)
     app.include_router(assessment_routes.router)
-    app.include_router(assessment_instructor_routes.router)
     app.include_router(lti_routes.router)
     app.include_router(lti_admin_routes.router)
     app.include_router(docs.router)

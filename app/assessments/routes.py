@@ -60,12 +60,14 @@ class SubmitIn(BaseModel):
     )
 
 
-def _enqueue(request: Request) -> service.Enqueue:
+def enqueue_for(request: Request) -> service.Enqueue:
+    """Hands a new submission to this app's job queue."""
     queue = request.app.state.queue
     return lambda submission_id: queue.enqueue(submission_id)
 
 
-def _spec(course: Course, slug: str) -> AssessmentFile:
+def spec_or_404(course: Course, slug: str) -> AssessmentFile:
+    """The loaded assessment, or a 404 that names the slug."""
     spec = assessments_for(course).get(slug)
     if spec is None:
         raise HTTPException(404, f"There is no assessment called '{slug}'.")
@@ -81,9 +83,9 @@ def _attempt(
     except AssessmentError as exc:
         raise HTTPException(exc.status, exc.message) from exc
     service.finish_if_due(
-        session=session, course=course, attempt=attempt, now=utcnow(), enqueue=_enqueue(request)
+        session=session, course=course, attempt=attempt, now=utcnow(), enqueue=enqueue_for(request)
     )
-    return attempt, _spec(course, attempt.assessment_slug)
+    return attempt, spec_or_404(course, attempt.assessment_slug)
 
 
 @router.get("/assessments", include_in_schema=False)
@@ -99,14 +101,14 @@ def intro_page(
     slug: str, request: Request, session: SessionDep, course: CourseDep, user: OptionalUser
 ) -> Response:
     """The rules, the student's own window and time, past attempts, and the start button."""
-    spec = _spec(course, slug)
+    spec = spec_or_404(course, slug)
     if user is None:
         return RedirectResponse(f"/login?next=/assessments/{slug}", status_code=303)
     now = utcnow()
     attempts = service.attempts_of(session=session, slug=slug, user_id=user.id)
     for attempt in attempts:
         service.finish_if_due(
-            session=session, course=course, attempt=attempt, now=now, enqueue=_enqueue(request)
+            session=session, course=course, attempt=attempt, now=now, enqueue=enqueue_for(request)
         )
     window = service.window_for(session=session, spec=spec, user_id=user.id)
     return render(
@@ -140,10 +142,10 @@ def _start(
         return service.start_attempt(
             session=session,
             course=course,
-            spec=_spec(course, slug),
+            spec=spec_or_404(course, slug),
             user=user,
             now=utcnow(),
-            enqueue=_enqueue(request),
+            enqueue=enqueue_for(request),
         )
     except AssessmentError as exc:
         raise HTTPException(exc.status, exc.message) from exc
@@ -200,7 +202,7 @@ async def attempt_form(
                 attempt=attempt,
                 now=now,
                 by="student",
-                enqueue=_enqueue(request),
+                enqueue=enqueue_for(request),
             )
     return RedirectResponse(f"/assessments/attempts/{attempt.id}", status_code=303)
 
@@ -222,7 +224,7 @@ def _save(
             value=value,
             now=utcnow(),
             max_code_bytes=get_settings().max_code_bytes,
-            enqueue=_enqueue(request),
+            enqueue=enqueue_for(request),
         )
     except AssessmentError as exc:
         raise HTTPException(exc.status, exc.message) from exc
@@ -291,7 +293,7 @@ def submit_api(
             attempt=attempt,
             now=utcnow(),
             by="clock" if body is not None and body.reason == "time" else "student",
-            enqueue=_enqueue(request),
+            enqueue=enqueue_for(request),
         )
     answers = service.answers_of(session=session, attempt=attempt)
     return attempt_state(attempt, answers, utcnow())

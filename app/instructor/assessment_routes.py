@@ -15,7 +15,7 @@ from starlette.responses import Response
 from app.assessments import accommodations, service
 from app.assessments.loader import assessments_for
 from app.assessments.models import AssessmentAttempt
-from app.assessments.routes import _enqueue, _spec
+from app.assessments.routes import enqueue_for, spec_or_404
 from app.assessments.schema import AssessmentFile
 from app.assessments.scoring import regrade, released
 from app.assessments.service import AssessmentError
@@ -43,12 +43,12 @@ class AccommodationIn(BaseModel):
 
 
 def _hand_in_overdue(request: Request, session: Session, course: Course) -> None:
-    now = utcnow()
+    now, enqueue = utcnow(), enqueue_for(request)
     for attempt_id in service.overdue_ids(session=session, now=now):
         attempt = session.get(AssessmentAttempt, attempt_id)
         if attempt is not None:
             service.finish_if_due(
-                session=session, course=course, attempt=attempt, now=now, enqueue=_enqueue(request)
+                session=session, course=course, attempt=attempt, now=now, enqueue=enqueue
             )
 
 
@@ -103,7 +103,7 @@ def detail_page(
     slug: str, request: Request, session: SessionDep, course: CourseDep, user: InstructorUser
 ) -> Response:
     """Attempts (overdue ones handed in first) and accommodations of one assessment."""
-    return _render(request, session, course, user, _spec(course, slug))
+    return _render(request, session, course, user, spec_or_404(course, slug))
 
 
 @router.post("/instructor/assessments/{slug}/accommodations", include_in_schema=False)
@@ -111,7 +111,7 @@ async def accommodation_form(
     slug: str, request: Request, session: SessionDep, course: CourseDep, user: InstructorUser
 ) -> Response:
     """Set a student's accommodation from the page's form; a bad one is shown, not stored."""
-    spec = _spec(course, slug)
+    spec = spec_or_404(course, slug)
     form = await request.form()
     email = str(form.get("email", "")).strip().lower()
     try:
@@ -150,7 +150,7 @@ def accommodation_delete_form(
     slug: str, user_id: RowId, session: SessionDep, course: CourseDep, user: InstructorUser
 ) -> Response:
     """Remove a student's accommodation from the page."""
-    _spec(course, slug)
+    spec_or_404(course, slug)
     accommodations.remove_accommodation(session=session, slug=slug, user_id=user_id)
     return RedirectResponse(f"/instructor/assessments/{slug}#accommodations", status_code=303)
 
@@ -160,7 +160,7 @@ def regrade_form(
     slug: str, request: Request, session: SessionDep, course: CourseDep, user: InstructorUser
 ) -> Response:
     """Grade every handed-in attempt's questions again, each with its own recorded draw."""
-    _spec(course, slug)
+    spec_or_404(course, slug)
     _hand_in_overdue(request, session, course)
     for attempt in session.scalars(
         select(AssessmentAttempt).where(
@@ -178,7 +178,7 @@ def list_api(
     slug: str, session: SessionDep, course: CourseDep, user: InstructorUser
 ) -> list[dict[str, Any]]:
     """Every accommodation on one assessment."""
-    _spec(course, slug)
+    spec_or_404(course, slug)
     return [
         accommodations.view(row)
         for row, _student in accommodations.accommodations_of(session=session, slug=slug)
@@ -201,7 +201,7 @@ def set_api(
     try:
         row = accommodations.set_accommodation(
             session=session,
-            spec=_spec(course, slug),
+            spec=spec_or_404(course, slug),
             user_id=user_id,
             extra_minutes=body.extra_minutes,
             opens_at=body.opens_at,
@@ -223,7 +223,7 @@ def delete_api(
     slug: str, user_id: RowId, session: SessionDep, course: CourseDep, user: InstructorUser
 ) -> Response:
     """Remove one student's accommodation."""
-    _spec(course, slug)
+    spec_or_404(course, slug)
     if not accommodations.remove_accommodation(session=session, slug=slug, user_id=user_id):
         raise HTTPException(404, "This student has no accommodation on this assessment.")
     return Response(status_code=204)
