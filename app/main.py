@@ -11,6 +11,7 @@ import anyio.to_thread
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
+from app.assessments import routes as assessment_routes
 from app.config import ROOT, get_settings
 from app.content import routes as content_routes
 from app.content.service import load_from_settings
@@ -113,6 +114,7 @@ def create_app() -> FastAPI:
     app.include_router(user_routes.router)
     app.include_router(quiz_routes.router)
     app.include_router(problem_routes.router)
+    app.include_router(assessment_routes.router)
     app.include_router(lti_routes.router)
     app.include_router(lti_admin_routes.router)
     app.include_router(docs.router)

@@ -1,5 +1,6 @@
 """Imports every model so Alembic and create_all see the whole schema."""
 
+from app.assessments.models import Accommodation, AssessmentAnswer, AssessmentAttempt
 from app.courses.models import CourseFolder
 from app.db import Base
 from app.deadlines.models import DeadlineExtension
@@ -20,7 +21,10 @@ from app.submissions.models import Draft, Submission
 from app.users.models import ApiToken, Role, User, WebSession
 
 __all__ = [
+    "Accommodation",
     "ApiToken",
+    "AssessmentAnswer",
+    "AssessmentAttempt",
     "Base",
     "CourseFolder",
     "DeadlineExtension",

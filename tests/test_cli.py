@@ -25,8 +25,15 @@ def test_validate_json_counts_the_real_course(data_dir: Path) -> None:
     result = run_cli("validate", "--json", "--no-grade", env=_env(data_dir))
     assert result.returncode == 0, result.stdout + result.stderr
     summary = json.loads(result.stdout.strip().splitlines()[-1])
-    assert set(summary) == {"lessons", "quiz_questions", "exercises", "misconceptions", "problems"}
-    assert summary["lessons"] >= 2 and summary["exercises"] >= 5
+    assert set(summary) == {
+        "lessons",
+        "quiz_questions",
+        "exercises",
+        "misconceptions",
+        "assessments",
+        "problems",
+    }
+    assert summary["lessons"] >= 2 and summary["exercises"] >= 5 and summary["assessments"] >= 1
     assert summary["problems"] == []
 
 

@@ -146,7 +146,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
     else:
         print(
             f"{summary['lessons']} lessons, {summary['quiz_questions']} quiz questions, "
-            f"{summary['exercises']} exercises, {summary['misconceptions']} misconceptions"
+            f"{summary['exercises']} exercises, {summary['misconceptions']} misconceptions, "
+            f"{summary['assessments']} assessments"
         )
         for problem in summary["problems"]:
             where = f"{problem['path']}:{problem['line']}" if problem["line"] else problem["path"]

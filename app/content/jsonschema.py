@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from app.assessments.schema import AssessmentFile
 from app.content.schemas import LessonMeta
 from app.courses.schema import CourseMeta
 from graders.exercise_format import ExerciseMeta, MistakesFile
@@ -22,6 +23,7 @@ SCHEMAS: dict[str, tuple[type[BaseModel], str]] = {
     "mistakes": (MistakesFile, "exercises/<slug>/mistakes.yaml: known wrong answers and hints."),
     "lesson": (LessonMeta, "The YAML front matter of lessons/NN-<slug>.md, with its quiz."),
     "course": (CourseMeta, "course.yaml: a course's slug, title, summary and authors."),
+    "assessment": (AssessmentFile, "assessments/<slug>.yaml: a homework or an exam."),
 }
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.assessments.loader import load_assessments
 from app.config import get_settings
 from app.content.grading_check import Progress, grading_problems
 from app.content.loader import Course, Problem, split_front_matter
@@ -23,6 +24,8 @@ def validate_course(*, grade: bool = True, progress: Progress | None = None) -> 
             path = str(lesson.path.relative_to(lesson.path.parent.parent))
             problems.extend(Problem(path, message) for message in check_examples(question))
     problems.extend(plot_drawing_problems(course))
+    assessments = load_assessments(get_settings().content_dir, course)
+    problems.extend(assessments.problems)
     if grade:
         settings = get_settings()
         problems.extend(
@@ -38,6 +41,7 @@ def validate_course(*, grade: bool = True, progress: Progress | None = None) -> 
         "quiz_questions": sum(len(les.meta.quiz) for les in course.lessons),
         "exercises": len(course.exercises),
         "misconceptions": sum(len(ex.mistakes) for ex in course.exercises),
+        "assessments": len(assessments.by_slug),
         "problems": [{"path": p.path, "line": p.line, "message": p.message} for p in problems],
     }
 

@@ -10,6 +10,12 @@ from dataclasses import dataclass, field
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.assessments.gradebook import (
+    AssessmentCell,
+    AssessmentColumn,
+    assessment_cells,
+    assessment_columns,
+)
 from app.content.loader import Course
 from app.deadlines.models import DeadlineExtension
 from app.deadlines.rules import late_at
@@ -52,6 +58,7 @@ class Row:
     exercises: dict[str, ExerciseCell] = field(default_factory=dict)
     quizzes: dict[str, QuizCell] = field(default_factory=dict)
     practice: frozenset[str] = frozenset()  # exercises shown but not counted (the labs)
+    assessments: dict[str, AssessmentCell] = field(default_factory=dict)  # not in the total
 
     @property
     def solved(self) -> int:
@@ -94,6 +101,7 @@ class Gradebook:
     rows: list[Row]
     shown_exercises: list[Column]
     shown_quizzes: list[Column]
+    assessments: list[AssessmentColumn] = field(default_factory=list)
 
     @property
     def items(self) -> int:
@@ -185,9 +193,17 @@ def build_gradebook(
     if rows:
         _fill_exercises(session, rows, [c.slug for c in exercises])
         _fill_quizzes(session, rows, quizzes)
+    book_assessments = assessment_columns(course) if not exercise else []
+    cells = assessment_cells(
+        session=session, slugs=[c.slug for c in book_assessments], user_ids=list(rows)
+    )
+    for user_id, row in rows.items():
+        row.assessments = cells.get(user_id, {})
     shown_ex = [c for c in exercises if not exercise or c.slug == exercise]
     shown_quiz = quizzes if not exercise else []
-    book = Gradebook(exercises, quizzes, list(rows.values()), shown_ex, shown_quiz)
+    book = Gradebook(
+        exercises, quizzes, list(rows.values()), shown_ex, shown_quiz, book_assessments
+    )
     book.rows.sort(key=lambda r: (r.name.lower() or r.email, r.email))
     if sort == "email":
         book.rows.sort(key=lambda r: r.email)
@@ -238,6 +254,7 @@ def gradebook_csv(book: Gradebook) -> str:
         header += [f"{col.slug} late"]
     for col in book.shown_quizzes:
         header += [f"quiz {col.slug} score", f"quiz {col.slug} late"]
+    header += [f"assessment {col.slug} score" for col in book.assessments]
     header += ["exercises solved", "exercise points", "quiz points", "total"]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
@@ -250,6 +267,8 @@ def gradebook_csv(book: Gradebook) -> str:
         for col in book.shown_quizzes:
             quiz = row.quizzes.get(col.slug, QuizCell())
             cells += [_score(quiz.best), "yes" if quiz.late else ""]
+        for acol in book.assessments:
+            cells.append(_score(row.assessments.get(acol.slug, AssessmentCell()).best))
         cells += [
             row.solved,
             _score(row.exercise_points),

@@ -15,6 +15,7 @@ from starlette.responses import Response
 from app.content.service import CourseDep
 from app.instructor import (
     analytics_routes,
+    assessment_routes,
     gradebook_routes,
     item_stats_routes,
     overrides_routes,
@@ -64,5 +65,6 @@ for _module in (
     similarity_routes,
     students_routes,
     overrides_routes,
+    assessment_routes,
 ):
     router.include_router(_module.router)

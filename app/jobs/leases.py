@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import func, or_, select, update
 from sqlalchemy.orm import Session
 
+from app.assessments.scoring import settle_for_submission
 from app.lti.outbox import queue_grade
 from app.models_base import utcnow
 from app.submissions.models import Submission
@@ -126,6 +127,7 @@ def finish(*, session: Session, held: Claim, report: dict[str, Any]) -> bool:
         )
         if user_id is not None:
             queue_grade(session=session, user_id=user_id, kind="exercise", slug=held.exercise)
+            settle_for_submission(session=session, submission_id=held.submission_id)
     session.commit()
     return stored
 

@@ -34,6 +34,10 @@ SCORE_TYPE = "application/vnd.ims.lis.v1.score+json"
 
 def score_for(*, session: Session, user_id: int, kind: str, slug: str, policy: str) -> float | None:
     """The 0..1 score to report: best or latest graded submission or quiz attempt."""
+    if kind == "assessment":  # released, fully graded attempts only
+        from app.assessments.scoring import released_score
+
+        return released_score(session=session, user_id=user_id, slug=slug, policy=policy)
     if kind == "quiz":
         quiz_order = QuizAttempt.score.desc() if policy == "best" else QuizAttempt.id.desc()
         found = session.scalar(

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.lti.models import LtiGradePost, LtiLink, LtiMember, LtiUser
-from app.models_base import utcnow
+from app.models_base import as_utc, utcnow
 
 
-def queue_grade(*, session: Session, user_id: int, kind: str, slug: str) -> int:
+def queue_grade(
+    *, session: Session, user_id: int, kind: str, slug: str, not_before: dt.datetime | None = None
+) -> int:
     """Add a pending post per LMS course linking this item (no commit: the caller's).
 
+    `not_before` holds the post until then (an assessment's score release).
     The score itself is read when the post is sent, so one pending row per person and link is
     enough however many submissions arrive meanwhile. Returns how many rows were added.
     """
@@ -24,15 +29,16 @@ def queue_grade(*, session: Session, user_id: int, kind: str, slug: str) -> int:
     added = 0
     for link_id, lti_user_id in rows:
         pending = session.scalar(
-            select(LtiGradePost.id).where(
+            select(LtiGradePost).where(
                 LtiGradePost.link_id == link_id,
                 LtiGradePost.lti_user_id == lti_user_id,
                 LtiGradePost.status == "pending",
             )
         )
+        due = max(as_utc(not_before), utcnow()) if not_before is not None else utcnow()
         if pending is None:
-            session.add(
-                LtiGradePost(link_id=link_id, lti_user_id=lti_user_id, next_attempt_at=utcnow())
-            )
+            session.add(LtiGradePost(link_id=link_id, lti_user_id=lti_user_id, next_attempt_at=due))
             added += 1
+        elif not_before is not None:
+            pending.next_attempt_at = due
     return added

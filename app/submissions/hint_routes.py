@@ -9,9 +9,11 @@ from fastapi.responses import RedirectResponse
 from sqlalchemy.orm import Session
 from starlette.responses import Response
 
+from app.assessments.locks import exam_lock
 from app.content.loader import Exercise
 from app.content.service import CourseDep
 from app.db import SessionDep
+from app.models_base import utcnow
 from app.progress.hints import reveal_next, revealed_count
 from app.users.deps import OptionalUser
 from app.users.models import Role, User
@@ -51,5 +53,10 @@ def open_hint(slug: str, session: SessionDep, course: CourseDep, user: OptionalU
         return RedirectResponse(f"/login?next=/exercises/{slug}%23hints", status_code=303)
     if not exercise.hints:
         raise HTTPException(404, "This exercise has no hints.")
+    locked = exam_lock(
+        session=session, user_id=user.id, exercise_slug=slug, what="hints", now=utcnow()
+    )
+    if locked:
+        raise HTTPException(403, locked)
     reveal_next(session=session, user_id=user.id, exercise_slug=slug, available=len(exercise.hints))
     return RedirectResponse(f"/exercises/{slug}#hints", status_code=303)

@@ -8,6 +8,7 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import RedirectResponse
 from starlette.responses import Response
 
+from app.assessments.locks import exam_lock
 from app.content.loader import Course, Exercise
 from app.content.service import CourseDep
 from app.db import SessionDep
@@ -55,6 +56,12 @@ def _standing(session: SessionDep, user: User, slug: str) -> ExerciseProgress:
     return exercise_stats(session=session, user_id=user.id, slugs=[slug]).get(slug, UNTOUCHED)
 
 
+def _locked(session: SessionDep, user: User, slug: str) -> str | None:
+    return exam_lock(
+        session=session, user_id=user.id, exercise_slug=slug, what="solutions", now=utcnow()
+    )
+
+
 @router.get("/exercises/{slug}/history")
 def exercise_history(
     slug: str, request: Request, course: CourseDep, session: SessionDep, user: OptionalUser
@@ -64,7 +71,9 @@ def exercise_history(
         return _login_redirect(request)
     exercise = _exercise(course, slug, user)
     standing = _standing(session, user, slug)
-    reveal = solution_open(exercise, standing) or _is_instructor(user)
+    reveal = (solution_open(exercise, standing) and not _locked(session, user, slug)) or (
+        _is_instructor(user)
+    )
     rows = own_submissions(session=session, user_id=user.id, exercise_slug=slug)
     return render(
         request,
@@ -87,6 +96,9 @@ def exercise_solution(
         return _login_redirect(request)
     exercise = _exercise(course, slug, user)
     standing = _standing(session, user, slug)
+    locked = _locked(session, user, slug)
+    if locked and not _is_instructor(user):
+        raise HTTPException(403, locked)
     if not (solution_open(exercise, standing) or _is_instructor(user)):
         return render(
             request,

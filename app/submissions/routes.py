@@ -12,6 +12,7 @@ from fastapi import APIRouter, Body, Header, HTTPException, Query, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.assessments.locks import exam_lock
 from app.config import get_settings
 from app.content.service import CourseDep
 from app.courses.service import content_of, course_or_404
@@ -124,6 +125,14 @@ def _visible(session: Any, user: Any, submission_id: int) -> Submission:
 def _hidden_open(session: Any, course: Any, user: Any, row: Submission) -> bool:
     if user.role == Role.instructor:
         return False  # instructors see hidden tests whole anyway
+    if exam_lock(
+        session=session,
+        user_id=user.id,
+        exercise_slug=row.exercise_slug,
+        what="hidden_tests",
+        now=utcnow(),
+    ):
+        return False
     return service.hidden_tests_open(
         session=session, course=course, user=user, row=row, now=utcnow()
     )

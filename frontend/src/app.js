@@ -1,6 +1,7 @@
 import "./quiz.js";
 import "./plots.js";
 import "./instructor.js";
+import "./exam.js";
 
 // Progressive enhancement only: every page works without this file.
 

@@ -1,0 +1,253 @@
+"""Grading a handed-in attempt: quiz items here, exercises by the usual submission path."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.assessments.loader import find_exercise, find_question
+from app.assessments.models import Accommodation, AssessmentAnswer, AssessmentAttempt
+from app.assessments.schema import Item
+from app.config import get_settings
+from app.content.loader import Course
+from app.content.schemas import Question
+from app.lti.outbox import queue_grade
+from app.models_base import as_utc, utcnow
+from app.quiz.grading import grade_question, variant_params
+from app.quiz.service import normalise_answer
+from app.submissions.models import Submission
+from app.submissions.service import SubmissionError, create_submission
+from app.users.models import User
+
+KIND = "assessment"  # the LTI link kind and the deadline kind of an assessment
+
+
+def item_of(key: str) -> Item:
+    """The Item a stored key stands for."""
+    return Item(question=key[2:]) if key.startswith("q:") else Item(exercise=key[2:])
+
+
+def question_params(attempt: AssessmentAttempt, question: Question) -> dict[str, int]:
+    """The numbers this attempt shows for a parameterised question (seeded, reproducible)."""
+    if not question.params:
+        return {}
+    return variant_params(question, seed=f"assessment:{attempt.seed}")
+
+
+def grade_questions(
+    *, course: Course, attempt: AssessmentAttempt, answers: Mapping[str, AssessmentAnswer]
+) -> dict[str, Any]:
+    """Each quiz item's verdict and points, stored with the attempt; exercises wait."""
+    items: dict[str, Any] = {}
+    for entry in attempt.items:
+        key = entry["key"]
+        if not key.startswith("q:"):
+            items[key] = {"points": entry["points"], "score": None, "submission": None}
+            continue
+        question = find_question(course, item_of(key))
+        saved = answers.get(key)
+        if question is None:
+            items[key] = {
+                "points": entry["points"],
+                "score": 0.0,
+                "correct": False,
+                "answer": None,
+                "message": "This question was removed from the course.",
+            }
+            continue
+        answer = normalise_answer(question, saved.value if saved else None)
+        verdict = grade_question(question, answer, params=question_params(attempt, question))
+        items[key] = {
+            "points": entry["points"],
+            "score": entry["points"] if verdict.correct else 0.0,
+            "correct": verdict.correct,
+            "answer": answer,
+            "message": verdict.message,
+        }
+    return {"items": items}
+
+
+def submit_exercises(
+    *,
+    session: Session,
+    course: Course,
+    attempt: AssessmentAttempt,
+    enqueue: Callable[[int], None],
+) -> list[int]:
+    """Send each exercise's last saved code to the graders once (safe to call again)."""
+    user = session.get(User, attempt.user_id)
+    if user is None:
+        return []
+    queued: list[int] = []
+    answers = answers_of_attempt(session, attempt.id)
+    for entry in attempt.items:
+        key = entry["key"]
+        saved = answers.get(key)
+        if not key.startswith("x:") or saved is None or saved.submission_id is not None:
+            continue
+        if find_exercise(course, item_of(key)) is None:
+            continue
+        try:
+            row = create_submission(
+                session=session,
+                course=course,
+                user=user,
+                exercise=key[2:],
+                code=saved.value["code"],
+                framework=saved.value["framework"],
+                mode="submit",
+                max_bytes=get_settings().max_code_bytes,
+            )
+        except SubmissionError:
+            continue  # stays without a submission: the item scores 0
+        saved.submission_id = row.id
+        session.commit()
+        enqueue(row.id)
+        queued.append(row.id)
+    return queued
+
+
+def answers_of_attempt(session: Session, attempt_id: int) -> dict[str, AssessmentAnswer]:
+    """Saved answers by item key."""
+    rows = session.scalars(
+        select(AssessmentAnswer).where(AssessmentAnswer.attempt_id == attempt_id)
+    )
+    return {row.item_key: row for row in rows}
+
+
+def settle(*, session: Session, attempt: AssessmentAttempt) -> bool:
+    """Fill in exercise scores that are graded; once all are, store the attempt's score."""
+    if attempt.status != "submitted" or attempt.results is None:
+        return False
+    answers = answers_of_attempt(session, attempt.id)
+    items = {key: dict(value) for key, value in attempt.results.get("items", {}).items()}
+    waiting = False
+    for key, result in items.items():
+        if not key.startswith("x:"):
+            continue
+        saved = answers.get(key)
+        if saved is None or saved.submission_id is None:
+            result.update(score=0.0, submission=None)
+            continue
+        row = session.get(Submission, saved.submission_id)
+        if row is None or row.status != "done":
+            waiting = True
+            continue
+        result.update(score=(row.score or 0.0) * result["points"], submission=row.id)
+    attempt.results = {**attempt.results, "items": items}
+    total = sum(r["points"] for r in items.values())
+    if not waiting:
+        got = sum(r["score"] or 0.0 for r in items.values())
+        attempt.score = got / total if total else 0.0
+    session.commit()
+    if not waiting:
+        queue_grade(
+            session=session,
+            user_id=attempt.user_id,
+            kind=KIND,
+            slug=attempt.assessment_slug,
+            not_before=attempt.release_at,
+        )
+        session.commit()
+    return not waiting
+
+
+def settle_for_submission(*, session: Session, submission_id: int) -> None:
+    """A graded submission that belongs to a handed-in attempt completes that attempt's score.
+
+    Called in the grader's transaction, after the report is written: settling commits both.
+    """
+    attempt_id = session.scalar(
+        select(AssessmentAnswer.attempt_id).where(AssessmentAnswer.submission_id == submission_id)
+    )
+    if attempt_id is None:
+        return
+    attempt = session.get(AssessmentAttempt, attempt_id)
+    if attempt is not None:
+        settle(session=session, attempt=attempt)
+
+
+def release_time(
+    *,
+    release: str | dt.datetime,
+    closes: dt.datetime,
+    accommodation: Accommodation | None,
+    submitted_at: dt.datetime,
+) -> dt.datetime:
+    """When this attempt's score may be shown: at hand-in, after everyone's window, or a date."""
+    if isinstance(release, dt.datetime):
+        return as_utc(release)
+    if release == "on_submit":
+        return as_utc(submitted_at)
+    own = accommodation.closes_at if accommodation and accommodation.closes_at else None
+    return max(as_utc(closes), as_utc(own)) if own else as_utc(closes)
+
+
+def set_release(*, session: Session, attempt: AssessmentAttempt) -> None:
+    """Store when the attempt's score is released, by the rules frozen at its start."""
+    rules = attempt.rules or {}
+    if attempt.submitted_at is None or "release" not in rules:
+        return
+    found = session.scalar(
+        select(Accommodation).where(
+            Accommodation.user_id == attempt.user_id,
+            Accommodation.assessment_slug == attempt.assessment_slug,
+        )
+    )
+    release = rules["release"]
+    attempt.release_at = release_time(
+        release=release if release in ("on_submit", "after_close") else _when(release),
+        closes=_when(rules["closes"]),
+        accommodation=found,
+        submitted_at=attempt.submitted_at,
+    )
+
+
+def _when(text: str) -> dt.datetime:
+    return as_utc(dt.datetime.fromisoformat(text))
+
+
+def released(attempt: AssessmentAttempt, now: dt.datetime) -> bool:
+    """Whether the student (and the LMS) may see this attempt's score now."""
+    return attempt.release_at is not None and as_utc(attempt.release_at) <= now
+
+
+def released_score(*, session: Session, user_id: int, slug: str, policy: str) -> float | None:
+    """The 0..1 score an LMS receives: best or latest released, fully graded attempt."""
+    order = AssessmentAttempt.score.desc() if policy == "best" else AssessmentAttempt.id.desc()
+    found = session.scalar(
+        select(AssessmentAttempt.score)
+        .where(
+            AssessmentAttempt.user_id == user_id,
+            AssessmentAttempt.assessment_slug == slug,
+            AssessmentAttempt.status == "submitted",
+            AssessmentAttempt.score.is_not(None),
+            AssessmentAttempt.release_at <= utcnow(),
+        )
+        .order_by(order)
+        .limit(1)
+    )
+    return None if found is None else float(found)
+
+
+def regrade(*, session: Session, course: Course, attempt: AssessmentAttempt) -> float | None:
+    """Grade a handed-in attempt's questions again (after a fix to one) from its stored answers.
+
+    The items are the attempt's own, drawn once with its recorded seed; exercise scores are
+    kept and read again from their submissions. Returns the new score (None: still grading).
+    """
+    if attempt.status != "submitted" or attempt.results is None:
+        return None
+    answers = answers_of_attempt(session, attempt.id)
+    fresh = grade_questions(course=course, attempt=attempt, answers=answers)["items"]
+    kept = attempt.results.get("items", {})
+    merged = {k: (kept.get(k, v) if k.startswith("x:") else v) for k, v in fresh.items()}
+    attempt.results = {**attempt.results, "items": merged, "regraded": True}
+    attempt.score = None
+    session.commit()
+    settle(session=session, attempt=attempt)
+    return attempt.score

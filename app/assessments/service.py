@@ -1,0 +1,294 @@
+"""The rules of an attempt: windows, drawing, deadlines, saving answers, handing in."""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session
+
+from app.assessments import scoring
+from app.assessments.loader import find_exercise, find_question
+from app.assessments.models import Accommodation, AssessmentAnswer, AssessmentAttempt
+from app.assessments.schema import COURSE_SLUG, AssessmentFile, Item
+from app.content.loader import Course
+from app.models_base import as_utc
+from app.quiz.service import normalise_answer
+from app.users.models import User
+
+Enqueue = Callable[[int], None]
+
+
+class AssessmentError(Exception):
+    """A request the rules refuse; carries the HTTP status and a plain message."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def stamp(value: dt.datetime) -> str:
+    """A moment as students read it in messages."""
+    return as_utc(value).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+@dataclass(frozen=True)
+class Window:
+    """When one student may start, and the extra minutes their time limit gets."""
+
+    opens: dt.datetime
+    closes: dt.datetime
+    extra_minutes: float
+
+
+def accommodation_of(*, session: Session, slug: str, user_id: int) -> Accommodation | None:
+    """The student's accommodation on this assessment, if an instructor set one."""
+    return session.scalar(
+        select(Accommodation).where(
+            Accommodation.user_id == user_id, Accommodation.assessment_slug == slug
+        )
+    )
+
+
+def window_for(*, session: Session, spec: AssessmentFile, user_id: int) -> Window:
+    """The assessment's window, or the student's own one, with their extra minutes."""
+    found = accommodation_of(session=session, slug=spec.slug, user_id=user_id)
+    if found is None:
+        return Window(as_utc(spec.opens), as_utc(spec.closes), 0)
+    opens = as_utc(found.opens_at) if found.opens_at else as_utc(spec.opens)
+    closes = as_utc(found.closes_at) if found.closes_at else as_utc(spec.closes)
+    return Window(opens, closes, found.extra_minutes)
+
+
+def draw_items(*, spec: AssessmentFile, seed: int) -> list[dict[str, Any]]:
+    """The items one student gets: each pool sampled with the seed, in the pool's order."""
+    drawn: list[dict[str, Any]] = []
+    for index, part in enumerate(spec.parts):
+        chosen: list[Item] = part.items
+        if part.draw is not None:
+            rng = random.Random(f"{seed}:{index}")  # noqa: S311  (reproducible by design)
+            picks = set(rng.sample(range(len(part.items)), part.draw))
+            chosen = [item for i, item in enumerate(part.items) if i in picks]
+        drawn.extend({"key": item.key, "part": index, "points": item.points} for item in chosen)
+    return drawn
+
+
+def frozen_rules(spec: AssessmentFile) -> dict[str, Any]:
+    """What an attempt keeps of its file when it starts: later edits do not change it."""
+    release = spec.release if isinstance(spec.release, str) else spec.release.isoformat()
+    return {**spec.open_during.model_dump(), "release": release, "closes": spec.closes.isoformat()}
+
+
+def attempts_of(*, session: Session, slug: str, user_id: int) -> list[AssessmentAttempt]:
+    """A student's attempts at one assessment, first first."""
+    return list(
+        session.scalars(
+            select(AssessmentAttempt)
+            .where(AssessmentAttempt.user_id == user_id, AssessmentAttempt.assessment_slug == slug)
+            .order_by(AssessmentAttempt.number)
+        )
+    )
+
+
+def start_attempt(
+    *,
+    session: Session,
+    course: Course,
+    spec: AssessmentFile,
+    user: User,
+    now: dt.datetime,
+    enqueue: Enqueue,
+) -> AssessmentAttempt:
+    """Begin an attempt (or return the one running): seed, items and deadline are fixed now."""
+    window = window_for(session=session, spec=spec, user_id=user.id)
+    earlier = attempts_of(session=session, slug=spec.slug, user_id=user.id)
+    for attempt in earlier:
+        finish_if_due(session=session, course=course, attempt=attempt, now=now, enqueue=enqueue)
+        if attempt.status == "open":
+            return attempt
+    if now < window.opens:
+        raise AssessmentError(403, f"'{spec.title}' opens at {stamp(window.opens)}.")
+    if now >= window.closes:
+        raise AssessmentError(403, f"'{spec.title}' closed at {stamp(window.closes)}.")
+    if len(earlier) >= spec.attempts:
+        raise AssessmentError(
+            409,
+            f"You have used all {spec.attempts} attempt{'s' if spec.attempts > 1 else ''} "
+            f"at '{spec.title}'.",
+        )
+    deadline = window.closes
+    if spec.time_limit_minutes is not None:
+        limit = dt.timedelta(minutes=spec.time_limit_minutes + window.extra_minutes)
+        deadline = min(now + limit, window.closes)
+    seed = secrets.randbelow(2**31)
+    attempt = AssessmentAttempt(
+        user_id=user.id,
+        course_slug=COURSE_SLUG,
+        assessment_slug=spec.slug,
+        number=len(earlier) + 1,
+        seed=seed,
+        items=draw_items(spec=spec, seed=seed),
+        rules=frozen_rules(spec),
+        started_at=now,
+        deadline=deadline,
+        status="open",
+    )
+    session.add(attempt)
+    session.commit()
+    return attempt
+
+
+def own_attempt(*, session: Session, attempt_id: int, user: User) -> AssessmentAttempt:
+    """The attempt if it is this student's; someone else's is refused, not shown."""
+    attempt = session.get(AssessmentAttempt, attempt_id)
+    if attempt is None:
+        raise AssessmentError(404, "There is no attempt with that id.")
+    if attempt.user_id != user.id:
+        raise AssessmentError(
+            403, "This attempt belongs to another student; you can answer only your own."
+        )
+    return attempt
+
+
+def answers_of(*, session: Session, attempt: AssessmentAttempt) -> dict[str, AssessmentAnswer]:
+    """Every saved answer of the attempt, by item key."""
+    return scoring.answers_of_attempt(session, attempt.id)
+
+
+def _clean_value(course: Course, key: str, raw: Any, max_code_bytes: int) -> Any:
+    item = Item(question=key[2:]) if key.startswith("q:") else Item(exercise=key[2:])
+    question = find_question(course, item)
+    if question is not None:
+        return normalise_answer(question, raw)
+    exercise = find_exercise(course, item)
+    if exercise is None:
+        raise AssessmentError(409, f"'{key[2:]}' is no longer part of the course.")
+    if not isinstance(raw, dict) or set(raw) != {"framework", "code"}:
+        raise AssessmentError(
+            422, 'An exercise answer is {"framework": "numpy", "code": "<your code>"}.'
+        )
+    framework, code = raw["framework"], raw["code"]
+    if framework not in exercise.meta.frameworks or not isinstance(code, str):
+        offered = ", ".join(exercise.meta.frameworks)
+        raise AssessmentError(422, f"Choose one of: {offered}, and send the code as text.")
+    size = len(code.encode("utf-8", "surrogatepass"))
+    if size > max_code_bytes:
+        raise AssessmentError(
+            413, f"Your code is {size // 1024} KB; the limit is {max_code_bytes // 1024} KB."
+        )
+    return {"framework": framework, "code": code}
+
+
+def save_answer(
+    *,
+    session: Session,
+    course: Course,
+    attempt: AssessmentAttempt,
+    item_key: str,
+    value: Any,
+    now: dt.datetime,
+    max_code_bytes: int,
+    enqueue: Enqueue,
+) -> AssessmentAnswer:
+    """Store one answer; after the deadline nothing changes and the attempt is handed in."""
+    if attempt.status != "open":
+        when = stamp(attempt.submitted_at or attempt.deadline)
+        raise AssessmentError(
+            409, f"This attempt was handed in at {when}; it takes no more answers."
+        )
+    if now >= as_utc(attempt.deadline):
+        finish_if_due(session=session, course=course, attempt=attempt, now=now, enqueue=enqueue)
+        raise AssessmentError(
+            409,
+            f"Time is up: this attempt ended at {stamp(attempt.deadline)}. This answer arrived "
+            "after the end and was not saved; the answers saved before it were handed in.",
+        )
+    if item_key not in {item["key"] for item in attempt.items}:
+        raise AssessmentError(422, f"'{item_key[:120]}' is not one of this attempt's questions.")
+    cleaned = _clean_value(course, item_key, value, max_code_bytes)
+    row = session.scalar(
+        select(AssessmentAnswer).where(
+            AssessmentAnswer.attempt_id == attempt.id, AssessmentAnswer.item_key == item_key
+        )
+    )
+    if row is None:
+        row = AssessmentAnswer(attempt_id=attempt.id, item_key=item_key, value=cleaned, saves=1)
+        session.add(row)
+    else:
+        row.value, row.saves = cleaned, row.saves + 1
+    row.updated_at = now
+    session.commit()
+    return row
+
+
+def finish_attempt(
+    *,
+    session: Session,
+    course: Course,
+    attempt: AssessmentAttempt,
+    now: dt.datetime,
+    by: str,
+    enqueue: Enqueue,
+) -> AssessmentAttempt:
+    """Hand in: claim the attempt once, grade its questions, send its code to the graders."""
+    at = min(now, as_utc(attempt.deadline))
+    claimed = session.execute(
+        update(AssessmentAttempt)
+        .where(AssessmentAttempt.id == attempt.id, AssessmentAttempt.status == "open")
+        .values(status="submitted", submitted_at=at, submitted_by=by)
+    )
+    if claimed.rowcount != 1:  # type: ignore[attr-defined]
+        session.rollback()
+        session.refresh(attempt)
+        return attempt
+    session.commit()
+    session.refresh(attempt)
+    answers = answers_of(session=session, attempt=attempt)
+    attempt.results = scoring.grade_questions(course=course, attempt=attempt, answers=answers)
+    scoring.set_release(session=session, attempt=attempt)
+    session.commit()
+    scoring.submit_exercises(session=session, course=course, attempt=attempt, enqueue=enqueue)
+    scoring.settle(session=session, attempt=attempt)
+    return attempt
+
+
+def finish_if_due(
+    *,
+    session: Session,
+    course: Course,
+    attempt: AssessmentAttempt,
+    now: dt.datetime,
+    enqueue: Enqueue,
+) -> bool:
+    """Hand in an attempt whose time ran out (on the next read: no timer needed on the server)."""
+    if attempt.status == "open" and now >= as_utc(attempt.deadline):
+        finish_attempt(
+            session=session, course=course, attempt=attempt, now=now, by="clock", enqueue=enqueue
+        )
+        return True
+    if attempt.status == "submitted" and attempt.score is None:
+        scoring.submit_exercises(session=session, course=course, attempt=attempt, enqueue=enqueue)
+    return False
+
+
+def overdue_ids(*, session: Session, now: dt.datetime) -> list[int]:
+    """Open attempts past their deadline (what a read of the instructor pages hands in)."""
+    return list(
+        session.scalars(
+            select(AssessmentAttempt.id).where(
+                AssessmentAttempt.status == "open", AssessmentAttempt.deadline <= now
+            )
+        )
+    )
+
+
+def attempt_count(*, session: Session, slug: str) -> int:
+    """How many attempts exist at an assessment (instructor overview)."""
+    found = session.scalar(select(func.count()).where(AssessmentAttempt.assessment_slug == slug))
+    return int(found or 0)
