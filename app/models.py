@@ -13,6 +13,7 @@ from app.lti.models import (
     LtiPlatform,
     LtiUser,
 )
+from app.offerings.models import Enrollment, Offering
 from app.problems.models import ProblemReport
 from app.progress.models import HintReveal, LessonRead, QuizAttempt
 from app.submissions.models import Draft, Submission
@@ -23,6 +24,7 @@ __all__ = [
     "Base",
     "DeadlineExtension",
     "Draft",
+    "Enrollment",
     "HintReveal",
     "LessonRead",
     "LtiContext",
@@ -33,6 +35,7 @@ __all__ = [
     "LtiNonce",
     "LtiPlatform",
     "LtiUser",
+    "Offering",
     "ProblemReport",
     "QuizAttempt",
     "RegradeJob",

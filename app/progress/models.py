@@ -9,7 +9,7 @@ from sqlalchemy import JSON, Float, ForeignKey, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.db import Base
-from app.models_base import created_at_column
+from app.models_base import created_at_column, offering_column
 
 
 class LessonRead(Base):
@@ -35,6 +35,7 @@ class QuizAttempt(Base):
     answers: Mapped[dict[str, Any]] = mapped_column(JSON)
     results: Mapped[dict[str, Any]] = mapped_column(JSON)
     score: Mapped[float] = mapped_column(Float)
+    offering_id: Mapped[int | None] = offering_column()
     created_at: Mapped[dt.datetime] = created_at_column()
 
 

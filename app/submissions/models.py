@@ -20,7 +20,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.db import Base
-from app.models_base import created_at_column, utcnow
+from app.models_base import created_at_column, offering_column, utcnow
 
 
 class Submission(Base):
@@ -55,6 +55,7 @@ class Submission(Base):
         ForeignKey("users.id", ondelete="SET NULL"), default=None
     )
     override_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    offering_id: Mapped[int | None] = offering_column()
 
 
 class Draft(Base):
