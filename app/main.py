@@ -22,6 +22,7 @@ from app.jobs.runtime import JobRuntime
 from app.lti import admin_routes as lti_admin_routes
 from app.lti import routes as lti_routes
 from app.lti.grades import OutboxWorker
+from app.offerings.access import OfferingPrefixMiddleware
 from app.problems import routes as problem_routes
 from app.quiz import routes as quiz_routes
 from app.submissions import history as history_routes
@@ -95,6 +96,7 @@ def create_app() -> FastAPI:
         max_waiting=settings.web_queue_max,
         retry_after=settings.web_retry_after_seconds,
     )
+    app.add_middleware(OfferingPrefixMiddleware)  # rewrites the path only: no I/O
     app.add_middleware(SecurityHeadersMiddleware)
     install_error_handlers(app)
     app.mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static")
