@@ -23,6 +23,7 @@ from app.instructor import (
     students_routes,
 )
 from app.instructor.web import page
+from app.offerings.access import StaffUser
 from app.users.deps import InstructorUser
 from app.web.api import errors
 
@@ -30,7 +31,7 @@ router = APIRouter()
 
 
 @router.get("/instructor", include_in_schema=False)
-def instructor_home(user: InstructorUser) -> Response:
+def instructor_home(user: StaffUser) -> Response:
     """The instructor area starts at the gradebook."""
     return RedirectResponse("/instructor/gradebook", status_code=303)
 

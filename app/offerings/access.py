@@ -14,12 +14,19 @@ from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request
-from sqlalchemy import ColumnElement
+from sqlalchemy import ColumnElement, func, select
+from sqlalchemy.orm import Session
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.db import SessionDep, release
 from app.offerings.models import STAFF, Offering, OfferingRole
-from app.offerings.service import first_offering, first_offering_id_query, role_in, students_of
+from app.offerings.service import (
+    first_offering,
+    first_offering_id_query,
+    members_of,
+    role_in,
+    students_of,
+)
 from app.users.deps import CurrentUser
 from app.users.models import User
 
@@ -65,6 +72,21 @@ def students_here() -> ColumnElement[bool]:
     """SQL: the user is a student of this request's offering (staff pages' queries)."""
     named = _current.get()
     return students_of(first_offering_id_query() if named is None else named)
+
+
+def members_here() -> ColumnElement[bool]:
+    """SQL: the user holds any role in this request's offering."""
+    named = _current.get()
+    return members_of(first_offering_id_query() if named is None else named)
+
+
+def is_member_here(session: Session, user_id: int) -> bool:
+    """Whether the person is in this request's offering (a lookup by id from another is a 404)."""
+    return bool(
+        session.scalar(
+            select(func.count()).select_from(User).where(User.id == user_id, members_here())
+        )
+    )
 
 
 @dataclass(frozen=True)

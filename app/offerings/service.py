@@ -176,3 +176,8 @@ def students_of(offering_id: int | ScalarSelect[int]) -> ColumnElement[bool]:
 def is_staff(role: OfferingRole | None) -> bool:
     """Whether the role sees students' work there."""
     return role in STAFF
+
+
+def members_of(offering_id: int | ScalarSelect[int]) -> ColumnElement[bool]:
+    """SQL: the user holds any role in that offering."""
+    return User.id.in_(select(Enrollment.user_id).where(Enrollment.offering_id == offering_id))

@@ -39,3 +39,9 @@ def postgres_db(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[str
     get_engine.cache_clear()
     with psycopg.connect(PG_ADMIN, autocommit=True) as admin:
         admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+# The small scaffolded course and its app client, shared with the instructor tests.
+from tests.instructor.conftest import app_client, course_dir  # noqa: E402
+
+__all__ = ["app_client", "course_dir", "postgres_db"]
