@@ -22,6 +22,7 @@ from app.jobs.runtime import JobRuntime
 from app.lti import admin_routes as lti_admin_routes
 from app.lti import routes as lti_routes
 from app.lti.grades import OutboxWorker
+from app.offerings import routes as offering_routes
 from app.offerings.access import OfferingPrefixMiddleware
 from app.problems import routes as problem_routes
 from app.quiz import routes as quiz_routes
@@ -109,6 +110,7 @@ def create_app() -> FastAPI:
     app.include_router(problem_routes.router)
     app.include_router(lti_routes.router)
     app.include_router(lti_admin_routes.router)
+    app.include_router(offering_routes.router)
     app.include_router(docs.router)
     app.include_router(metrics.router)
     return app
