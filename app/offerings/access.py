@@ -21,6 +21,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from app.db import SessionDep, release
 from app.offerings.models import STAFF, Offering, OfferingRole
 from app.offerings.service import (
+    enroll,
     first_offering,
     first_offering_id_query,
     members_of,
@@ -87,6 +88,15 @@ def is_member_here(session: Session, user_id: int) -> bool:
             select(func.count()).select_from(User).where(User.id == user_id, members_here())
         )
     )
+
+
+def set_role_here(session: Session, user: User, role: OfferingRole) -> None:
+    """Give the person this role in the request's offering (a role set here: no LMS undoes it)."""
+    named = _current.get()
+    offering = first_offering(session=session) if named is None else session.get(Offering, named)
+    if offering is None:
+        raise HTTPException(404, f"There is no offering {named}.")
+    enroll(session=session, offering=offering, user=user, role=role, source="admin")
 
 
 @dataclass(frozen=True)

@@ -45,3 +45,6 @@ def postgres_db(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[str
 from tests.instructor.conftest import app_client, course_dir  # noqa: E402
 
 __all__ = ["app_client", "course_dir", "postgres_db"]
+from tests.lti.conftest import lti_client, platform  # noqa: E402
+
+__all__ += ["lti_client", "platform"]
