@@ -167,3 +167,13 @@ def test_an_unknown_offering_is_a_404(app_client: TestClient) -> None:
     )
     assert answer.status_code == 404
     assert answer.json()["detail"] == "There is no offering 999999."
+
+
+def test_the_staff_home_keeps_the_offering(app_client: TestClient) -> None:
+    world = _world()
+    answer = app_client.get(
+        f"/offerings/{world.first}/instructor",
+        headers=world.headers["ta"],
+        follow_redirects=False,
+    )
+    assert answer.headers["location"] == f"/offerings/{world.first}/instructor/gradebook"
