@@ -1,4 +1,4 @@
-"""Joining an offering by invitation code, and the offerings a person belongs to."""
+"""Joining an offering (invitation code, instructor's roster), and the offerings one is in."""
 
 from __future__ import annotations
 
@@ -12,7 +12,9 @@ from sqlalchemy import select
 from starlette.responses import Response
 
 from app.db import SessionDep, session_factory
+from app.offerings.access import InstructorMember
 from app.offerings.models import STAFF, Offering
+from app.offerings.roster import RosterError, apply_roster, parse_roster
 from app.offerings.service import Membership, OfferingError, join_by_code, memberships
 from app.users.deps import CurrentUser, OptionalUser
 from app.users.models import User
@@ -98,3 +100,21 @@ def join_form(code: str, session: SessionDep, user: CurrentUser) -> Response:
     except OfferingError as exc:  # replaced between the page and the button
         raise HTTPException(404, str(exc)) from exc
     return RedirectResponse("/?joined=1", status_code=303)
+
+
+class RosterIn(BaseModel):
+    """A roster as CSV text: a header line `email,name,role`, then one person a line."""
+
+    csv: str = Field(min_length=1, max_length=1_000_000)
+
+
+@router.post("/api/instructor/roster", tags=["instructor"], responses=errors(401, 403, 422))
+def upload_roster(body: RosterIn, session: SessionDep, member: InstructorMember) -> dict[str, Any]:
+    """Enrol everyone of the roster in this offering (all lines checked first, or none kept)."""
+    try:
+        lines = parse_roster(body.csv)
+    except RosterError as exc:
+        raise HTTPException(422, str(exc)[:1].upper() + str(exc)[1:] + ".") from exc
+    offering = session.merge(member.offering)
+    result = apply_roster(session=session, offering=offering, lines=lines)
+    return {"offering": offering.id, "enrolled": result.enrolled, "created": result.created}

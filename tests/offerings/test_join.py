@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fastapi.testclient import TestClient
+from sqlalchemy import select
 
 from app.db import session_factory
 from app.offerings.models import Offering, OfferingRole
@@ -92,3 +93,26 @@ def test_staff_who_use_the_link_keep_their_role(client: TestClient) -> None:
     page = client.get(f"/join/{code}")
     client.post(f"/join/{code}", data={"csrf_token": form_token(page.text)})
     assert _role(user, offering_id) == OfferingRole.ta
+
+
+def test_an_instructor_uploads_a_roster_to_their_offering(
+    client: TestClient, instructor_headers: dict[str, str]
+) -> None:
+    offering_id, _ = _offering()
+    with session_factory()() as session:
+        offering = session.get(Offering, offering_id)
+        teacher = session.scalars(select(User).where(User.email == "teacher@example.org")).one()
+        assert offering is not None
+        enroll(session=session, offering=offering, user=teacher, role=OfferingRole.instructor)
+    csv = "email,name,role\nada@example.org,Ada,student\ntay@example.org,Tay,ta\n"
+    url = f"/offerings/{offering_id}/api/instructor/roster"
+    done = client.post(url, json={"csv": csv}, headers=instructor_headers)
+    assert done.status_code == 200, done.text
+    assert done.json() == {
+        "offering": offering_id,
+        "enrolled": 2,
+        "created": ["ada@example.org", "tay@example.org"],
+    }
+    bad = client.post(url, json={"csv": "name\nAda\n"}, headers=instructor_headers)
+    assert bad.status_code == 422
+    assert bad.json()["detail"] == "The first line must name the columns: email,name,role."
