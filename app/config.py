@@ -135,6 +135,13 @@ class Settings(BaseSettings):
             "8% of a page's time under a class's load; /metrics counts requests either way."
         ),
     )
+    new_accounts_join_first_offering: bool = Field(
+        default=True,
+        description=(
+            "A new account (sign-up or `users create`) joins the first offering, as everyone "
+            "joined the one course before offerings; off: people join by code, roster or LMS."
+        ),
+    )
     pool_warm_on_start: bool = Field(
         default=True, description="Start the warm pool when the app starts (off in unit tests)."
     )

@@ -26,6 +26,8 @@ from app.jobs.runtime import JobRuntime
 from app.lti import admin_routes as lti_admin_routes
 from app.lti import routes as lti_routes
 from app.lti.grades import OutboxWorker
+from app.offerings import routes as offering_routes
+from app.offerings.access import OfferingPrefixMiddleware
 from app.problems import routes as problem_routes
 from app.quiz import routes as quiz_routes
 from app.submissions import history as history_routes
@@ -102,6 +104,7 @@ def create_app() -> FastAPI:
         max_waiting=settings.web_queue_max,
         retry_after=settings.web_retry_after_seconds,
     )
+    app.add_middleware(OfferingPrefixMiddleware)  # rewrites the path only: no I/O
     app.add_middleware(SecurityHeadersMiddleware)
     app.add_middleware(CoursePrefixMiddleware)  # /courses/{course}/... (app/courses/prefix.py)
     install_error_handlers(app)
@@ -117,6 +120,7 @@ def create_app() -> FastAPI:
     app.include_router(assessment_routes.router)
     app.include_router(lti_routes.router)
     app.include_router(lti_admin_routes.router)
+    app.include_router(offering_routes.router)
     app.include_router(docs.router)
     app.include_router(metrics.router)
     return app

@@ -15,6 +15,7 @@ from app.lti.models import (
     LtiPlatform,
     LtiUser,
 )
+from app.offerings.models import Enrollment, Offering
 from app.problems.models import ProblemReport
 from app.progress.models import HintReveal, LessonRead, QuizAttempt
 from app.submissions.models import Draft, Submission
@@ -29,6 +30,7 @@ __all__ = [
     "CourseFolder",
     "DeadlineExtension",
     "Draft",
+    "Enrollment",
     "HintReveal",
     "LessonRead",
     "LtiContext",
@@ -39,6 +41,7 @@ __all__ = [
     "LtiNonce",
     "LtiPlatform",
     "LtiUser",
+    "Offering",
     "ProblemReport",
     "QuizAttempt",
     "RegradeJob",

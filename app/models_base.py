@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from sqlalchemy import DateTime
+from sqlalchemy import DateTime, ForeignKey
 from sqlalchemy.orm import Mapped, mapped_column
 
 
@@ -21,3 +21,10 @@ def as_utc(value: dt.datetime) -> dt.datetime:
 def created_at_column() -> Mapped[dt.datetime]:
     """A non-null creation timestamp filled by the application."""
     return mapped_column(DateTime(timezone=True), default=utcnow, nullable=False)
+
+
+def offering_column() -> Mapped[int | None]:
+    """The offering a row belongs to; rows written before offerings existed got the first one."""
+    return mapped_column(
+        ForeignKey("offerings.id", ondelete="SET NULL"), nullable=True, default=None, index=True
+    )

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from app.cli import courses, lti, measure, stats
+from app.cli import courses, lti, measure, offerings, stats
 from app.cli.common import fail as _fail
 from app.config import ROOT, get_settings
 from app.users.models import Role
@@ -361,6 +361,7 @@ def build_parser() -> argparse.ArgumentParser:
     users.set_defaults(func=cmd_users, needs_database=True)
     lti.add_parser(sub)
     courses.add_parser(sub)
+    offerings.add_parser(sub)
     stats.add_parser(sub)
     new = sub.add_parser("new", help="scaffold a draft exercise or lesson")
     new.add_argument("kind", choices=["exercise", "lesson"])

@@ -8,7 +8,7 @@ from sqlalchemy import DateTime, ForeignKey, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.db import Base
-from app.models_base import created_at_column
+from app.models_base import created_at_column, offering_column
 
 
 class DeadlineExtension(Base):
@@ -23,6 +23,7 @@ class DeadlineExtension(Base):
     slug: Mapped[str] = mapped_column(String(100))
     due_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
     reason: Mapped[str] = mapped_column(Text, default="")
+    offering_id: Mapped[int | None] = offering_column()
     granted_by: Mapped[int | None] = mapped_column(
         ForeignKey("users.id", ondelete="SET NULL"), default=None
     )

@@ -13,8 +13,9 @@ from sqlalchemy.orm import Session
 
 from app.instructor.gradebook import SOLVED
 from app.models_base import as_utc
+from app.offerings.access import students_here
 from app.submissions.models import Submission
-from app.users.models import Role, User
+from app.users.models import User
 
 MAX_DAYS = 60  # longer spans are drawn per week
 
@@ -64,7 +65,7 @@ def _student_rows(session: Session, slugs: list[str], *, with_report: bool) -> l
             select(*columns)
             .join(User, User.id == Submission.user_id)
             .where(
-                User.role == Role.student,
+                students_here(),
                 Submission.exercise_slug.in_(slugs),
                 Submission.mode == "submit",
                 Submission.status == "done",

@@ -13,8 +13,8 @@ from app.instructor.analytics import exercise_stats, summaries
 from app.instructor.charts import submissions_chart
 from app.instructor.regrade import job_view, latest_job
 from app.instructor.web import find_exercise, page
+from app.offerings.access import StaffUser
 from app.progress.hints import reveal_counts
-from app.users.deps import InstructorUser
 from app.web.api import errors
 
 router = APIRouter(tags=["instructor"])
@@ -22,7 +22,7 @@ router = APIRouter(tags=["instructor"])
 
 @router.get("/instructor/exercises", include_in_schema=False)
 def exercises_page(
-    request: Request, session: SessionDep, course: CourseDep, user: InstructorUser
+    request: Request, session: SessionDep, course: CourseDep, user: StaffUser
 ) -> Response:
     """Every exercise with its headline numbers, drafts included and marked."""
     found = summaries(session=session, slugs=[ex.meta.slug for ex in course.exercises])
@@ -37,7 +37,7 @@ def exercises_page(
 
 @router.get("/instructor/exercises/{slug}", include_in_schema=False)
 def exercise_page(
-    slug: str, request: Request, session: SessionDep, course: CourseDep, user: InstructorUser
+    slug: str, request: Request, session: SessionDep, course: CourseDep, user: StaffUser
 ) -> Response:
     """Attempts, solve rate, time to solve, verdicts, misconceptions, failing tests, a chart."""
     exercise = find_exercise(course, slug)
@@ -63,7 +63,7 @@ def _hint_reveals(session: Any, exercise: Any) -> list[tuple[int, int]]:
 
 @router.get("/api/instructor/exercises/{slug}/analytics", responses=errors(401, 403, 404, 422))
 def exercise_analytics(
-    slug: str, session: SessionDep, course: CourseDep, user: InstructorUser
+    slug: str, session: SessionDep, course: CourseDep, user: StaffUser
 ) -> dict[str, Any]:
     """The analytics page's numbers as JSON (times in seconds)."""
     find_exercise(course, slug)

@@ -20,9 +20,10 @@ from app.content.loader import Course
 from app.deadlines.models import DeadlineExtension
 from app.deadlines.rules import late_at
 from app.models_base import as_utc
+from app.offerings.access import students_here
 from app.progress.models import QuizAttempt
 from app.submissions.models import Submission
-from app.users.models import Role, User
+from app.users.models import User
 
 SOLVED = 0.9999  # a score this high is full marks (floating point)
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -182,7 +183,7 @@ def build_gradebook(
 ) -> Gradebook:
     """Every student's row; `student` filters by name or email, `exercise` picks one column."""
     exercises, quizzes = _columns(course)
-    users = session.scalars(select(User).where(User.role == Role.student).order_by(User.id))
+    users = session.scalars(select(User).where(students_here()).order_by(User.id))
     needle = student.strip().lower()
     practice = frozenset(c.slug for c in exercises if c.practice)
     rows = {

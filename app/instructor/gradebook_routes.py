@@ -20,7 +20,7 @@ from app.instructor.gradebook import (
 )
 from app.instructor.web import page
 from app.models_base import as_utc
-from app.users.deps import InstructorUser
+from app.offerings.access import StaffUser
 from app.web.api import errors
 
 router = APIRouter(tags=["instructor"])
@@ -49,7 +49,7 @@ def gradebook_page(
     request: Request,
     session: SessionDep,
     course: CourseDep,
-    user: InstructorUser,
+    user: StaffUser,
     student: str = "",
     exercise: str = "",
     sort: str = "student",
@@ -78,7 +78,7 @@ def gradebook_page(
 def gradebook_download(
     session: SessionDep,
     course: CourseDep,
-    user: InstructorUser,
+    user: StaffUser,
     student: str = "",
     exercise: str = "",
     sort: str = "student",
@@ -100,7 +100,7 @@ def gradebook_download(
 def gradebook_json(
     session: SessionDep,
     course: CourseDep,
-    user: InstructorUser,
+    user: StaffUser,
     student: str = "",
     exercise: str = "",
     sort: str = "student",

@@ -19,9 +19,10 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.instructor.gradebook import SOLVED
+from app.offerings.access import students_here
 from app.progress.models import QuizAttempt
 from app.submissions.models import Submission
-from app.users.models import Role, User
+from app.users.models import User
 
 MIN_FOR_FLAGS = 10  # fewer answers than this say too little to flag a question
 TOP_WRONG = 3
@@ -168,7 +169,7 @@ def latest_attempts(*, session: Session, lesson_slug: str) -> list[dict[str, Any
     rows = session.execute(
         select(QuizAttempt.user_id, QuizAttempt.results)
         .join(User, User.id == QuizAttempt.user_id)
-        .where(QuizAttempt.lesson_slug == lesson_slug, User.role == Role.student)
+        .where(QuizAttempt.lesson_slug == lesson_slug, students_here())
         .order_by(QuizAttempt.user_id, QuizAttempt.created_at, QuizAttempt.id)
     )
     return list({user_id: results for user_id, results in rows}.values())  # the last one wins
@@ -181,7 +182,7 @@ def _quiz_shares(session: Session, lessons: Sequence[str]) -> dict[int, float]:
     rows = session.execute(
         select(QuizAttempt.user_id, QuizAttempt.lesson_slug, QuizAttempt.results)
         .join(User, User.id == QuizAttempt.user_id)
-        .where(QuizAttempt.lesson_slug.in_(lessons), User.role == Role.student)
+        .where(QuizAttempt.lesson_slug.in_(lessons), students_here())
         .order_by(QuizAttempt.created_at, QuizAttempt.id)
     )
     latest = {(uid, slug): results for uid, slug, results in rows}
@@ -204,7 +205,7 @@ def exercise_items(
         select(Submission.user_id, Submission.exercise_slug, Submission.score)
         .join(User, User.id == Submission.user_id)
         .where(
-            User.role == Role.student,
+            students_here(),
             Submission.exercise_slug.in_(slugs),
             Submission.mode == "submit",
             Submission.status == "done",

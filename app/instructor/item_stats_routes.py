@@ -16,7 +16,7 @@ from app.db import SessionDep
 from app.instructor.gradebook import csv_cell
 from app.instructor.item_stats import MIN_FOR_FLAGS, QuizStats, latest_attempts, quiz_stats
 from app.instructor.web import page
-from app.users.deps import InstructorUser
+from app.offerings.access import StaffUser
 from app.web.api import errors
 
 router = APIRouter(tags=["instructor"])
@@ -36,7 +36,7 @@ def _stats(session: Any, lesson: Lesson) -> QuizStats:
 
 @router.get("/instructor/quizzes", include_in_schema=False)
 def quizzes_page(
-    request: Request, session: SessionDep, course: CourseDep, user: InstructorUser
+    request: Request, session: SessionDep, course: CourseDep, user: StaffUser
 ) -> Response:
     """Every quiz with its students, reliability and flagged questions."""
     rows = [(les, _stats(session, les)) for les in course.lessons if les.meta.quiz]
@@ -45,7 +45,7 @@ def quizzes_page(
 
 @router.get("/instructor/quizzes/{slug}", include_in_schema=False)
 def quiz_page(
-    slug: str, request: Request, session: SessionDep, course: CourseDep, user: InstructorUser
+    slug: str, request: Request, session: SessionDep, course: CourseDep, user: StaffUser
 ) -> Response:
     """One quiz's questions: difficulty, discrimination, choices picked, common wrong answers."""
     lesson = _quiz_lesson(course, slug)
@@ -107,7 +107,7 @@ def stats_csv(stats: QuizStats) -> str:
     "/instructor/quizzes/{slug}/items.csv",
     responses={200: {"content": {"text/csv": {}}}, **errors(401, 403, 404, 422, html=True)},
 )
-def quiz_csv(slug: str, session: SessionDep, course: CourseDep, user: InstructorUser) -> Response:
+def quiz_csv(slug: str, session: SessionDep, course: CourseDep, user: StaffUser) -> Response:
     """The quiz's item statistics as CSV for a spreadsheet (students' latest attempts)."""
     stats = _stats(session, _quiz_lesson(course, slug))
     return Response(
@@ -119,7 +119,7 @@ def quiz_csv(slug: str, session: SessionDep, course: CourseDep, user: Instructor
 
 @router.get("/api/instructor/quizzes/{slug}/items", responses=errors(401, 403, 404, 422))
 def quiz_items(
-    slug: str, session: SessionDep, course: CourseDep, user: InstructorUser
+    slug: str, session: SessionDep, course: CourseDep, user: StaffUser
 ) -> dict[str, Any]:
     """The same statistics as JSON (shares 0 to 1; null where a number is undefined)."""
     return asdict(_stats(session, _quiz_lesson(course, slug)))

@@ -19,9 +19,9 @@ from app.instructor.overrides import (
 )
 from app.instructor.students_routes import get_person, student_page
 from app.instructor.web import parse_due
+from app.offerings.access import StaffUser
 from app.submissions.models import Submission
 from app.submissions.service import public_view
-from app.users.deps import InstructorUser
 from app.web.api import RowId, errors
 
 router = APIRouter(tags=["instructor"])
@@ -51,7 +51,7 @@ def override_api(
     submission_id: RowId,
     body: Annotated[OverrideIn, Body()],
     session: SessionDep,
-    user: InstructorUser,
+    user: StaffUser,
 ) -> dict[str, Any]:
     """Set or remove a manual score; the answer is the submission as instructors see it."""
     row = _submission(session, submission_id)
@@ -70,7 +70,7 @@ def override_form(
     request: Request,
     session: SessionDep,
     course: CourseDep,
-    user: InstructorUser,
+    user: StaffUser,
     percent: FormStr = "",
     reason: FormStr = "",
     action: FormStr = "set",
@@ -119,7 +119,7 @@ def extension_api(
     body: Annotated[ExtensionIn, Body()],
     session: SessionDep,
     course: CourseDep,
-    user: InstructorUser,
+    user: StaffUser,
 ) -> dict[str, Any]:
     """Give one student a later due date for an exercise or a quiz."""
     person = get_person(session, user_id)
@@ -145,7 +145,7 @@ def extension_form(
     request: Request,
     session: SessionDep,
     course: CourseDep,
-    user: InstructorUser,
+    user: StaffUser,
     item: FormStr = "",
     due: FormStr = "",
     reason: FormStr = "",
@@ -186,7 +186,7 @@ def extension_delete(
     request: Request,
     session: SessionDep,
     course: CourseDep,
-    user: InstructorUser,
+    user: StaffUser,
 ) -> Response:
     """Take an extension back."""
     person = get_person(session, user_id)

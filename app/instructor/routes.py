@@ -24,6 +24,7 @@ from app.instructor import (
     students_routes,
 )
 from app.instructor.web import page
+from app.offerings.access import StaffUser, offering_in_request
 from app.users.deps import InstructorUser
 from app.web.api import errors
 
@@ -31,9 +32,11 @@ router = APIRouter()
 
 
 @router.get("/instructor", include_in_schema=False)
-def instructor_home(user: InstructorUser) -> Response:
+def instructor_home(user: StaffUser) -> Response:
     """The instructor area starts at the gradebook."""
-    return RedirectResponse("/instructor/gradebook", status_code=303)
+    named = offering_in_request()
+    prefix = "" if named is None else f"/offerings/{named}"
+    return RedirectResponse(f"{prefix}/instructor/gradebook", status_code=303)
 
 
 @router.get("/instructor/content", include_in_schema=False)

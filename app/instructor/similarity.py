@@ -22,8 +22,9 @@ from copydetect import CodeFingerprint, compare_files
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.offerings.access import students_here
 from app.submissions.models import Submission
-from app.users.models import Role, User
+from app.users.models import User
 
 NOISE_T = 12  # filtered tokens shorter than this never count as shared (copydetect's k)
 GUARANTEE_T = 16  # a match this long is always found (window = GUARANTEE_T - NOISE_T + 1)
@@ -77,7 +78,7 @@ def finals(*, session: Session, slug: str) -> list[Final]:
             Submission.exercise_slug == slug,
             Submission.mode == "submit",
             Submission.status == "done",
-            User.role == Role.student,
+            students_here(),
         )
         .order_by(Submission.created_at, Submission.id)
     )

@@ -12,7 +12,7 @@ from app.content.service import CourseDep
 from app.db import SessionDep
 from app.instructor.similarity import Comparison, compare_exercise, segments
 from app.instructor.web import find_exercise, page
-from app.users.deps import InstructorUser
+from app.offerings.access import StaffUser
 from app.web.api import RowId, errors
 
 router = APIRouter(tags=["instructor"])
@@ -36,7 +36,7 @@ def _compare(session: Any, exercise: Exercise) -> Comparison:
 
 @router.get("/instructor/exercises/{slug}/similar", include_in_schema=False)
 def similar_page(
-    slug: str, request: Request, session: SessionDep, course: CourseDep, user: InstructorUser
+    slug: str, request: Request, session: SessionDep, course: CourseDep, user: StaffUser
 ) -> Response:
     """The most similar pairs of final submissions, per framework, with the caveat."""
     exercise = find_exercise(course, slug)
@@ -58,7 +58,7 @@ def pair_page(
     request: Request,
     session: SessionDep,
     course: CourseDep,
-    user: InstructorUser,
+    user: StaffUser,
 ) -> Response:
     """Two final submissions side by side, the shared regions marked."""
     exercise = find_exercise(course, slug)
@@ -89,7 +89,7 @@ def pair_page(
 
 @router.get("/api/instructor/exercises/{slug}/similarity", responses=errors(401, 403, 404, 422))
 def similarity(
-    slug: str, session: SessionDep, course: CourseDep, user: InstructorUser
+    slug: str, session: SessionDep, course: CourseDep, user: StaffUser
 ) -> list[dict[str, Any]]:
     """Pairs of final submissions, most similar first (score 0 to 1; leads, not verdicts)."""
     comparison = _compare(session, find_exercise(course, slug))

@@ -14,6 +14,7 @@ from app.deadlines.rules import late_at
 from app.instructor.models import ScoreOverride, SubmissionReport
 from app.instructor.overrides import extensions_of, override_log
 from app.models_base import as_utc
+from app.offerings.access import members_here
 from app.progress.models import QuizAttempt
 from app.submissions.models import Submission
 from app.users.models import Role, User
@@ -59,8 +60,8 @@ class StudentView:
 
 
 def list_people(*, session: Session) -> list[User]:
-    """Every account, students first, then by name."""
-    users = session.scalars(select(User).order_by(User.name, User.email))
+    """Everyone in this request's offering, students first, then by name."""
+    users = session.scalars(select(User).where(members_here()).order_by(User.name, User.email))
     return sorted(users, key=lambda u: (u.role != Role.student, u.name.lower(), u.email))
 
 

@@ -13,6 +13,8 @@ from app.content.service import CourseDep
 from app.db import SessionDep
 from app.instructor.students import list_people, student_view
 from app.instructor.web import page
+from app.offerings.access import StaffUser, is_member_here, set_role_here
+from app.offerings.models import OfferingRole
 from app.users.deps import InstructorUser
 from app.users.models import Role, User
 from app.web.api import RowId
@@ -28,9 +30,9 @@ SAVED = {
 
 
 def get_person(session: SessionDep, user_id: int) -> User:
-    """The account with this id, or a 404."""
+    """The account with this id in this offering, or a 404 (other offerings' are hidden)."""
     person = session.get(User, user_id)
-    if person is None:
+    if person is None or not is_member_here(session, user_id):
         raise HTTPException(404, "There is no account with that id.")
     return person
 
@@ -62,7 +64,7 @@ def student_page(
 
 
 @router.get("/instructor/students", include_in_schema=False)
-def people_page(request: Request, session: SessionDep, user: InstructorUser) -> Response:
+def people_page(request: Request, session: SessionDep, user: StaffUser) -> Response:
     """Every account with its role; each name opens that person's work."""
     return page(request, "instructor/students.html", user, people=list_people(session=session))
 
@@ -73,7 +75,7 @@ def student_detail(
     request: Request,
     session: SessionDep,
     course: CourseDep,
-    user: InstructorUser,
+    user: StaffUser,
     exercise: str = "",
 ) -> Response:
     """Every submission with code and full report, quiz attempts with answers, deadlines."""
@@ -111,5 +113,5 @@ def change_role(
         )
     person.role = Role(role)
     person.role_source = None  # set here: an LMS launch never takes it back
-    session.commit()
+    set_role_here(session, person, OfferingRole(role))
     return RedirectResponse(f"/instructor/students/{person.id}?saved=role", status_code=303)

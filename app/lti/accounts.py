@@ -117,6 +117,7 @@ def upsert_user(
         password=secrets.token_urlsafe(32),  # unknown to anyone: LMS users sign in by launch
         role=role,
         name=name[:200],
+        join_first_offering=False,  # the launch enrols them where the LMS course points
     )
     user.role_source = FROM_LTI if role == Role.instructor else None
     link = LtiUser(issuer=issuer, sub=sub, user_id=user.id)
@@ -169,4 +170,7 @@ def upsert_member(
     user = session.get(User, lti_user.user_id)
     if user is not None:
         settle_role(session=session, user=user, teaching_here=role_for(roles) == Role.instructor)
+        from app.offerings.lms import enroll_from_lms  # offerings build on the LTI tables
+
+        enroll_from_lms(session=session, context=context, user=user, roles=roles)
     return member

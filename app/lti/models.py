@@ -8,7 +8,7 @@ from sqlalchemy import DateTime, Float, ForeignKey, Integer, String, Text, Uniqu
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.db import Base
-from app.models_base import created_at_column, utcnow
+from app.models_base import created_at_column, offering_column, utcnow
 
 
 class LtiPlatform(Base):
@@ -91,6 +91,7 @@ class LtiContext(Base):
     # Space-separated AGS scopes the last launch offered; None: launched before they were kept.
     ags_scopes: Mapped[str | None] = mapped_column(Text, nullable=True)
     score_policy: Mapped[str] = mapped_column(String(10), default="best")
+    offering_id: Mapped[int | None] = offering_column()  # the offering this LMS course feeds
     created_at: Mapped[dt.datetime] = created_at_column()
 
 

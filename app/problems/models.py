@@ -8,7 +8,7 @@ from sqlalchemy import DateTime, ForeignKey, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.db import Base
-from app.models_base import created_at_column
+from app.models_base import created_at_column, offering_column
 
 
 class ProblemReport(Base):
@@ -25,6 +25,7 @@ class ProblemReport(Base):
         ForeignKey("submissions.id", ondelete="SET NULL"), default=None
     )
     message: Mapped[str] = mapped_column(Text)
+    offering_id: Mapped[int | None] = offering_column()
     created_at: Mapped[dt.datetime] = created_at_column()
     resolved_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     resolved_by: Mapped[int | None] = mapped_column(

@@ -10,8 +10,9 @@ from starlette.responses import Response
 
 from app.content.service import CourseDep
 from app.db import SessionDep
+from app.offerings.access import StaffUser
 from app.problems import service
-from app.users.deps import InstructorUser, OptionalUser
+from app.users.deps import OptionalUser
 from app.web.api import RowId
 from app.web.templating import render
 
@@ -74,7 +75,7 @@ def report_form(
 
 @router.get("/instructor/problems")
 def problems_page(
-    request: Request, session: SessionDep, user: InstructorUser, show: str = "open"
+    request: Request, session: SessionDep, user: StaffUser, show: str = "open"
 ) -> Response:
     """Students' reports, open ones first (or the resolved ones), with submissions linked."""
     resolved = show == "resolved"
@@ -83,7 +84,7 @@ def problems_page(
 
 
 @router.post("/instructor/problems/{report_id}/resolve")
-def resolve_form(report_id: RowId, session: SessionDep, user: InstructorUser) -> Response:
+def resolve_form(report_id: RowId, session: SessionDep, user: StaffUser) -> Response:
     """Mark one report resolved, then back to the list of open reports."""
     try:
         service.resolve(session=session, report_id=report_id, instructor=user)

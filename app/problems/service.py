@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 
 from app.content.loader import Course
 from app.models_base import utcnow
+from app.offerings.access import is_member_here, members_here
 from app.problems.models import ProblemReport
 from app.submissions.models import Submission
 from app.users.models import User
@@ -92,12 +93,12 @@ class ReportLine:
 
 
 def list_reports(*, session: Session, resolved: bool) -> list[ReportLine]:
-    """Open (or resolved) reports, newest first, with the student's name or email."""
+    """Open (or resolved) reports of this offering's people, newest first, with their name."""
     done = ProblemReport.resolved_at.is_not(None)
     rows = session.execute(
         select(ProblemReport, User)
         .join(User, User.id == ProblemReport.user_id)
-        .where(done if resolved else ProblemReport.resolved_at.is_(None))
+        .where(done if resolved else ProblemReport.resolved_at.is_(None), members_here())
         .order_by(ProblemReport.id.desc())
     ).all()
     return [ReportLine(report, user.name or user.email) for report, user in rows]
@@ -106,7 +107,7 @@ def list_reports(*, session: Session, resolved: bool) -> list[ReportLine]:
 def resolve(*, session: Session, report_id: int, instructor: User) -> ProblemReport:
     """Mark a report resolved (again is harmless: the first resolution stays)."""
     row = session.get(ProblemReport, report_id)
-    if row is None:
+    if row is None or not is_member_here(session, row.user_id):
         raise ProblemError(404, "There is no report with that number.")
     if row.resolved_at is None:
         row.resolved_at, row.resolved_by = utcnow(), instructor.id

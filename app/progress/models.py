@@ -10,7 +10,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from app.courses.first import first_course_slug
 from app.db import Base
-from app.models_base import created_at_column
+from app.models_base import created_at_column, offering_column
 
 
 class LessonRead(Base):
@@ -39,6 +39,7 @@ class QuizAttempt(Base):
     answers: Mapped[dict[str, Any]] = mapped_column(JSON)
     results: Mapped[dict[str, Any]] = mapped_column(JSON)
     score: Mapped[float] = mapped_column(Float)
+    offering_id: Mapped[int | None] = offering_column()
     created_at: Mapped[dt.datetime] = created_at_column()
 
 

@@ -21,7 +21,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from app.courses.first import first_course_slug
 from app.db import Base
-from app.models_base import created_at_column, utcnow
+from app.models_base import created_at_column, offering_column, utcnow
 
 
 class Submission(Base):
@@ -59,6 +59,7 @@ class Submission(Base):
         ForeignKey("users.id", ondelete="SET NULL"), default=None
     )
     override_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    offering_id: Mapped[int | None] = offering_column()
 
 
 class Draft(Base):

@@ -9,7 +9,7 @@ from sqlalchemy import select
 
 from app.db import SessionDep, release
 from app.models_base import as_utc, utcnow
-from app.users.models import Role, User, WebSession
+from app.users.models import User, WebSession
 from app.users.service import hash_token, user_for_api_token
 
 SESSION_COOKIE = "session"
@@ -54,11 +54,11 @@ async def require_user(user: OptionalUser) -> User:
 CurrentUser = Annotated[User, Depends(require_user)]
 
 
-async def require_instructor(user: CurrentUser) -> User:
-    """403 unless the account is an instructor (async: no trip to a thread)."""
-    if user.role != Role.instructor:
-        raise HTTPException(status_code=403, detail="This page is for instructors only.")
-    return user
+def require_instructor(request: Request, user: CurrentUser, session: SessionDep) -> User:
+    """403 unless an instructor of the request's offering (the first one for URLs without one)."""
+    from app.offerings.access import instructor_of_request  # offerings build on accounts
+
+    return instructor_of_request(request, user, session)
 
 
 InstructorUser = Annotated[User, Depends(require_instructor)]

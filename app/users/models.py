@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import enum
 
-from sqlalchemy import DateTime, Enum, ForeignKey, String
+from sqlalchemy import Boolean, DateTime, Enum, ForeignKey, String, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.db import Base
@@ -34,6 +34,8 @@ class User(Base):
     # "lti" when an LMS launch or roster made this account an instructor (taken back when the
     # LMS no longer lists them as teaching); None when the role was set here.
     role_source: Mapped[str | None] = mapped_column(String(10), nullable=True, default=None)
+    # A site administrator creates courses and offerings and may act in every offering.
+    is_admin: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     created_at: Mapped[dt.datetime] = created_at_column()
 
 

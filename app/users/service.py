@@ -38,9 +38,19 @@ def get_user_by_email(*, session: Session, email: str) -> User | None:
 
 
 def create_user(
-    *, session: Session, email: str, password: str, role: Role = Role.student, name: str = ""
+    *,
+    session: Session,
+    email: str,
+    password: str,
+    role: Role = Role.student,
+    name: str = "",
+    join_first_offering: bool = True,
 ) -> tuple[User, bool]:
-    """Create an account; the same email again returns the existing one (created=False)."""
+    """Create an account; the same email again returns the existing one (created=False).
+
+    A new account joins the first offering with its role, as everyone joined the one course
+    before offerings existed (unless join_first_offering is off: LMS accounts join their own).
+    """
     email = normalize_email(email)
     if "@" not in email or email.startswith("@") or email.endswith("@"):
         raise AccountError(f"'{email}' is not an email address")
@@ -51,6 +61,10 @@ def create_user(
     user = User(email=email, name=name.strip(), password_hash=_hasher.hash(password), role=role)
     session.add(user)
     session.commit()
+    if join_first_offering:
+        from app.offerings.service import join_first  # offerings build on accounts
+
+        join_first(session=session, user=user)
     return user, True
 
 

@@ -1,7 +1,7 @@
 """assessments: attempts with their drawn items and deadlines, saved answers, accommodations
 
 Revision ID: 0009_assessments
-Revises: 0007_courses
+Revises: 0008_offerings
 Create Date: 2026-11-23 18:20:00.000000
 """
 
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0009_assessments"
-down_revision: str | None = "0007_courses"
+down_revision: str | None = "0008_offerings"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -7,9 +7,9 @@ from sqlalchemy import select
 
 from app.db import session_factory
 from app.instructor.models import ScoreOverride
-from app.users.models import Role, User
+from app.users.models import Role
 from tests.instructor.conftest import EXERCISE, add_submission, at, person
-from tests.users.helpers import form_token, logged_in_client
+from tests.users.helpers import form_token, logged_in_client, make_instructor
 
 
 def test_override_is_recorded_and_shown_to_the_student(app_client: TestClient) -> None:
@@ -66,9 +66,7 @@ def test_the_override_form_on_the_student_page(app_client: TestClient) -> None:
     stu, _ = person("stu@example.org", "<i>Stu</i>")
     sid = add_submission(stu, EXERCISE, [False, False], at(1), code="print('<script>')\n")
     prof = logged_in_client(app_client, "prof@example.org", name="Prof")
-    with session_factory()() as session:
-        session.get(User, prof.id).role = Role.instructor  # type: ignore[union-attr]
-        session.commit()
+    make_instructor(prof.id)
     page = app_client.get(f"/instructor/students/{stu}").text
     assert "&lt;i&gt;Stu&lt;/i&gt;" in page and "<i>Stu</i>" not in page
     assert "print(&#39;&lt;script&gt;&#39;)" in page

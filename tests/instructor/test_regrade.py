@@ -17,7 +17,7 @@ from app.models_base import utcnow
 from app.submissions.models import Submission
 from app.users.models import Role, User
 from tests.instructor.conftest import EXERCISE, add_submission, at, person
-from tests.users.helpers import form_token, logged_in_client
+from tests.users.helpers import form_token, logged_in_client, make_instructor
 
 FUNC = EXERCISE.replace("-", "_")
 ARANGE = "np.arange(x.shape[1])[None, :, None]"
@@ -169,9 +169,7 @@ def test_a_stale_job_is_resumed_where_it_stopped(app_client: TestClient) -> None
 
 def test_the_button_works_without_javascript(app_client: TestClient) -> None:
     user = logged_in_client(app_client, "prof@example.org", name="Prof")
-    with session_factory()() as session:
-        session.get(User, user.id).role = Role.instructor  # type: ignore[union-attr]
-        session.commit()
+    make_instructor(user.id)
     page = app_client.get(f"/instructor/exercises/{EXERCISE}").text
     response = app_client.post(
         f"/instructor/exercises/{EXERCISE}/regrade",

@@ -4,17 +4,14 @@ from __future__ import annotations
 
 from fastapi.testclient import TestClient
 
-from app.db import session_factory
 from app.users.models import Role, User
 from tests.instructor.conftest import EXERCISE, add_submission, at, person
-from tests.users.helpers import form_token, logged_in_client
+from tests.users.helpers import form_token, logged_in_client, make_instructor
 
 
 def _instructor_browser(client: TestClient) -> User:
     prof = logged_in_client(client, "prof@example.org", name="Prof")
-    with session_factory()() as session:
-        session.get(User, prof.id).role = Role.instructor  # type: ignore[union-attr]
-        session.commit()
+    make_instructor(prof.id)
     return prof
 
 

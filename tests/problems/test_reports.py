@@ -8,9 +8,9 @@ from fastapi.testclient import TestClient
 
 from app.db import session_factory
 from app.problems.models import ProblemReport
-from app.users.models import Role, User
+from app.users.models import User
 from tests.submissions.test_api import WRONG, wait_done
-from tests.users.helpers import csrf_from, logged_in_client
+from tests.users.helpers import csrf_from, logged_in_client, make_instructor
 
 EXERCISE = "position-embedding-gather"
 LESSON = "learned-absolute"
@@ -32,11 +32,7 @@ def _send(client: TestClient, page_url: str, **fields: str) -> tuple[int, str]:
 
 
 def _make_instructor(user: User) -> None:
-    with session_factory()() as session:
-        row = session.get(User, user.id)
-        assert row is not None
-        row.role = Role.instructor
-        session.commit()
+    make_instructor(user.id)
 
 
 def test_a_report_from_an_exercise_carries_the_latest_submission(client: TestClient) -> None:

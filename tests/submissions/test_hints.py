@@ -10,10 +10,8 @@ from fastapi.testclient import TestClient
 from app.config import ROOT
 from app.content.loader import load_course
 from app.content.service import reload_course
-from app.db import session_factory
-from app.users.models import Role, User
 from tests.submissions.test_api import WRONG, wait_done
-from tests.users.helpers import csrf_from, logged_in_client
+from tests.users.helpers import csrf_from, logged_in_client, make_instructor
 
 SLUG = "position-embedding-gather"
 HINTS = sorted((ROOT / "exercises" / SLUG / "hints").glob("*.md"))
@@ -73,11 +71,7 @@ def test_hints_open_one_at_a_time_and_no_earlier(client: TestClient) -> None:
 def test_instructors_see_how_many_opened_each_hint(client: TestClient) -> None:
     student = logged_in_client(client, "stu@example.org")
     _open(client)
-    with session_factory()() as session:
-        row = session.get(User, student.id)
-        assert row is not None
-        row.role = Role.instructor
-        session.commit()
+    make_instructor(student.id)
     page = client.get(f"/instructor/exercises/{SLUG}").text
     assert "Hints opened" in page and '<th scope="row">Hint 1</th><td>1</td>' in page
     data = client.get(f"/api/instructor/exercises/{SLUG}/analytics").json()

@@ -70,3 +70,17 @@ def logged_in_client(client: TestClient, email: str, name: str = "Ada") -> User:
     response = login(client, email)
     assert response.status_code == 303, response.text
     return user
+
+
+def make_instructor(user_id: int) -> None:
+    """Make an account an instructor of the first offering (what old URLs mean)."""
+    from app.offerings.models import OfferingRole
+    from app.offerings.service import enroll, first_offering
+    from app.users.models import Role
+
+    with session_factory()() as session:
+        user = session.get(User, user_id)
+        assert user is not None
+        user.role = Role.instructor
+        offering = first_offering(session=session)
+        enroll(session=session, offering=offering, user=user, role=OfferingRole.instructor)

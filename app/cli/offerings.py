@@ -1,0 +1,127 @@
+"""`offerings create|list|enroll|roster|admin`: a site administrator's commands for offerings."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+from pathlib import Path
+
+from app.cli.common import fail
+from app.models_base import as_utc
+
+
+def _date(text: str | None) -> dt.datetime | None:
+    if not text:
+        return None
+    try:
+        return as_utc(dt.datetime.fromisoformat(text.replace("Z", "+00:00")))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a date like 2027-01-15") from exc
+
+
+def cmd_offerings(args: argparse.Namespace) -> int:
+    """Create, list and fill offerings; make someone a site administrator."""
+    from sqlalchemy import func, select
+
+    from app.db import session_factory
+    from app.offerings.models import Enrollment, Offering, OfferingRole
+    from app.offerings.roster import RosterError, apply_roster, parse_roster
+    from app.offerings.service import OfferingError, create_offering, enroll, get_offering
+    from app.users.service import get_user_by_email
+
+    with session_factory()() as session:
+        try:
+            if args.offerings_command == "create":
+                offering = create_offering(
+                    session=session,
+                    course_slug=args.course,
+                    title=args.title,
+                    starts_at=_date(args.starts),
+                    ends_at=_date(args.ends),
+                    with_join_code=not args.no_join_code,
+                )
+                print(f"created offering {offering.id}: {offering.title} ({offering.course_slug})")
+                if offering.join_code:
+                    print(f"join code {offering.join_code}; link /join/{offering.join_code}")
+                return 0
+            if args.offerings_command == "list":
+                counts = dict(
+                    session.execute(
+                        select(Enrollment.offering_id, func.count()).group_by(
+                            Enrollment.offering_id
+                        )
+                    ).all()
+                )
+                rows = [
+                    {
+                        "id": o.id,
+                        "course": o.course_slug,
+                        "title": o.title,
+                        "join_code": o.join_code,
+                        "members": counts.get(o.id, 0),
+                    }
+                    for o in session.scalars(select(Offering).order_by(Offering.id))
+                ]
+                for row in rows:
+                    print(
+                        f"{row['id']:>4}  {row['course']}  {row['title']}  "
+                        f"{row['members']} member(s)  code {row['join_code'] or '-'}"
+                    )
+                if args.json:
+                    print(json.dumps(rows))
+                return 0
+            if args.offerings_command == "admin":
+                found = get_user_by_email(session=session, email=args.email)
+                if found is None:
+                    return fail(f"no account with email {args.email}")
+                found.is_admin = not args.revoke
+                session.commit()
+                state = "no longer a" if args.revoke else "now a"
+                print(f"{found.email} is {state} site administrator")
+                return 0
+            offering = get_offering(session=session, offering_id=args.offering)
+            if args.offerings_command == "roster":
+                try:
+                    text = Path(args.file).read_text(encoding="utf-8")
+                except (OSError, UnicodeDecodeError) as exc:
+                    return fail(f"cannot read {args.file}: {exc}")
+                result = apply_roster(session=session, offering=offering, lines=parse_roster(text))
+                print(
+                    f"enrolled {result.enrolled} in offering {offering.id}; "
+                    f"{len(result.created)} new account(s)"
+                )
+                return 0
+            user = get_user_by_email(session=session, email=args.email)
+            if user is None:
+                return fail(f"no account with email {args.email}; create it with `users create`")
+            enroll(session=session, offering=offering, user=user, role=OfferingRole(args.role))
+            print(f"{user.email} is {args.role} in offering {offering.id} ({offering.title})")
+            return 0
+        except (OfferingError, RosterError, argparse.ArgumentTypeError) as exc:
+            return fail(str(exc))
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register `offerings ...`."""
+    parser = sub.add_parser("offerings", help="create, list and fill offerings of a course")
+    parser.set_defaults(func=cmd_offerings, needs_database=True)
+    commands = parser.add_subparsers(dest="offerings_command", required=True)
+    create = commands.add_parser("create", help="a new offering of a course, with a join code")
+    create.add_argument("--course", default="positional-embeddings", help="the course's slug")
+    create.add_argument("--title", required=True, help="e.g. 'Spring 2027, section A'")
+    create.add_argument("--starts", help="first day, e.g. 2027-01-15")
+    create.add_argument("--ends", help="last day, e.g. 2027-05-15")
+    create.add_argument("--no-join-code", action="store_true", help="join only by roster or LMS")
+    listing = commands.add_parser("list", help="every offering with its members and join code")
+    listing.add_argument("--json", action="store_true", help="also print the list as JSON")
+    enrol = commands.add_parser("enroll", help="put an account in an offering with a role")
+    enrol.add_argument("offering", type=int, help="the offering's id (see `offerings list`)")
+    enrol.add_argument("email")
+    enrol.add_argument("--role", choices=["instructor", "ta", "student"], default="student")
+    roster = commands.add_parser("roster", help="enrol everyone of a CSV (email,name,role)")
+    roster.add_argument("offering", type=int)
+    roster.add_argument("file", help="a CSV file whose first line is email,name,role")
+    admin = commands.add_parser("admin", help="make an account a site administrator")
+    admin.add_argument("email")
+    admin.add_argument("--revoke", action="store_true", help="take the role back")

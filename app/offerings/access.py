@@ -1,0 +1,170 @@
+"""Who may do what in which offering: the role checks every staff route depends on.
+
+URLs without an offering mean the first one; `/offerings/{id}/instructor/...` and
+`/offerings/{id}/api/...` mean the same pages in offering `id` (the middleware below strips the
+prefix, so each page exists once and its check reads the offering from the request).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import Depends, HTTPException, Request
+from sqlalchemy import ColumnElement, func, select
+from sqlalchemy.orm import Session
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from app.db import SessionDep, release
+from app.offerings.models import STAFF, Offering, OfferingRole
+from app.offerings.service import (
+    enroll,
+    first_offering,
+    first_offering_id_query,
+    members_of,
+    role_in,
+    students_of,
+)
+from app.users.deps import CurrentUser
+from app.users.models import User
+
+_PREFIX = re.compile(r"^/offerings/(\d{1,9})(/(?:instructor|api/)[^?]*)$")
+_current: ContextVar[int | None] = ContextVar("offering_id", default=None)
+SCOPE_KEY = "offering_id"
+
+STUDENTS_REFUSED = "This page is for instructors only."
+NOT_A_MEMBER = "You are not a member of this offering."
+TA_REFUSED = "Teaching assistants cannot change this; ask an instructor of this offering."
+
+
+class OfferingPrefixMiddleware:
+    """Serves `/offerings/{id}/<staff page>` by the staff page, remembering the offering."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Strip the prefix and note the offering for the checks and queries of this request."""
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        found = _PREFIX.match(scope["path"])
+        if found is None:
+            await self.app(scope, receive, send)
+            return
+        offering_id, rest = int(found[1]), found[2]
+        scope = {**scope, "path": rest, "raw_path": rest.encode(), SCOPE_KEY: offering_id}
+        token = _current.set(offering_id)
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            _current.reset(token)
+
+
+def offering_in_request() -> int | None:
+    """The offering named in this request's URL; None: the first offering."""
+    return _current.get()
+
+
+def students_here() -> ColumnElement[bool]:
+    """SQL: the user is a student of this request's offering (staff pages' queries)."""
+    named = _current.get()
+    return students_of(first_offering_id_query() if named is None else named)
+
+
+def members_here() -> ColumnElement[bool]:
+    """SQL: the user holds any role in this request's offering."""
+    named = _current.get()
+    return members_of(first_offering_id_query() if named is None else named)
+
+
+def is_member_here(session: Session, user_id: int) -> bool:
+    """Whether the person is in this request's offering (a lookup by id from another is a 404)."""
+    return bool(
+        session.scalar(
+            select(func.count()).select_from(User).where(User.id == user_id, members_here())
+        )
+    )
+
+
+def set_role_here(session: Session, user: User, role: OfferingRole) -> None:
+    """Give the person this role in the request's offering (a role set here: no LMS undoes it)."""
+    named = _current.get()
+    offering = first_offering(session=session) if named is None else session.get(Offering, named)
+    if offering is None:
+        raise HTTPException(404, f"There is no offering {named}.")
+    enroll(session=session, offering=offering, user=user, role=role, source="admin")
+
+
+@dataclass(frozen=True)
+class Member:
+    """The person asking, the offering the URL names, and their role there."""
+
+    user: User
+    offering: Offering
+    role: OfferingRole
+
+
+def member_here(request: Request, user: User, session: SessionDep) -> Member:
+    """The asker's place in the request's offering (site admins act as its instructors)."""
+    named = request.scope.get(SCOPE_KEY)
+    try:
+        if named is None:
+            offering = first_offering(session=session)
+        else:
+            found = session.get(Offering, named)
+            if found is None:
+                raise HTTPException(404, f"There is no offering {named}.")
+            offering = found
+        role = role_in(session=session, user_id=user.id, offering_id=offering.id)
+    finally:
+        release(session)
+    if user.is_admin:
+        role = OfferingRole.instructor
+    if role is None:
+        raise HTTPException(403, NOT_A_MEMBER if named is not None else STUDENTS_REFUSED)
+    return Member(user, offering, role)
+
+
+def require_offering_role(*allowed: OfferingRole) -> Callable[[Request, User, SessionDep], Member]:
+    """A dependency: 403 unless the asker holds one of these roles in the request's offering."""
+    allowed_set = frozenset(allowed)
+
+    def check(request: Request, user: CurrentUser, session: SessionDep) -> Member:
+        return _allowed(member_here(request, user, session), allowed_set)
+
+    return check
+
+
+def _allowed(member: Member, allowed: frozenset[OfferingRole]) -> Member:
+    if member.role not in allowed:
+        raise HTTPException(403, TA_REFUSED if member.role == OfferingRole.ta else STUDENTS_REFUSED)
+    return member
+
+
+def instructor_of_request(request: Request, user: User, session: SessionDep) -> User:
+    """The asker, when an instructor of the request's offering (for `InstructorUser`)."""
+    return _allowed(member_here(request, user, session), _INSTRUCTOR).user
+
+
+_INSTRUCTOR = frozenset({OfferingRole.instructor})
+_require_instructor = require_offering_role(OfferingRole.instructor)
+_require_staff = require_offering_role(*STAFF)
+
+
+async def require_instructor_here(member: Annotated[Member, Depends(_require_instructor)]) -> User:
+    """The asker, when an instructor of the request's offering."""
+    return member.user
+
+
+async def require_staff_here(member: Annotated[Member, Depends(_require_staff)]) -> User:
+    """The asker, when an instructor or a teaching assistant of the request's offering."""
+    return member.user
+
+
+InstructorMember = Annotated[Member, Depends(_require_instructor)]
+StaffMember = Annotated[Member, Depends(_require_staff)]
+StaffUser = Annotated[User, Depends(require_staff_here)]

@@ -1,0 +1,183 @@
+"""Offerings and enrollments: create, look up, join, and who holds which role where."""
+
+from __future__ import annotations
+
+import datetime as dt
+import secrets
+from dataclasses import dataclass
+
+from sqlalchemy import ColumnElement, ScalarSelect, func, select
+from sqlalchemy.orm import Session
+
+from app.config import get_settings
+from app.offerings.models import FIRST_COURSE, STAFF, Enrollment, Offering, OfferingRole
+from app.users.models import Role, User
+
+JOIN_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I to misread
+JOIN_CODE_LENGTH = 8
+
+
+class OfferingError(ValueError):
+    """A request about an offering that cannot be honoured; the message is user-facing."""
+
+
+@dataclass(frozen=True)
+class Membership:
+    """An offering as one person sees it: their role there."""
+
+    offering: Offering
+    role: OfferingRole
+
+
+def new_join_code() -> str:
+    """A code short enough to read out in class, long enough not to guess (32^8)."""
+    return "".join(secrets.choice(JOIN_CODE_ALPHABET) for _ in range(JOIN_CODE_LENGTH))
+
+
+def first_offering_id_query() -> ScalarSelect[int]:
+    """SQL for the first offering's id: what every URL without an offering means."""
+    return (
+        select(func.min(Offering.id)).where(Offering.course_slug == FIRST_COURSE).scalar_subquery()
+    )
+
+
+def first_offering(*, session: Session) -> Offering:
+    """The offering today's data moved into; made again if someone deleted it."""
+    found = session.scalar(
+        select(Offering).where(Offering.course_slug == FIRST_COURSE).order_by(Offering.id).limit(1)
+    )
+    if found is None:
+        found = Offering(course_slug=FIRST_COURSE, title="First offering")
+        session.add(found)
+        session.flush()
+    return found
+
+
+def get_offering(*, session: Session, offering_id: int) -> Offering:
+    """The offering with this id, or a clear error."""
+    found = session.get(Offering, offering_id)
+    if found is None:
+        raise OfferingError(f"there is no offering {offering_id}")
+    return found
+
+
+def create_offering(
+    *,
+    session: Session,
+    course_slug: str,
+    title: str,
+    starts_at: dt.datetime | None = None,
+    ends_at: dt.datetime | None = None,
+    with_join_code: bool = True,
+) -> Offering:
+    """A new offering of a course, with a fresh join code unless asked for none."""
+    slug, title = course_slug.strip(), title.strip()
+    if not slug:
+        raise OfferingError("name the course the offering runs (its slug)")
+    if not title:
+        raise OfferingError("give the offering a title, e.g. 'Spring 2027, section A'")
+    if len(title) > 200 or len(slug) > 100:
+        raise OfferingError("the title is limited to 200 characters and the course slug to 100")
+    if starts_at and ends_at and ends_at <= starts_at:
+        raise OfferingError("the offering must end after it starts")
+    offering = Offering(
+        course_slug=slug,
+        title=title,
+        starts_at=starts_at,
+        ends_at=ends_at,
+        join_code=new_join_code() if with_join_code else None,
+    )
+    session.add(offering)
+    session.commit()
+    return offering
+
+
+def role_in(*, session: Session, user_id: int, offering_id: int) -> OfferingRole | None:
+    """The person's role in the offering, or None when they are not in it."""
+    role = session.scalar(
+        select(Enrollment.role).where(
+            Enrollment.offering_id == offering_id, Enrollment.user_id == user_id
+        )
+    )
+    return None if role is None else OfferingRole(role)
+
+
+def enroll(
+    *,
+    session: Session,
+    offering: Offering,
+    user: User,
+    role: OfferingRole,
+    source: str = "admin",
+    commit: bool = True,
+) -> Enrollment:
+    """Put the person in the offering with this role (or change the role they hold there)."""
+    found = session.scalar(
+        select(Enrollment).where(
+            Enrollment.offering_id == offering.id, Enrollment.user_id == user.id
+        )
+    )
+    if found is None:
+        found = Enrollment(offering_id=offering.id, user_id=user.id, role=role, source=source)
+        session.add(found)
+    else:
+        found.role, found.source = role, source
+    if commit:
+        session.commit()
+    return found
+
+
+def join_first(*, session: Session, user: User) -> Enrollment | None:
+    """A new account joins the first offering (instructors as its instructors), if so set."""
+    if not get_settings().new_accounts_join_first_offering:
+        return None
+    role = OfferingRole.instructor if user.role == Role.instructor else OfferingRole.student
+    offering = first_offering(session=session)
+    return enroll(session=session, offering=offering, user=user, role=role, source="signup")
+
+
+def join_by_code(*, session: Session, user: User, code: str) -> Offering:
+    """Join as a student with an invitation code; staff already there keep their role."""
+    cleaned = code.strip().upper()
+    offering = (
+        session.scalar(select(Offering).where(Offering.join_code == cleaned)) if cleaned else None
+    )
+    if offering is None:
+        raise OfferingError(
+            "this invitation code is not valid (it may have been replaced); ask your instructor"
+        )
+    if role_in(session=session, user_id=user.id, offering_id=offering.id) is None:
+        enroll(
+            session=session, offering=offering, user=user, role=OfferingRole.student, source="code"
+        )
+    return offering
+
+
+def memberships(*, session: Session, user: User) -> list[Membership]:
+    """Every offering the person is in, newest first."""
+    rows = session.execute(
+        select(Offering, Enrollment.role)
+        .join(Enrollment, Enrollment.offering_id == Offering.id)
+        .where(Enrollment.user_id == user.id)
+        .order_by(Offering.id.desc())
+    ).all()
+    return [Membership(offering, OfferingRole(role)) for offering, role in rows]
+
+
+def students_of(offering_id: int | ScalarSelect[int]) -> ColumnElement[bool]:
+    """SQL: the user is a student of that offering (for the queries of the staff's pages)."""
+    return User.id.in_(
+        select(Enrollment.user_id).where(
+            Enrollment.offering_id == offering_id, Enrollment.role == OfferingRole.student
+        )
+    )
+
+
+def is_staff(role: OfferingRole | None) -> bool:
+    """Whether the role sees students' work there."""
+    return role in STAFF
+
+
+def members_of(offering_id: int | ScalarSelect[int]) -> ColumnElement[bool]:
+    """SQL: the user holds any role in that offering."""
+    return User.id.in_(select(Enrollment.user_id).where(Enrollment.offering_id == offering_id))
