@@ -4,7 +4,6 @@ text equivalents for heatmaps and charts, and verdicts that do not rely on colou
 from __future__ import annotations
 
 import re
-import sqlite3
 from typing import Any
 
 from playwright.sync_api import expect
@@ -40,9 +39,8 @@ def scan(page: Any, shots: Shots, name: str) -> None:
 
 
 def make_instructor(server: Server, email: str) -> None:
-    """Give an account made through the sign-up form the instructor role."""
-    with sqlite3.connect(server.data_dir / "app.db") as db:
-        db.execute("UPDATE users SET role = 'instructor' WHERE email = ?", (email,))
+    """Make an account made through the sign-up form an instructor of the first offering."""
+    server.cli("offerings", "enroll", "1", email, "--role", "instructor")
 
 
 def test_student_pages_have_no_serious_violation(context_factory: Any, shots: Shots) -> None:
