@@ -127,11 +127,14 @@ def grading_problems(
     pool: PoolSettings,
     progress: Progress | None = None,
     passed: PassedChecks | None = None,
+    mistakes_cache_dir: Path | None = None,
 ) -> list[Problem]:
     """Grade every check with one warm grader; a grader failure is a problem, not a crash.
 
     With `passed`, a check that passed before with the same inputs is not graded again, and
-    one that passes now is recorded there.
+    one that passes now is recorded there. `mistakes_cache_dir`: the known mistakes' outputs
+    that `prepare` computed (keyed by the exercise's files and library versions), as the app
+    uses them.
     """
     every = checks_for(course)
     before = [passed is not None and passed.passed(c) for c in every]
@@ -141,7 +144,7 @@ def grading_problems(
         progress(skipped, len(every), f"{skipped} checks passed before with the same files")
     if not checks:
         return []
-    grader = Grader(exercises_dir, pool)
+    grader = Grader(exercises_dir, pool, mistakes_cache_dir=mistakes_cache_dir)
     grader.start()
     workers = max(1, sum(pool.sizes.values()))
     problems: list[Problem] = []

@@ -11,7 +11,7 @@ from app.content.plot_blocks import draw_problems
 from app.content.render import plot_fences
 from app.content.service import load_from_settings
 from app.content.validate_cache import PassedChecks
-from app.grading.service import pool_settings
+from app.grading.service import mistakes_cache_dir, pool_settings
 from app.quiz.grading import check_examples
 
 
@@ -39,6 +39,7 @@ def validate_course(
                 pool=pool_settings(warm=True),
                 progress=progress,
                 passed=None if regrade else PassedChecks(settings.app_data_dir / "validate-cache"),
+                mistakes_cache_dir=mistakes_cache_dir(),
             )
         )
     return {
