@@ -140,7 +140,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
     """Check all content; exit 1 on any problem."""
     from app.content.validate import validate_course
 
-    summary = validate_course(grade=not args.no_grade, progress=_progress_printer())
+    summary = validate_course(
+        grade=not args.no_grade, progress=_progress_printer(), regrade=args.regrade
+    )
     if args.json:
         print(json.dumps(summary))
     else:
@@ -335,6 +337,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-grade",
         action="store_true",
         help="skip grading the solutions, starters and mistakes (faster while writing)",
+    )
+    validate.add_argument(
+        "--regrade",
+        action="store_true",
+        help="grade every check, also those that passed before with the same files",
     )
     validate.set_defaults(func=cmd_validate)
     lab = sub.add_parser("experiments", help="run the lab's reference experiments (cached)")

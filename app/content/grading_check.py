@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.content.loader import Course, Exercise, Problem
+from app.content.validate_cache import PassedChecks
 from app.content.variants import variants
 from graders.engine import Grader
 from graders.pool import PoolSettings
@@ -120,13 +121,30 @@ def judge_check(check: Check, report: Report, exercises_dir: Path) -> Problem | 
 
 
 def grading_problems(
-    course: Course, *, exercises_dir: Path, pool: PoolSettings, progress: Progress | None = None
+    course: Course,
+    *,
+    exercises_dir: Path,
+    pool: PoolSettings,
+    progress: Progress | None = None,
+    passed: PassedChecks | None = None,
+    mistakes_cache_dir: Path | None = None,
 ) -> list[Problem]:
-    """Grade every check with one warm grader; a grader failure is a problem, not a crash."""
-    checks = checks_for(course)
+    """Grade every check with one warm grader; a grader failure is a problem, not a crash.
+
+    With `passed`, a check that passed before with the same inputs is not graded again, and
+    one that passes now is recorded there. `mistakes_cache_dir`: the known mistakes' outputs
+    that `prepare` computed (keyed by the exercise's files and library versions), as the app
+    uses them.
+    """
+    every = checks_for(course)
+    before = [passed is not None and passed.passed(c) for c in every]
+    checks = [c for c, known in zip(every, before, strict=True) if not known]
+    skipped = len(every) - len(checks)
+    if progress is not None and skipped:
+        progress(skipped, len(every), f"{skipped} checks passed before with the same files")
     if not checks:
         return []
-    grader = Grader(exercises_dir, pool)
+    grader = Grader(exercises_dir, pool, mistakes_cache_dir=mistakes_cache_dir)
     grader.start()
     workers = max(1, sum(pool.sizes.values()))
     problems: list[Problem] = []
@@ -154,8 +172,10 @@ def grading_problems(
                     problem = Problem(rel, f"{check.label}: could not be graded: {exc}")
                 if problem is not None:
                     problems.append(problem)
+                elif passed is not None:
+                    passed.record(check)
                 if progress is not None:
-                    progress(done, len(checks), check.label)
+                    progress(skipped + done, len(every), check.label)
     finally:
         grader.stop()
     return sorted(problems, key=lambda p: (p.path, p.line or 0, p.message))

@@ -11,12 +11,19 @@ from app.content.loader import Course, Problem, split_front_matter
 from app.content.plot_blocks import draw_problems
 from app.content.render import plot_fences
 from app.content.service import load_from_settings
-from app.grading.service import pool_settings
+from app.content.validate_cache import PassedChecks
+from app.grading.service import mistakes_cache_dir, pool_settings
 from app.quiz.grading import check_examples
 
 
-def validate_course(*, grade: bool = True, progress: Progress | None = None) -> dict[str, Any]:
-    """Load and render everything, check quizzes, grade exercises; report counts and problems."""
+def validate_course(
+    *, grade: bool = True, progress: Progress | None = None, regrade: bool = False
+) -> dict[str, Any]:
+    """Load and render everything, check quizzes, grade exercises; report counts and problems.
+
+    Checks that passed before with the same files and grader are not graded again (see
+    app/content/validate_cache.py) unless `regrade`.
+    """
     course = load_from_settings()
     problems = list(course.problems)
     for lesson in course.lessons:
@@ -34,6 +41,8 @@ def validate_course(*, grade: bool = True, progress: Progress | None = None) -> 
                 exercises_dir=settings.exercises_dir,
                 pool=pool_settings(warm=True),
                 progress=progress,
+                passed=None if regrade else PassedChecks(settings.app_data_dir / "validate-cache"),
+                mistakes_cache_dir=mistakes_cache_dir(),
             )
         )
     return {

@@ -14,6 +14,17 @@ rlimits, exec'd before bwrap: below this large process's own size, an RLIMIT_DAT
 could make even the allocations of `os.execve` fail. Why one spawner thread: `bwrap --die-with-
 parent` uses PR_SET_PDEATHSIG, which fires when the *thread* that forked bwrap exits, so a
 sandbox spawned from a short-lived pool thread would die with that thread.
+
+Why bwrap is not forked from this process directly: a sandbox's peak memory is ru_maxrss from
+wait4() on bwrap, and Linux keeps a process's highest resident size across exec, so a bwrap
+forked from a 700 MB grader host or test worker reported 700 MB for a 100 MB job (and its
+system time included tearing down that copy). So the forked copy does its set-up (session,
+staging, fds) and execs `reparent.py` in a fresh `python -I -S` (~10 MB, ~20-30 ms on the
+2-core machine), which clones bwrap with CLONE_PARENT and exits: bwrap is still a child of the
+spawner thread (wait4, pidfds and PDEATHSIG unchanged) but starts from a few MB. Rejected: a
+cgroup's memory.peak (an ordinary user rarely has a delegated cgroup v2), VmHWM from /proc (gone
+once the process has exited, exactly when the peak is wanted), a long-lived spawner process
+(another process to supervise, with exit statuses and usage relayed over a socket).
 """
 
 from __future__ import annotations
@@ -21,11 +32,14 @@ from __future__ import annotations
 import concurrent.futures
 import fcntl
 import os
+import re
 import shutil
 import signal
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TypeVar
 
 from graders.sandbox.mounts import FilesystemPlan, stage_in_child
@@ -34,6 +48,9 @@ T = TypeVar("T")
 UID_BASE = 1 << 30  # far above login and subordinate uid ranges
 UID_SLOTS = 4096
 FIRST_FREE_FD = 10
+REPARENT_PYTHON = sys.executable
+REPARENT_SCRIPT = str(Path(__file__).with_name("reparent.py"))
+_CLONE_PID = re.compile(rb"\0(\d+)\n")
 
 _spawner = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="sandbox-spawn")
 _uid_lock = threading.Lock()
@@ -106,7 +123,11 @@ def in_spawner(fn: Callable[[], T]) -> T:
 
 
 def fork_exec(plan: LaunchPlan) -> int:
-    """Fork, set the child up, exec bwrap; return the pid or raise LaunchError."""
+    """Start `plan.argv` as a child of this thread via the re-parenting script; return its pid.
+
+    The forked copy of this process execs `reparent.py`, which clones the real child and exits;
+    that short-lived copy is reaped here. Raises LaunchError with whatever step failed.
+    """
     err_r, err_w = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - runs in the child, which always ends in exec or _exit
@@ -125,10 +146,15 @@ def fork_exec(plan: LaunchPlan) -> int:
             message += chunk
     finally:
         os.close(err_r)
-    if message:
-        os.waitpid(pid, 0)
-        raise LaunchError(message.decode("utf-8", "replace"))
-    return pid
+        os.waitpid(pid, 0)  # the forked copy: it has exited once every writer closed the pipe
+    found = _CLONE_PID.search(message)
+    message = _CLONE_PID.sub(b"", message)
+    if found and message:
+        os.waitpid(int(found[1]), 0)  # the clone failed before its exec
+    if message or not found:
+        text = message.decode("utf-8", "replace")
+        raise LaunchError(text or f"{REPARENT_SCRIPT} ended without starting the program")
+    return int(found[1])
 
 
 def _child(plan: LaunchPlan, err_w: int) -> None:  # pragma: no cover - child only
@@ -154,8 +180,7 @@ def _child(plan: LaunchPlan, err_w: int) -> None:  # pragma: no cover - child on
                     os.close(fd)  # close-on-exec fds vanish at exec anyway
             except OSError:
                 pass
-    if plan.uid is not None:
-        os.setgroups([])
-        os.setresgid(plan.uid, plan.uid, plan.uid)
-        os.setresuid(plan.uid, plan.uid, plan.uid)
-    os.execve(plan.argv[0], plan.argv, plan.env)  # noqa: S606 - argv is ours, no shell
+    os.set_inheritable(err_w, True)  # the re-parenting script reports on it
+    uid = "-" if plan.uid is None else str(plan.uid)
+    argv = [REPARENT_PYTHON, "-I", "-S", REPARENT_SCRIPT, str(err_w), uid, *plan.argv]
+    os.execve(argv[0], argv, plan.env)  # noqa: S606 - argv is ours, no shell

@@ -180,7 +180,10 @@ class SandboxProcess:
         return self._output.result(OUTPUT_DRAIN_S if self._status is not None else 0.0)
 
     def resource_usage(self) -> ResourceUsage:
-        """From wait4() of bwrap, which covers every process it and the sandbox init reaped."""
+        """From wait4() of bwrap, which covers every process it and the sandbox init reaped.
+
+        bwrap starts small (launch.py), so the peak is the sandbox's, not the launcher's.
+        """
         return self._usage
 
     def close(self) -> None:

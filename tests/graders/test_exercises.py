@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from app.config import ROOT
+from app.grading.service import mistakes_cache_dir
 from graders.engine import Grader, UnknownExercise, UnknownFramework
 from graders.pool import PoolSettings
 from graders.spec import load_spec
@@ -21,12 +22,14 @@ MISTAKES = [(f.name, m.id) for f in FOLDERS for m in load_spec(f).mistakes]
 
 @pytest.fixture(scope="module")
 def grader() -> Iterator[Grader]:
-    """One warm grader for the module, as the web app would hold it."""
+    """One warm grader for the module, as the web app would hold it (with the known mistakes'
+    outputs that `make prepare` computed, keyed by each exercise's files and library versions)."""
     instance = Grader(
         EXERCISES,
         PoolSettings(
             sizes={"numpy": 1, "torch": 1, "jax": 1}, jax_cache_dir=str(ROOT / "var" / "jax-cache")
         ),
+        mistakes_cache_dir=mistakes_cache_dir(),
     )
     instance.start()
     yield instance

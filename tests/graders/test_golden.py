@@ -43,6 +43,9 @@ from graders.report import Report
 ROOT = Path(__file__).resolve().parents[2]
 EXERCISES = ROOT / "exercises"
 COURSES = ROOT / "courses"  # further course folders, each with its own exercises/
+# The known mistakes' outputs `make prepare` computes, keyed by each exercise's files and library
+# versions: the web app's graders use them too (app.grading.service.mistakes_cache_dir).
+MISTAKES_CACHE = ROOT / "var" / "mistakes-cache"
 GOLDEN = Path(__file__).resolve().parent / "golden"
 UPDATE = os.environ.get("GOLDEN_UPDATE") == "1"
 HOSTILE = ("res", "leak", "tamper", "crash", "input")
@@ -223,7 +226,7 @@ def grader(app_listener: None) -> Iterator[Grader]:
     with pytest.MonkeyPatch.context() as patch:
         for key, value in FAKE_SECRETS.items():
             patch.setenv(key, value)
-        instance = Grader(EXERCISES, POOL)
+        instance = Grader(EXERCISES, POOL, mistakes_cache_dir=MISTAKES_CACHE)
         instance.start()
         yield instance
         instance.stop()
@@ -249,7 +252,7 @@ def grader_for(slug: str, grader: Grader, course_graders: dict[Path, Grader]) ->
     if folder == EXERCISES:
         return grader
     if folder not in course_graders:  # the fixture keeps the fake secrets in the environment
-        course_graders[folder] = Grader(folder, COURSE_POOL)
+        course_graders[folder] = Grader(folder, COURSE_POOL, mistakes_cache_dir=MISTAKES_CACHE)
         course_graders[folder].start()
     return course_graders[folder]
 

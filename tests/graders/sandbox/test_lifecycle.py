@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import select
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -189,6 +191,33 @@ def test_sandbox_survives_the_thread_that_spawned_it() -> None:
     assert proc.is_alive()
     proc.kill_tree()
     proc.close()
+
+
+# Spawns a sandbox that would sleep for ten minutes, prints bwrap's pid, then waits to be killed.
+LAUNCHER = """
+import time
+from tests.graders.sandbox.helpers import start
+proc = start("import time\\nos.write(4, b'R')\\ntime.sleep(600)")
+proc.wait_ready(60)
+print(proc.pid, flush=True)
+time.sleep(600)
+"""
+
+
+def test_sandbox_dies_with_the_process_that_launched_it() -> None:
+    root = Path(__file__).resolve().parents[3]
+    launcher = subprocess.Popen(
+        [sys.executable, "-c", LAUNCHER], stdout=subprocess.PIPE, cwd=root, text=True
+    )
+    assert launcher.stdout is not None
+    bwrap = os.pidfd_open(int(launcher.stdout.readline()))
+    try:
+        launcher.kill()  # bwrap is its child (PR_SET_PDEATHSIG), though cloned by reparent.py
+        launcher.wait()
+        assert select.select([bwrap], [], [], 60)[0], "bwrap outlived its launcher"
+    finally:
+        os.close(bwrap)
+        launcher.stdout.close()
 
 
 @root_only

@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import signal
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 from tests.graders.sandbox.helpers import requires_sandbox, run, with_limits
 
 pytestmark = requires_sandbox
-ROOT = Path(__file__).resolve().parents[3]
 
 
 HOG = """
@@ -25,32 +20,41 @@ except MemoryError:
     chunks.clear()
     report(held)
 """
-# Launched from a fresh, small Python: a sandbox's peak memory comes from wait4() on bwrap, which
-# was forked from the launching process and so counts that process's own resident memory too
-# until exec. A test process that has run hundreds of tests may be larger than the limit itself.
-HOG_FROM_A_SMALL_PARENT = f"""
-import json
-from tests.graders.sandbox.helpers import run, with_limits
-result = run({HOG!r}, limits=with_limits(memory_mb=256))
-print(json.dumps([result.status.exit_code, result.result.decode(), result.usage.max_rss_mb,
-                  result.text[-2000:]]))
+# What the sandboxed program itself saw as its peak (RUSAGE_SELF), in MB, after touching 96 MB.
+OWN_PEAK = """
+import resource
+data = b"x" * (96 * 2**20)
+report(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 """
+BALLAST_MB = 600
+
+
+def _resident_mb() -> float:
+    with open("/proc/self/status") as status:
+        line = next(line for line in status if line.startswith("VmRSS:"))
+    return int(line.split()[1]) / 1024
 
 
 def test_memory_hog_gets_memory_error_within_the_limit() -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", HOG_FROM_A_SMALL_PARENT],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=ROOT,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    exit_code, value, max_rss_mb, text = json.loads(done.stdout.strip().splitlines()[-1])
-    assert exit_code == 0, text
-    assert 128 <= int(value) <= 256
-    assert max_rss_mb is not None and max_rss_mb < 300
+    result = run(HOG, limits=with_limits(memory_mb=256))
+    assert result.status.exit_code == 0, result.text
+    assert 128 <= result.value <= 256
+    assert result.usage.max_rss_mb is not None and result.usage.max_rss_mb < 300
+
+
+def test_peak_memory_is_the_sandboxed_programs_not_the_launchers() -> None:
+    # A launcher as large as a warmed grader host: its own memory must not count as the job's.
+    ballast = b"x" * (BALLAST_MB * 2**20)
+    try:
+        assert _resident_mb() >= BALLAST_MB
+        result = run(OWN_PEAK)
+    finally:
+        del ballast
+    assert result.status.exit_code == 0, result.text
+    own_peak = result.value
+    assert 96 <= own_peak < 200
+    assert result.usage.max_rss_mb is not None
+    assert own_peak - 0.1 <= result.usage.max_rss_mb < own_peak + 32  # reported to 0.1 MB
 
 
 def test_numpy_allocation_beyond_the_limit_fails() -> None:
