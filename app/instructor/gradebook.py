@@ -7,7 +7,7 @@ import datetime as dt
 import io
 from dataclasses import dataclass, field
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.assessments.gradebook import (
@@ -20,7 +20,8 @@ from app.content.loader import Course
 from app.deadlines.models import DeadlineExtension
 from app.deadlines.rules import late_at
 from app.models_base import as_utc
-from app.offerings.access import students_here
+from app.offerings.access import offering_here, students_here
+from app.offerings.service import first_offering_id_query
 from app.progress.models import QuizAttempt
 from app.submissions.models import Submission
 from app.users.models import User
@@ -138,6 +139,7 @@ def _fill_exercises(session: Session, rows: dict[int, Row], slugs: list[str]) ->
             Submission.mode == "submit",
             Submission.status == "done",
             Submission.user_id.in_(list(rows)),
+            func.coalesce(Submission.offering_id, first_offering_id_query()) == offering_here(),
         )
         .order_by(Submission.created_at, Submission.id)
     ).all()
@@ -161,7 +163,11 @@ def _fill_quizzes(session: Session, rows: dict[int, Row], quizzes: list[Column])
         select(
             QuizAttempt.user_id, QuizAttempt.lesson_slug, QuizAttempt.score, QuizAttempt.created_at
         )
-        .where(QuizAttempt.lesson_slug.in_(list(dues)), QuizAttempt.user_id.in_(list(rows)))
+        .where(
+            QuizAttempt.lesson_slug.in_(list(dues)),
+            QuizAttempt.user_id.in_(list(rows)),
+            func.coalesce(QuizAttempt.offering_id, first_offering_id_query()) == offering_here(),
+        )
         .order_by(QuizAttempt.created_at, QuizAttempt.id)
     ).all()
     for user_id, slug, score, created_at in found:

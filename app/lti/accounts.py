@@ -170,7 +170,7 @@ def upsert_member(
     user = session.get(User, lti_user.user_id)
     if user is not None:
         settle_role(session=session, user=user, teaching_here=role_for(roles) == Role.instructor)
-        from app.offerings.lms import enroll_from_lms  # offerings build on the LTI tables
+        from app.lti.enrolment import enroll_from_lms  # it imports this module
 
         enroll_from_lms(session=session, context=context, user=user, roles=roles)
     return member

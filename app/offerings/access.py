@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request
-from sqlalchemy import ColumnElement, func, select
+from sqlalchemy import ColumnElement, ScalarSelect, func, select
 from sqlalchemy.orm import Session
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -67,6 +67,12 @@ class OfferingPrefixMiddleware:
 def offering_in_request() -> int | None:
     """The offering named in this request's URL; None: the first offering."""
     return _current.get()
+
+
+def offering_here() -> int | ScalarSelect[int]:
+    """This request's offering id, or SQL for the first offering's (staff pages' queries)."""
+    named = _current.get()
+    return first_offering_id_query() if named is None else named
 
 
 def students_here() -> ColumnElement[bool]:

@@ -181,3 +181,23 @@ def is_staff(role: OfferingRole | None) -> bool:
 def members_of(offering_id: int | ScalarSelect[int]) -> ColumnElement[bool]:
     """SQL: the user holds any role in that offering."""
     return User.id.in_(select(Enrollment.user_id).where(Enrollment.offering_id == offering_id))
+
+
+def offering_for_work(
+    *, session: Session, user_id: int, course_slug: str, named: int | None
+) -> int | None:
+    """The offering a person's new work in a course counts in, so two terms keep two grades.
+
+    The offering the request names when they belong to it; else the newest offering of that
+    course they belong to; None when they belong to none (their work then counts nowhere).
+    """
+    mine = (
+        select(Enrollment.offering_id)
+        .join(Offering, Offering.id == Enrollment.offering_id)
+        .where(Enrollment.user_id == user_id, Offering.course_slug == course_slug)
+    )
+    if named is not None:
+        found = session.scalar(mine.where(Enrollment.offering_id == named))
+        if found is not None:
+            return found
+    return session.scalar(mine.order_by(Offering.id.desc()).limit(1))

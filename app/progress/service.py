@@ -8,7 +8,10 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from app.courses.first import first_course_slug
 from app.lti.outbox import queue_grade
+from app.offerings.access import offering_in_request
+from app.offerings.service import offering_for_work
 from app.progress.models import LessonRead, QuizAttempt
 
 
@@ -56,6 +59,13 @@ def save_quiz_attempt(
     )
     if graded_in is not None:
         attempt.course_slug, attempt.content_version = graded_in
+    # The offering it counts in: a student of two terms of one course keeps two grades.
+    attempt.offering_id = offering_for_work(
+        session=session,
+        user_id=user_id,
+        course_slug=graded_in[0] if graded_in is not None else first_course_slug(),
+        named=offering_in_request(),
+    )
     session.add(attempt)
     # Same transaction as the attempt: the LMS gradebook gets it even after a restart.
     queue_grade(session=session, user_id=user_id, kind="quiz", slug=lesson_slug)

@@ -9,9 +9,12 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from app.content.loader import Course
+from app.courses.first import first_course_slug
 from app.deadlines.rules import effective_due, is_late
 from app.jobs import live
 from app.models_base import utcnow
+from app.offerings.access import offering_in_request
+from app.offerings.service import offering_for_work
 from app.submissions.models import Submission
 from app.users.models import Role, User
 
@@ -70,6 +73,13 @@ def create_submission(
     )
     if course_slug is not None:  # else the first course (the column's default)
         row.course_slug = course_slug
+    # The offering it counts in: a student of two terms of one course keeps two grades.
+    row.offering_id = offering_for_work(
+        session=session,
+        user_id=user.id,
+        course_slug=course_slug or first_course_slug(),
+        named=offering_in_request(),
+    )
     # Deadlines (instructor tools): work after the due date is accepted and flagged late.
     row.late = is_late(
         session=session,

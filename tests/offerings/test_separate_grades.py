@@ -1,0 +1,95 @@
+"""One student in two offerings of one course: each offering's gradebook has its own grade."""
+
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+from sqlalchemy import select
+
+from app.bench.classroom import _right
+from app.content.service import load_from_settings
+from app.db import session_factory
+from app.offerings.models import OfferingRole
+from app.offerings.service import create_offering, enroll, first_offering
+from app.progress.models import QuizAttempt
+from app.quiz.service import params_for
+from app.users.models import Role, User
+from tests.conftest import make_token
+
+LESSON = "why-position"
+
+
+def _user(email: str) -> User:
+    with session_factory()() as session:
+        user = session.scalar(select(User).where(User.email == email))
+        assert user is not None
+        return user
+
+
+def _right_answers(user_id: int) -> dict[str, object]:
+    lesson = next(les for les in load_from_settings().lessons if les.meta.slug == LESSON)
+    return {q.id: _right(q, params_for(q, user_id)) for q in lesson.meta.quiz}
+
+
+def _quiz_best(client: TestClient, prefix: str, teacher: str, student: int) -> float | None:
+    book = client.get(
+        f"{prefix}/api/instructor/gradebook", headers={"Authorization": f"Bearer {teacher}"}
+    )
+    assert book.status_code == 200, book.text
+    row = next(r for r in book.json()["students"] if r["id"] == student)
+    best: float | None = row["quizzes"][LESSON]["best"]
+    return best
+
+
+def test_a_student_in_two_offerings_keeps_two_grades(client: TestClient) -> None:
+    student_token = make_token("ada@example.org", Role.student)  # joins the first offering
+    teacher = make_token("teacher@example.org", Role.instructor)
+    ada, tess = _user("ada@example.org"), _user("teacher@example.org")
+    with session_factory()() as session:
+        first = first_offering(session=session).id
+        spring = create_offering(
+            session=session, course_slug="positional-embeddings", title="Spring 2027"
+        )
+        enroll(session=session, offering=spring, user=ada, role=OfferingRole.student)
+        enroll(session=session, offering=spring, user=tess, role=OfferingRole.instructor)
+        second = spring.id
+    as_ada = {"Authorization": f"Bearer {student_token}"}
+    url = f"/api/lessons/{LESSON}/quiz"
+
+    # Last term's try, sent in the first offering, is all wrong; this term's is all right.
+    wrong = client.post(f"/offerings/{first}{url}", json={"answers": {}}, headers=as_ada)
+    assert wrong.status_code == 200 and wrong.json()["score"] == 0.0
+    right = client.post(
+        f"/offerings/{second}{url}", json={"answers": _right_answers(ada.id)}, headers=as_ada
+    )
+    assert right.status_code == 200 and right.json()["score"] == 1.0
+
+    assert _quiz_best(client, f"/offerings/{first}", teacher, ada.id) == 0.0
+    assert _quiz_best(client, f"/offerings/{second}", teacher, ada.id) == 1.0
+    assert _quiz_best(client, "", teacher, ada.id) == 0.0  # old URLs mean the first offering
+
+    # Work sent without naming an offering counts in the newest one the student belongs to.
+    client.post(url, json={"answers": {}}, headers=as_ada)
+    with session_factory()() as session:
+        where = session.scalars(
+            select(QuizAttempt.offering_id).where(QuizAttempt.user_id == ada.id)
+        ).all()
+    assert where == [first, second, second]
+
+
+def test_work_in_an_offering_the_student_does_not_belong_to_counts_in_their_own(
+    client: TestClient,
+) -> None:
+    token = make_token("ada@example.org", Role.student)
+    with session_factory()() as session:
+        first = first_offering(session=session).id
+        other = create_offering(
+            session=session, course_slug="positional-embeddings", title="Not Ada's"
+        ).id
+    answer = client.post(
+        f"/offerings/{other}/api/lessons/{LESSON}/quiz",
+        json={"answers": {}},
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert answer.status_code == 200
+    with session_factory()() as session:
+        assert session.scalar(select(QuizAttempt.offering_id)) == first
