@@ -13,6 +13,11 @@ fills its caches from the persistent cache only; `count_native_compiles` checks)
 from idle (`settle`). If the server did compile, a child that needs a compilation exits with
 NEEDS_FRESH_JAX and the grader runs the job in a fresh JAX process, as before.
 
+Every child first gets an MLIR thread pool of its own (`own_mlir_pool`): the server's pool
+started its workers while warm-up lowered programs of several functions, and MLIR verifies such
+a program on that pool; in the child the workers are gone, so a new program of several functions
+waited forever (about one student program in eight hung until its time limit).
+
 Safety is unchanged: the reset happens inside the one job's child, after its limits and seccomp
 filter are in place and under the same wall clock; the child never runs another job; the
 persistent cache stays a read-only bind that JAX is also told never to write.
@@ -63,6 +68,20 @@ def watch_server() -> None:
     mlir.make_ir_context = kept_context
 
 
+def own_mlir_pool() -> None:
+    """In a forked child, before any lowering: an MLIR thread pool whose workers exist here.
+
+    The server's pool is kept referenced, never destroyed (its destructor would wait for workers
+    that fork did not copy); new workers start in this child when a lowering needs them.
+    """
+    from jax._src.interpreters import mlir
+
+    ir: Any = getattr(mlir, "ir")  # noqa: B009 - not re-exported for type checkers
+
+    _KEPT.append(mlir.global_thread_pool)
+    mlir.global_thread_pool = ir.ThreadPool()
+
+
 def settle() -> None:
     """Let the server's threads go idle before its first fork."""
     time.sleep(SETTLE_S)
@@ -87,16 +106,12 @@ class Guard:
         raise CompileMiss("this job needs a compilation: it is run again on a client of its own")
 
     def reset(self) -> None:
-        """Give this process a JAX client of its own; compiling works from here on."""
+        """Give this process a JAX client of its own; compiling works from here on (the MLIR
+        thread pool is already the child's own: `own_mlir_pool`)."""
         from jax._src import api, xla_bridge
-        from jax._src.interpreters import mlir
-
-        ir: Any = getattr(mlir, "ir")  # noqa: B009 - not re-exported for type checkers
 
         _KEPT.append(dict(xla_bridge._backends))
-        _KEPT.append(mlir.global_thread_pool)
         api.clear_backends()  # type: ignore[no-untyped-call]
-        mlir.global_thread_pool = ir.ThreadPool()
         self._compiler.compile_or_get_cached = self._original
 
 
@@ -132,6 +147,7 @@ def run(run_job: RunJob, job: Any, write: Callable[[bytes], None], *, may_reset:
 
     True when it ran again on a client of its own (the caller exits with RAN_AFTER_RESET).
     """
+    own_mlir_pool()
     guard = Guard(may_reset)
     if not may_reset:
         run_job(job, write)

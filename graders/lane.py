@@ -5,6 +5,8 @@ cores as students' jobs, and an unprivileged grader cannot lower its sandboxes' 
 raise it again for the job (that needs CAP_SYS_RESOURCE). Keeping background starts to one at a
 time leaves the other cores to the jobs; putting first the start of a key that a job is waiting
 for keeps the first verdicts after a restart quick (NumPy before the sixth JAX exercise's warm-up).
+A start nobody waits for (a refill, a warm-up ahead of demand) waits until no student's job is
+running or waiting (`busy`), so under a burst every core works on students' jobs.
 """
 
 from __future__ import annotations
@@ -18,8 +20,14 @@ from contextlib import contextmanager
 class Lane:
     """A lock handed to the most urgent waiter: `urgent(key)` true first, then arrival order."""
 
-    def __init__(self, urgent: Callable[[str], bool], width: int = 1) -> None:
+    def __init__(
+        self,
+        urgent: Callable[[str], bool],
+        width: int = 1,
+        busy: Callable[[], bool] = lambda: False,
+    ) -> None:
         self._urgent = urgent
+        self._busy_with_jobs = busy
         self._width = width
         self._busy = 0
         self._queue: list[tuple[int, str]] = []
@@ -32,7 +40,7 @@ class Lane:
         ticket = (next(self._order), key)
         with self._cond:
             self._queue.append(ticket)
-            while self._busy >= self._width or self._next() != ticket:
+            while not self._may_go(ticket):
                 self._cond.wait(0.5)  # urgency can change without a notify: look again
             self._queue.remove(ticket)
             self._busy += 1
@@ -42,6 +50,12 @@ class Lane:
             with self._cond:
                 self._busy -= 1
                 self._cond.notify_all()
+
+    def _may_go(self, ticket: tuple[int, str]) -> bool:
+        """Its turn, a free place, and either a job waits for it or no job runs or waits."""
+        if self._busy >= self._width or self._next() != ticket:
+            return False
+        return self._urgent(ticket[1]) or not self._busy_with_jobs()
 
     def _next(self) -> tuple[int, str] | None:
         urgent = [t for t in self._queue if self._urgent(t[1])]

@@ -145,7 +145,8 @@ class WarmPool:
         self._last_error: dict[str, list[str]] = {}
         self._stop_event = threading.Event()
         self._starting: set[SandboxProcess] = set()
-        self._lane = Lane(lambda key: self._waiting[key] > 0)  # one background start at a time
+        # One background start at a time; one nobody waits for only while no job runs or waits.
+        self._lane = Lane(lambda key: self._waiting[key] > 0, busy=self._jobs_in_hand)
         self._prepare: dict[str, Callable[[], None]] = {}
         self._prepared: set[str] = set()
         self._prepare_lock = threading.Lock()
@@ -300,6 +301,10 @@ class WarmPool:
         else:
             log.warning("a %s fork server did not get ready again; replacing it", server.key)
             self._replace(server.key, server)
+
+    def _jobs_in_hand(self) -> bool:
+        """A student's job runs or waits for a process (read without the lock: a hint only)."""
+        return any(n > 0 for n in list(self._waiting.values()) + list(self._busy.values()))
 
     def _live(self, key: str) -> int:
         """Servers of this key alive now: busy, warming, ready or starting (lock held)."""

@@ -190,3 +190,44 @@ def test_a_child_that_reset_cannot_write_the_compilation_cache(
     # it did run after a reset in the child
     assert attempts == [(f"jax:{EXERCISE}", protocol.RAN_AFTER_RESET)]
     assert sorted(p.name for p in cache.iterdir()) == before
+
+
+def _thread_names(pid: int) -> list[str]:
+    """Thread names of a process and all its descendants (the sandbox's server is one of them)."""
+    names: list[str] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        names.append((task / "comm").read_text().strip())
+        for child in (task / "children").read_text().split():
+            names += _thread_names(int(child))
+    return names
+
+
+# A program of several functions (each `jax.jit` inside another becomes a function of its own):
+# MLIR verifies it on its thread pool. Each variant is new to the server.
+SEVERAL_FUNCTIONS = """
+import jax
+import jax.numpy as jnp
+
+
+def position_embedding_gather(positions, embedding_table):
+    rows = jax.jit(lambda t, i: jnp.take(t, i, axis=0))
+    scale = jax.jit(lambda x: x * {factor})
+    return jax.jit(lambda t, i: scale(rows(t, i)))(embedding_table, positions.astype(jnp.int32))
+"""
+
+
+def test_new_programs_of_several_functions_finish_in_the_warmed_child(
+    grader: Grader, attempts: list[tuple[str, int | None]]
+) -> None:
+    server = _fast_server(grader)
+    # The hazard is there: warm-up started the server's MLIR workers, which no child inherits.
+    assert any(name.startswith("llvm-worker") for name in _thread_names(server.proc.pid))
+    for factor, verdict in (("1.0", "accepted"), ("2.0", "wrong_answer"), ("1.00", "accepted")):
+        attempts.clear()
+        report = grader.grade(
+            exercise=EXERCISE, code=SEVERAL_FUNCTIONS.format(factor=factor), framework="jax"
+        )
+        # Finished within the job's own time limit, on the warmed server, after a reset: before
+        # the child had an MLIR pool of its own, each of these waited until that limit.
+        assert report.verdict == verdict, report.message
+        assert attempts == [(f"jax:{EXERCISE}", protocol.RAN_AFTER_RESET)]

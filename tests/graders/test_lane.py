@@ -1,0 +1,64 @@
+"""graders/lane.py: background starts take turns; one nobody waits for waits while jobs run."""
+
+from __future__ import annotations
+
+import threading
+
+from graders.lane import Lane
+
+
+def test_a_start_nobody_waits_for_goes_only_once_no_job_runs_or_waits() -> None:
+    log: list[str] = []
+    answers = iter([True, True, True])  # jobs in hand for three looks, then none
+
+    def busy() -> bool:
+        answer = next(answers, False)
+        log.append(f"busy={answer}")
+        return answer
+
+    lane = Lane(lambda key: False, busy=busy)
+    with lane.turn("jax:refill"):
+        log.append("started")
+    assert log == ["busy=True", "busy=True", "busy=True", "busy=False", "started"]
+
+
+def test_a_start_a_job_waits_for_goes_while_jobs_run() -> None:
+    looked: list[bool] = []
+    lane = Lane(lambda key: key == "numpy", busy=lambda: looked.append(True) or True)
+    with lane.turn("numpy"):
+        started = True
+    assert started and looked == []  # urgency alone decides: the jobs in hand were not asked
+
+
+def test_starts_take_turns_and_the_urgent_one_goes_first() -> None:
+    urgent = {"numpy"}
+    lane = Lane(lambda key: key in urgent)
+    order: list[str] = []
+    first_in = threading.Event()
+    release = threading.Event()
+
+    def hold() -> None:
+        with lane.turn("torch"):
+            first_in.set()
+            release.wait()
+            order.append("torch")
+
+    def start(key: str) -> None:
+        with lane.turn(key):
+            order.append(key)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    first_in.wait()
+    later = threading.Thread(target=start, args=("jax:refill",))
+    later.start()
+    urgent_one = threading.Thread(target=start, args=("numpy",))
+    while len(lane._queue) < 1:  # the refill is queued before the urgent start arrives
+        threading.Event().wait(0.01)
+    urgent_one.start()
+    while len(lane._queue) < 2:
+        threading.Event().wait(0.01)
+    release.set()
+    for thread in (holder, later, urgent_one):
+        thread.join()
+    assert order == ["torch", "numpy", "jax:refill"]
