@@ -6,6 +6,7 @@ import datetime as dt
 import logging
 from typing import Any
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.content.loader import Course
@@ -14,7 +15,7 @@ from app.deadlines.rules import effective_due, is_late
 from app.jobs import live
 from app.models_base import utcnow
 from app.offerings.access import offering_in_request
-from app.offerings.service import offering_for_work
+from app.offerings.service import first_offering_id_query, is_staff, offering_for_work, role_in
 from app.submissions.models import Submission
 from app.users.models import Role, User
 
@@ -95,11 +96,18 @@ def create_submission(
 
 
 def visible_submission(*, session: Session, user: User, submission_id: int) -> Submission | None:
-    """The submission if this user may see it (its author or an instructor)."""
+    """The submission if this user may see it: its author, a site administrator, or staff
+    (instructor or TA) of the offering it counts in; staff of another offering see nothing."""
     row = session.get(Submission, submission_id)
-    if row is None or (row.user_id != user.id and user.role != Role.instructor):
+    if row is None:
         return None
-    return row
+    if row.user_id == user.id or user.is_admin:
+        return row
+    where = row.offering_id
+    if where is None:  # work from before offerings counts in the first one
+        where = session.scalar(select(first_offering_id_query()))
+    held = None if where is None else role_in(session=session, user_id=user.id, offering_id=where)
+    return row if is_staff(held) else None
 
 
 def stop_experiment(*, session: Session, course: Course, user: User, submission_id: int) -> str:

@@ -93,3 +93,44 @@ def test_work_in_an_offering_the_student_does_not_belong_to_counts_in_their_own(
     assert answer.status_code == 200
     with session_factory()() as session:
         assert session.scalar(select(QuizAttempt.offering_id)) == first
+
+
+def test_a_submission_is_seen_by_its_author_and_its_offerings_staff_only(
+    client: TestClient,
+) -> None:
+    from app.submissions.models import Submission
+
+    author = make_token("ada@example.org", Role.student)
+    here = make_token("tess@example.org", Role.instructor)  # instructor of the first offering
+    elsewhere = make_token("olga@example.org", Role.student)
+    ta = make_token("tim@example.org", Role.student)
+    with session_factory()() as session:
+        first = first_offering(session=session)
+        other = create_offering(session=session, course_slug="positional-embeddings", title="B")
+        olga, tim = _user("olga@example.org"), _user("tim@example.org")
+        enroll(session=session, offering=other, user=olga, role=OfferingRole.instructor)
+        enroll(session=session, offering=first, user=tim, role=OfferingRole.ta)
+        row = Submission(
+            user_id=_user("ada@example.org").id,
+            exercise_slug="position-embedding-gather",
+            framework="numpy",
+            mode="submit",
+            code="x = 1\n",
+            status="done",
+            verdict="wrong_answer",
+            score=0.0,
+            offering_id=first.id,
+        )
+        session.add(row)
+        session.commit()
+        sid = row.id
+    seen = {
+        who: client.get(f"/api/submissions/{sid}", headers={"Authorization": f"Bearer {token}"})
+        for who, token in {"author": author, "here": here, "ta": ta, "elsewhere": elsewhere}.items()
+    }
+    assert {who: answer.status_code for who, answer in seen.items()} == {
+        "author": 200,
+        "here": 200,
+        "ta": 200,
+        "elsewhere": 404,
+    }
