@@ -12,18 +12,20 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Literal
 
-from graders import jax_cache, mistake_runner, protocol, results
-from graders.experiments import Lab, Progress
-from graders.forkserver import ForkedJob
-from graders.health import Health
-from graders.judge import Mistakes, judge_outputs, result_ids
-from graders.lab_report import grade_experiment
-from graders.pool import PoolSettings, PoolUnavailable, Running, WarmPool
+from graders import protocol, results
+from graders.host import jax_cache
+from graders.host.forkserver import ForkedJob
+from graders.host.health import Health
+from graders.host.pool import PoolSettings, PoolUnavailable, Running, WarmPool
+from graders.host.warmup import encode_warmup, warmup_bundles
+from graders.judging import mistake_runner
+from graders.judging.judge import Mistakes, judge_outputs, result_ids
+from graders.judging.spec import Case, ExerciseSpec, load_spec
+from graders.lab.experiments import Lab, Progress
+from graders.lab.lab_report import grade_experiment
 from graders.raw_run import RawRun
 from graders.report import Report, file_level, unavailable
 from graders.sandbox import base_env
-from graders.spec import Case, ExerciseSpec, load_spec
-from graders.warmup import encode_warmup, warmup_bundles
 
 log = logging.getLogger(__name__)
 Mode = Literal["submit", "run"]

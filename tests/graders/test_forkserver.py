@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from graders.engine import Grader
-from graders.forkserver import ForkServer
-from graders.pool import PoolSettings
+from graders.host.forkserver import ForkServer
+from graders.host.pool import PoolSettings
 from tests.graders.sandbox.helpers import requires_sandbox
 
 pytestmark = requires_sandbox

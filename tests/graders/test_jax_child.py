@@ -12,7 +12,7 @@ from graders import protocol
 GRADERS = Path(__file__).resolve().parents[2] / "graders"
 SCRIPT = """
 import os, sys
-sys.path.insert(0, sys.argv[1])
+sys.path[:0] = [sys.argv[1] + "/inside", sys.argv[1]]
 import jax, jax.numpy as jnp
 jax.config.update("jax_cpu_enable_async_dispatch", False)
 import jax_child

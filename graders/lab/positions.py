@@ -13,7 +13,7 @@ from collections.abc import Callable
 import torch
 from torch import nn
 
-from graders.experiment import ABSOLUTE, RELATIVE
+from graders.inside.experiment import ABSOLUTE, RELATIVE
 
 
 class NoPositions(nn.Module):

@@ -20,12 +20,12 @@ from typing import Any
 import numpy as np
 
 from graders import protocol
-from graders.lab_check import probes
-from graders.lab_scoring import LabSpec, eval_sequences
+from graders.lab.lab_check import probes
+from graders.lab.lab_scoring import LabSpec, eval_sequences
 from graders.raw_run import RawRun
 from graders.sandbox import SandboxLimits, SandboxProcess, spawn
 
-HERE = Path(__file__).resolve().parent
+GRADERS = Path(__file__).resolve().parents[1]
 SANDBOX_GRADERS = "/grader"
 PROGRESS_ID = protocol.FILE_LEVEL_TEST - 1  # the numbers of graders/experiment_harness.py
 TRAINING_ID, LOSSES_ID, PICTURE_ID, REFUSED_ID, PREDICTED_ID = 0, 1, 2, 100, 200
@@ -142,9 +142,14 @@ class Lab:
                 proc.close()
 
     def _start(self, cpu_seconds: int) -> SandboxProcess:
-        names = ("experiment_harness.py", "harness.py", "protocol.py", "experiment.py")
-        binds = [(str(HERE / n), f"{SANDBOX_GRADERS}/{n}") for n in names]
-        binds.append((str(HERE / "sandbox" / "seccomp.py"), f"{SANDBOX_GRADERS}/seccomp.py"))
+        names = [
+            "inside/experiment_harness.py",
+            "inside/harness.py",
+            "inside/experiment.py",
+            "protocol.py",
+            "sandbox/seccomp.py",
+        ]
+        binds = [(str(GRADERS / n), f"{SANDBOX_GRADERS}/{Path(n).name}") for n in names]
         argv = [sys.executable, "-E", "-s", "-B", f"{SANDBOX_GRADERS}/experiment_harness.py"]
         limits = SandboxLimits(
             cpu_seconds=cpu_seconds + 30,  # the import of torch comes on top of the job's budget

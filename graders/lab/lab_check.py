@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from graders import protocol
-from graders.lab_scoring import LabSpec
+from graders.lab.lab_scoring import LabSpec
 from graders.report import TestResult
 
 CHECK_ID = 300  # frames CHECK_ID + i: the module's output on probe i, or the error it raised

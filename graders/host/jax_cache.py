@@ -82,7 +82,7 @@ def fill(
 
     `env` holds the sandbox's settings (graders.sandbox.base_env), so the keys match.
     """
-    from graders.warmup import warmup_bundles
+    from graders.host.warmup import warmup_bundles
 
     started = time.perf_counter()
     bundles = warmup_bundles(exercises_dir)
@@ -95,11 +95,11 @@ def fill(
         return 0.0
     child_env = {**os.environ, **{k: v for k, v in env.items() if k != "HOME"}}
     proc = subprocess.run(
-        [sys.executable, "-m", "graders.jax_cache", str(exercises_dir), str(cache_dir), *todo],
+        [sys.executable, "-m", "graders.host.jax_cache", str(exercises_dir), str(cache_dir), *todo],
         capture_output=True,
         timeout=FILL_TIMEOUT_S,
         check=False,
-        cwd=Path(__file__).resolve().parent.parent,
+        cwd=Path(__file__).resolve().parents[2],
         env=child_env,
     )
     if proc.returncode != 0:
@@ -138,7 +138,7 @@ def _run_bundle(bundle: list[dict[str, Any]]) -> int:
 
 def main() -> None:
     """Child process: configure a writable cache, run the named JAX model solutions' shapes."""
-    from graders.warmup import warmup_bundles
+    from graders.host.warmup import warmup_bundles
 
     os.nice(19)  # background work: students' jobs come first
     exercises_dir, cache_dir, *slugs = sys.argv[1:]

@@ -21,8 +21,8 @@ import numpy as np
 import yaml
 
 from graders import results as result_stream
-from graders.compare import DEFAULT_ATOL, DEFAULT_RTOL
-from graders.properties import PropertyCheck, PropertyError, load_properties
+from graders.judging.compare import DEFAULT_ATOL, DEFAULT_RTOL
+from graders.judging.properties import PropertyCheck, PropertyError, load_properties
 
 Value = np.ndarray | int | float
 
@@ -153,11 +153,11 @@ def _run_reference(spec: ExerciseSpec) -> dict[int, np.ndarray]:
     """Run reference.py in a child process so no framework ever starts in the grader."""
     wanted = [c.index for c in spec.cases if not c.expect_error]
     proc = subprocess.run(
-        [sys.executable, "-m", "graders.reference_runner", str(spec.folder)],
+        [sys.executable, "-m", "graders.judging.reference_runner", str(spec.folder)],
         capture_output=True,
         timeout=300,
         check=False,
-        cwd=Path(__file__).resolve().parent.parent,
+        cwd=Path(__file__).resolve().parents[2],
     )
     if proc.returncode != 0:
         tail = proc.stderr.decode("utf-8", "replace")[-2000:]

@@ -13,13 +13,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from graders.forkserver import ForkedJob, ForkServer, ForkServerGone
-from graders.jax_cache import SANDBOX_CACHE_DIR
-from graders.lane import Lane
+from graders.host.forkserver import ForkedJob, ForkServer, ForkServerGone
+from graders.host.jax_cache import SANDBOX_CACHE_DIR
+from graders.host.lane import Lane
 from graders.sandbox import SandboxLimits, SandboxProcess, sandbox_python, spawn
 
 log = logging.getLogger(__name__)
-HERE = Path(__file__).resolve().parent
+GRADERS = Path(__file__).resolve().parents[1]
+INSIDE = GRADERS / "inside"
 SANDBOX_GRADERS = "/grader"
 NO_WARMUP = b"\0\0\0\0"  # an empty warm-up frame
 BURST_START_S = 5.0  # about what starting and warming one more JAX server costs
@@ -74,15 +75,15 @@ def start_interpreter(key: str, settings: PoolSettings) -> SandboxProcess:
     forks = framework in settings.fork
     argv = [sandbox_python(), "-E", "-s", "-B", f"{SANDBOX_GRADERS}/harness.py", framework]
     binds = [
-        (str(HERE / "harness.py"), f"{SANDBOX_GRADERS}/harness.py"),
-        (str(HERE / "protocol.py"), f"{SANDBOX_GRADERS}/protocol.py"),
-        (str(HERE / "sandbox" / "seccomp.py"), f"{SANDBOX_GRADERS}/seccomp.py"),
+        (str(INSIDE / "harness.py"), f"{SANDBOX_GRADERS}/harness.py"),
+        (str(GRADERS / "protocol.py"), f"{SANDBOX_GRADERS}/protocol.py"),
+        (str(GRADERS / "sandbox" / "seccomp.py"), f"{SANDBOX_GRADERS}/seccomp.py"),
     ]
     if forks:
         argv.append("prewarm" if framework == "jax" and not slug else "fork")
-        binds.append((str(HERE / "zygote.py"), f"{SANDBOX_GRADERS}/zygote.py"))
+        binds.append((str(INSIDE / "zygote.py"), f"{SANDBOX_GRADERS}/zygote.py"))
         if framework == "jax" and slug:  # a warmed JAX server's children compile after a reset
-            binds.append((str(HERE / "jax_child.py"), f"{SANDBOX_GRADERS}/jax_child.py"))
+            binds.append((str(INSIDE / "jax_child.py"), f"{SANDBOX_GRADERS}/jax_child.py"))
     if framework == "jax" and settings.jax_cache_dir:
         binds.append((settings.jax_cache_dir, SANDBOX_CACHE_DIR))
     proc = spawn(argv, limits=_limits(settings), ro_binds=binds, env={}, control_socket=forks)
