@@ -28,7 +28,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-SANDBOX_CACHE_DIR = "/grader/jax-cache"
+from graders import protocol
+
+SANDBOX_CACHE_DIR = protocol.SANDBOX_JAX_CACHE
 FILL_TIMEOUT_S = 600
 LIBRARIES = ("jax", "jaxlib", "flax", "numpy")
 CACHE_FORMAT = 2  # bump when what goes into the keys changes (2: no XLA side caches)

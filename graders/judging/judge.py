@@ -17,7 +17,7 @@ from graders.raw_run import RawRun
 from graders.report import Report, TestResult, Verdict, file_level, overall
 
 Mistakes = dict[str, dict[int, protocol.Result]]  # mistake id -> its outputs by result id
-SLOTS = 4  # must equal harness.SLOTS: result ids are case_index * SLOTS + slot
+SLOTS = protocol.SLOTS  # result ids are case_index * SLOTS + slot
 PREVIEW_ELEMENTS = 4096
 RESULT_BYTES = protocol.RESULT_BYTES
 MEMORY_BOUND_SHARE = 0.75  # out of time this close to the memory limit: memory is the cause

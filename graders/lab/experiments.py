@@ -12,12 +12,12 @@ import math
 import sys
 import threading
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from graders import protocol
+from graders.host.binds import bind_files, in_sandbox
 from graders.host.exchange import StopRequested as StopRequested  # the Stop app/jobs raises
 from graders.host.exchange import exchange, interfered
 from graders.lab.lab_check import probes
@@ -25,11 +25,10 @@ from graders.lab.lab_scoring import LabSpec, eval_sequences
 from graders.raw_run import RawRun
 from graders.sandbox import SandboxLimits, SandboxProcess, spawn
 
-GRADERS = Path(__file__).resolve().parents[1]
-SANDBOX_GRADERS = "/grader"
-PROGRESS_ID = protocol.FILE_LEVEL_TEST - 1  # the numbers of graders/experiment_harness.py
-TRAINING_ID, LOSSES_ID, PICTURE_ID, REFUSED_ID, PREDICTED_ID = 0, 1, 2, 100, 200
-SLOTS = ("absolute", "relative")
+PROGRESS_ID = protocol.PROGRESS_ID  # the numbers graders/inside/experiment_harness.py sends
+TRAINING_ID, LOSSES_ID, PICTURE_ID = protocol.TRAINING_ID, protocol.LOSSES_ID, protocol.PICTURE_ID
+REFUSED_ID, PREDICTED_ID = protocol.REFUSED_ID, protocol.PREDICTED_ID
+SLOTS = protocol.LAB_SLOTS
 RESULT_BYTES = 1 << 20  # a run sends a few hundred small frames; more is a flood
 READY_TIMEOUT_S = 60.0
 EXIT_GRACE_S = 2.0
@@ -170,15 +169,15 @@ class Lab:
                 proc.close()
 
     def _start(self, cpu_seconds: int) -> SandboxProcess:
-        names = [
-            "inside/experiment_harness.py",
-            "inside/harness.py",
-            "inside/experiment.py",
+        names = (
+            "experiment_harness.py",
+            "harness.py",
+            "experiment.py",
             "protocol.py",
-            "sandbox/seccomp.py",
-        ]
-        binds = [(str(GRADERS / n), f"{SANDBOX_GRADERS}/{Path(n).name}") for n in names]
-        argv = [sys.executable, "-E", "-s", "-B", f"{SANDBOX_GRADERS}/experiment_harness.py"]
+            "seccomp.py",
+        )
+        binds = bind_files(*names)
+        argv = [sys.executable, "-E", "-s", "-B", in_sandbox("experiment_harness.py")]
         limits = SandboxLimits(
             cpu_seconds=cpu_seconds + 30,  # the import of torch comes on top of the job's budget
             memory_mb=self.memory_mb,

@@ -16,7 +16,7 @@ from graders import protocol
 from graders.lab.lab_scoring import LabSpec
 from graders.report import TestResult
 
-CHECK_ID = 300  # frames CHECK_ID + i: the module's output on probe i, or the error it raised
+CHECK_ID = protocol.CHECK_ID  # frames CHECK_ID + i: the module's output on probe i, or its error
 ATOL = 1e-4
 SHIFT = 8  # the relative probe moves every token this many positions later
 
