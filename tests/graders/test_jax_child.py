@@ -1,5 +1,6 @@
-"""graders/jax_child.py outside the sandbox: a server that compiled natively refuses resets, so
-its child leaves for a fresh JAX (NEEDS_FRESH_JAX) instead of compiling after the fork."""
+"""graders/inside/jax_child.py outside the sandbox: a server that compiled natively refuses
+resets, so its child leaves for a fresh JAX (NEEDS_FRESH_JAX) instead of compiling after
+the fork."""
 
 from __future__ import annotations
 
