@@ -32,9 +32,9 @@ Mode = Literal["submit", "run"]
 MAX_CODE_BYTES = 256 * 1024
 JAX_TIME_FACTOR = 3  # vmap/jit code compiles each of ~10 test shapes: 0.3-0.6 s apiece here
 # A job on a warmed JAX server runs what was compiled before (tens of ms), or compiles on a
-# client of its own after a reset in its child (graders/jax_child.py: as a fresh process would,
-# without the 1-1.5 s start; about 1 s for a new Flax program); past this it is run again on a
-# fresh one, the last resort, where slow code gets its full time limit. Not longer: about one
+# client of its own after a reset in its child (graders/inside/jax_child.py: as a fresh process
+# would, without the 1-1.5 s start; about 1 s for a new Flax program); past this it is run again
+# on a fresh one, the last resort, where slow code gets its full time limit. Not longer: about one
 # warmed-server job in eight still hangs after fork until this runs out (issue 25's note).
 FAST_JAX_MS = 3000
 EXIT_GRACE_S = 1.0  # a finished job exits in milliseconds; this only absorbs a busy machine
@@ -289,7 +289,7 @@ class Grader:
         """Outputs of each known mistake on every case, from a trusted process or the disk cache.
 
         Never through the sandbox pool: students' jobs do not wait behind them
-        (graders/mistake_runner.py). One computation per exercise at a time.
+        (graders/judging/mistake_runner.py). One computation per exercise at a time.
         """
         with self._lock:
             cached = self._mistake_outputs.get(spec.slug)

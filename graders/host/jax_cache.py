@@ -12,7 +12,7 @@ with a hash of its warm-up bundle, the library versions and those settings, so a
 nothing new to do (after `make run`'s set-up, or on a restart) costs no JAX start at all. The
 child runs at the lowest priority: it must not slow students' NumPy and torch jobs.
 
-Run as `python -m graders.jax_cache EXERCISES_DIR CACHE_DIR [SLUG...]`.
+Run as `python -m graders.host.jax_cache EXERCISES_DIR CACHE_DIR [SLUG...]`.
 """
 
 from __future__ import annotations

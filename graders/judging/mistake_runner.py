@@ -8,8 +8,8 @@ exercise's files and the library versions, so a changed exercise or library is c
 and a restart reuses the rest. Files are written whole (temporary name, then rename) and read
 with allow_pickle=False; one that cannot be read is computed again.
 
-Run as `python -m graders.mistake_runner EXERCISE_FOLDER` (frames on stdout: for each mistake
-its id's length and id, then its result stream's length and the stream).
+Run as `python -m graders.judging.mistake_runner EXERCISE_FOLDER` (frames on stdout: for each
+mistake its id's length and id, then its result stream's length and the stream).
 """
 
 from __future__ import annotations

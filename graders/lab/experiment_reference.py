@@ -1,7 +1,7 @@
 """Reference runs of the lab: the platform's schemes trained in a trusted child, cached on disk.
 
 The grader process never starts torch (it forks sandboxes), so each run is a child process
-(`python -m graders.experiment_reference FOLDER SCHEME`) that prints one JSON line. Results are
+(`python -m graders.lab.experiment_reference FOLDER SCHEME`) that prints one JSON line. Results are
 cached by a hash of everything that decides them (the lab's code, the exercise's settings and
 reference, the torch version), so pages and the CLI never wait for training twice.
 """

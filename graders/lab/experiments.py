@@ -2,8 +2,8 @@
 
 An experiment trains a model for tens of seconds, so it never takes a warm-pool interpreter (a
 fork-server slot an ordinary job is waiting for): it starts a fresh sandboxed interpreter of its
-own (graders/experiment_harness.py), and at most `slots` run at once. Progress frames are passed
-on while the run goes; the rest are collected and judged by graders/lab_report.py.
+own (graders/inside/experiment_harness.py), and at most `slots` run at once. Progress frames are
+passed on while the run goes; the rest are collected and judged by graders/lab/lab_report.py.
 """
 
 from __future__ import annotations

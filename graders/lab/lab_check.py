@@ -1,7 +1,7 @@
 """Checks the module a lab asks for before its training counts: the grader's inputs, its verdict.
 
 The sandbox calls a fresh instance of the student's module on inputs made here and sends back
-only the outputs (graders/experiment_harness.py); they are judged here, so a wrong module is
+only the outputs (graders/inside/experiment_harness.py); they are judged here, so a wrong module is
 named as wrong even when the model it sits in happens to train well. Absolute slot: the output
 must be x plus the sinusoids of "Attention Is All You Need" (interleaved sin, cos) at every
 length, past max_len too. Relative slot: the scores must depend on the offset between query and
