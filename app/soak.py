@@ -17,7 +17,7 @@ from typing import Any
 
 from app.config import ROOT
 from graders.engine import Grader
-from graders.pool import PoolSettings
+from graders.host.pool import PoolSettings
 
 GOLDEN = ROOT / "tests" / "graders" / "golden"
 HOSTILE = ("res-", "leak-", "tamper-", "crash-", "input-")

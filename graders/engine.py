@@ -5,36 +5,38 @@ from __future__ import annotations
 import functools
 import logging
 import math
-import os
 import threading
 import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Literal
 
-from graders import jax_cache, mistake_runner, protocol, results
-from graders.experiments import Lab, Progress
-from graders.forkserver import ForkedJob
-from graders.health import Health
-from graders.judge import Mistakes, judge_outputs, result_ids
-from graders.lab_report import grade_experiment
-from graders.pool import PoolSettings, PoolUnavailable, Running, WarmPool
+from graders import protocol
+from graders.host import jax_cache
+from graders.host.exchange import BufferSink, exchange
+from graders.host.forkserver import ForkedJob
+from graders.host.health import Health
+from graders.host.pool import PoolSettings, PoolUnavailable, WarmPool
+from graders.host.warmup import encode_warmup, warmup_bundles
+from graders.judging import mistake_runner
+from graders.judging.judge import Mistakes, judge_outputs, result_ids
+from graders.judging.spec import Case, ExerciseSpec, load_spec
+from graders.lab.experiments import Lab, Progress
+from graders.lab.lab_report import grade_experiment
 from graders.raw_run import RawRun
 from graders.report import Report, file_level, unavailable
 from graders.sandbox import base_env
-from graders.spec import Case, ExerciseSpec, load_spec
-from graders.warmup import encode_warmup, warmup_bundles
 
 log = logging.getLogger(__name__)
 Mode = Literal["submit", "run"]
 MAX_CODE_BYTES = 256 * 1024
 JAX_TIME_FACTOR = 3  # vmap/jit code compiles each of ~10 test shapes: 0.3-0.6 s apiece here
 # A job on a warmed JAX server runs what was compiled before (tens of ms), or compiles on a
-# client of its own after a reset in its child (graders/jax_child.py: as a fresh process would,
-# without the 1-1.5 s start; about 1 s for a new Flax program). Its clock: the job's own limit,
-# up to this. A job stopped by a shorter clock than its own limit is run again on a fresh JAX;
-# one stopped at its own limit has its verdict. (The clock was 3 s while about one warmed job in
-# eight hung after fork: MLIR's thread pool, now the child's own.)
+# client of its own after a reset in its child (graders/inside/jax_child.py: as a fresh process
+# would, without the 1-1.5 s start; about 1 s for a new Flax program). Its clock: the job's own
+# limit, up to this. A job stopped by a shorter clock than its own limit is run again on a fresh
+# JAX; one stopped at its own limit has its verdict. (The clock was 3 s while about one warmed
+# job in eight hung after fork: MLIR's thread pool, now the child's own.)
 FAST_JAX_MS = 60_000
 EXIT_GRACE_S = 1.0  # a finished job exits in milliseconds; this only absorbs a busy machine
 SERVER_GRACE_S = 2.0  # a fork server stops its job at the deadline; the grader only after this
@@ -261,11 +263,14 @@ class Grader:
         wall_ms = min(deadline_ms, FAST_JAX_MS) if fast else deadline_ms
         proc = self.pool.acquire(key, wall_ms=wall_ms)
         try:
-            return _exchange(
+            return exchange(
                 proc,
                 job,
-                wanted=result_ids(spec, cases),
+                BufferSink(result_ids(spec, cases)),
                 deadline_s=wall_ms / 1000,
+                exit_grace_s=EXIT_GRACE_S,
+                result_bytes=protocol.RESULT_BYTES,
+                server_grace_s=SERVER_GRACE_S if isinstance(proc, ForkedJob) else 0.0,
                 memory_limit_mb=memory_mb,
             )
         finally:
@@ -302,7 +307,7 @@ class Grader:
         """Outputs of each known mistake on every case, from a trusted process or the disk cache.
 
         Never through the sandbox pool: students' jobs do not wait behind them
-        (graders/mistake_runner.py). One computation per exercise at a time.
+        (graders/judging/mistake_runner.py). One computation per exercise at a time.
         """
         key = self._key(spec.slug, spec.folder.parent)
         with self._lock:
@@ -335,89 +340,3 @@ def job_cpu_seconds(deadline_ms: int) -> int:
 
 def _ms(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 2)
-
-
-def _exchange(
-    proc: Running, job: bytes, *, wanted: list[int], deadline_s: float, memory_limit_mb: int = 0
-) -> RawRun:
-    """Send the job, read frames until the end or the wall clock, then judge the exit.
-
-    A fork server's child is stopped at the deadline by its server, which then reports how much
-    CPU and memory it used; the grader kills the whole sandbox only if that does not happen.
-    """
-    started = time.monotonic()
-    deadline = started + deadline_s
-    if isinstance(proc, ForkedJob):
-        deadline += SERVER_GRACE_S
-    buffer = bytearray()
-    overflow = threading.Event()
-
-    def reader() -> None:
-        while True:
-            try:
-                chunk = os.read(proc.result_fd, 65536)
-            except OSError:
-                return
-            if not chunk:
-                return
-            if len(buffer) + len(chunk) > protocol.RESULT_BYTES:
-                overflow.set()  # stop reading: the job is killed below, not left blocked
-                return
-            buffer.extend(chunk)
-
-    thread = threading.Thread(target=reader, daemon=True)
-    thread.start()
-    try:
-        _write_all(proc.job_fd, job)
-    except OSError:
-        pass  # the interpreter died early; the exit status tells why
-    finally:
-        os.close(proc.job_fd)
-    thread.join(max(deadline - time.monotonic(), 0.0))
-    timed_out = thread.is_alive()
-    if timed_out or overflow.is_set():
-        proc.kill_tree()
-        thread.join(5)
-    try:
-        # The result channel can close early (a job may close fd 4 itself), so the wall clock
-        # still runs until the process has exited.
-        status = proc.wait(timeout=max(deadline - time.monotonic(), 0.0) + EXIT_GRACE_S)
-    except TimeoutError:
-        timed_out = not overflow.is_set()
-        proc.kill_tree()
-        status = proc.wait(timeout=5)
-    timed_out = timed_out or status.timed_out
-    output, truncated = proc.output()
-    usage = proc.resource_usage()
-    error: str | None = None
-    try:
-        frames = results.decode_results(bytes(buffer), wanted, protocol.RESULT_BYTES)
-        ended = not overflow.is_set()
-    except protocol.ProtocolError as exc:
-        frames, ended = dict(getattr(exc, "partial", {})), False
-        if not isinstance(exc, protocol.TruncatedStream | protocol.IncompleteResults):
-            error = f"Your code interfered with the grader's result channel ({exc})."
-    return RawRun(
-        frames=frames,
-        ended=ended,
-        timed_out=timed_out,
-        exit_code=status.exit_code,
-        exit_signal=status.signal,
-        output=output.decode("utf-8", "replace"),
-        output_truncated=truncated,
-        max_rss_mb=usage.max_rss_mb,
-        cpu_ms=usage.cpu_ms,
-        sys_ms=usage.sys_ms,
-        wall_ms=round((time.monotonic() - started) * 1000),
-        protocol_error=error,
-        result_overflow=overflow.is_set(),
-        time_limit_ms=round(deadline_s * 1000),
-        memory_limit_mb=memory_limit_mb,
-    )
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        written = os.write(fd, view)
-        view = view[written:]

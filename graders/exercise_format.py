@@ -75,7 +75,7 @@ class ExperimentGoal(Strict):
 
 
 class Experiment(Strict):
-    """How the lab trains and measures an experiment exercise (graders/experiment.py)."""
+    """How the lab trains and measures an experiment exercise (graders/inside/experiment.py)."""
 
     slot: Literal["absolute", "relative"] = Field(
         description=(

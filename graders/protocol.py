@@ -40,6 +40,24 @@ NEEDS_FRESH_JAX: Final = 86
 # (graders/jax_child.py): not a fault, only what the benchmark counts as a new compilation.
 RAN_AFTER_RESET: Final = 87
 FILE_LEVEL_TEST: Final = 2**32 - 1
+# Inside the sandbox the grader's files sit flat in SANDBOX_DIR (graders/host/binds.py lists
+# them) and the JAX compilation cache is bound read-only below it (graders/host/jax_cache.py).
+SANDBOX_DIR: Final = "/grader"
+SANDBOX_JAX_CACHE: Final = "/grader/jax-cache"
+# A function or class job's result ids: case_index * SLOTS + slot (a class job uses slots 0-2).
+SLOTS: Final = 4
+# An experiment's frame ids (graders/inside/experiment_harness.py sends, graders/lab/ reads):
+# the training's failure, the loss curve and the position picture; REFUSED_ID + i (the error
+# that refused length i), PREDICTED_ID + i (the answers on length i), CHECK_ID + i (the output
+# on probe i); PROGRESS_ID carries [step, steps, loss] while it trains.
+TRAINING_ID: Final = 0
+LOSSES_ID: Final = 1
+PICTURE_ID: Final = 2
+REFUSED_ID: Final = 100
+PREDICTED_ID: Final = 200
+CHECK_ID: Final = 300
+PROGRESS_ID: Final = FILE_LEVEL_TEST - 1
+LAB_SLOTS: Final = ("absolute", "relative")  # an experiment job's `slot` scalar indexes this
 _HEADER: Final = struct.Struct("<4sBBBBI8QQ")
 HEADER_SIZE: Final = _HEADER.size
 _CHUNK: Final = 2**20

@@ -345,7 +345,7 @@ def test_grade_and_validate_say_at_once_why_grading_is_unavailable(
 
 
 def test_experiments_prints_the_cached_table_and_refuses_unknown_slugs(data_dir: Path) -> None:
-    from graders.experiment_reference import content_hash, schemes_of
+    from graders.lab.experiment_reference import content_hash, schemes_of
 
     lab = ROOT / "exercises" / "lab-learned-vs-sinusoidal"
     cache = data_dir / "experiments-cache"

@@ -15,7 +15,7 @@ from app.content.loader import Course, Exercise, Problem
 from app.content.validate_cache import PassedChecks
 from app.content.variants import variants
 from graders.engine import Grader
-from graders.pool import PoolSettings
+from graders.host.pool import PoolSettings
 from graders.report import VERDICT_WORDS, Report
 
 Progress = Callable[[int, int, str], None]  # (done, total, what just finished)

@@ -1,10 +1,11 @@
 """Which of `validate`'s grading checks already passed with exactly these inputs, kept on disk.
 
-A check's verdict depends on its code, its exercise's files, the library versions (all three in
-the key, through `graders.spec.content_key`), the grader's own code and the Python running it. A
-check that passed is recorded under the hash of all of them, so `make validate` after `make test`
-(or a second `make test`) grades only what changed; a check that found a problem is never
-recorded, so it is graded again every time. `validate --regrade` ignores the records.
+A check's verdict depends on its code, its exercise's files, the library versions (all three
+in the key, through `graders.judging.spec.content_key`), the grader's own code and the Python
+running it. A check that passed is recorded under the hash of all of them, so `make validate`
+after `make test` (or a second `make test`) grades only what changed; a check that found a
+problem is never recorded, so it is graded again every time. `validate --regrade` ignores the
+records.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import graders
-from graders.spec import content_key
+from graders.judging.spec import content_key
 
 if TYPE_CHECKING:
     from app.content.grading_check import Check

@@ -6,9 +6,9 @@ import threading
 from pathlib import Path
 
 from app.config import ROOT, get_settings
-from graders import jax_cache
 from graders.engine import Grader
-from graders.pool import PoolSettings
+from graders.host import jax_cache
+from graders.host.pool import PoolSettings
 from graders.sandbox import base_env
 
 _lock = threading.Lock()

@@ -16,7 +16,7 @@ from app.db import session_factory
 from app.grading.service import get_grader
 from app.jobs import leases, live
 from graders.engine import Mode, UnknownExercise, UnknownFramework
-from graders.pool import PoolStopped
+from graders.host.pool import PoolStopped
 from graders.report import file_level
 
 log = logging.getLogger(__name__)

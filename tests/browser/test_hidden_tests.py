@@ -14,7 +14,7 @@ from app.config import ROOT
 from tests.browser.conftest import Server, Shots, launch, sign_up
 from tests.browser.helpers import EXERCISE, SLUG, WRONG, replace_code, wait_verdict
 
-# The report's first line for a hidden test's inputs (graders/judge.py words it).
+# The report's first line for a hidden test's inputs (graders/judging/judge.py words it).
 INPUT_WORDS = "Its input: "
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from app.config import ROOT
 from app.content.grading_check import grading_problems
 from app.content.loader import load_course
-from graders.pool import PoolSettings
+from graders.host.pool import PoolSettings
 
 SLUG = "position-embedding-gather"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from app.config import ROOT
 from app.content.lab import format_table, lab_folders, reference_runs
-from graders.experiment_reference import content_hash, load_or_run, schemes_of
+from graders.lab.experiment_reference import content_hash, load_or_run, schemes_of
 
 EXERCISES = ROOT / "exercises"
 LAB = EXERCISES / "lab-relative-extrapolation"
@@ -34,7 +34,7 @@ def test_schemes_are_the_references_then_the_model_solution() -> None:
 
 
 def test_a_variant_scheme_is_the_scheme_on_another_task() -> None:
-    from graders.experiment_reference import split_scheme
+    from graders.lab.experiment_reference import split_scheme
 
     assert split_scheme("rope@offset=6") == ("rope", {"offset": 6})
     assert split_scheme("alibi") == ("alibi", {})

@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 
 from app.config import ROOT
 from app.content.loader import load_course
-from graders.experiment_reference import content_hash, schemes_of
+from graders.lab.experiment_reference import content_hash, schemes_of
 
 LAB = ROOT / "exercises" / "lab-learned-vs-sinusoidal"
 

@@ -10,7 +10,7 @@ import pytest
 from app.content.grading_check import checks_for, grading_problems
 from app.content.loader import load_course
 from app.content.validate_cache import PassedChecks
-from graders.pool import PoolSettings
+from graders.host.pool import PoolSettings
 from tests.content.test_grading_check import SLUG, _one_numpy_exercise
 
 POOL = PoolSettings(sizes={"numpy": 1})

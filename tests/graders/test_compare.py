@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from graders.compare import (
+from graders.judging.compare import (
     DEFAULT_ATOL,
     DEFAULT_RTOL,
     Comparison,

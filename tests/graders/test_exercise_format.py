@@ -9,7 +9,7 @@ import pytest
 
 from app.config import ROOT
 from graders.exercise_format import read_exercise_meta, read_mistakes
-from graders.spec import SpecError, load_spec
+from graders.judging.spec import SpecError, load_spec
 
 FOLDERS = sorted(p.parent for p in ROOT.glob("exercises/*/exercise.yaml")) + sorted(
     p.parent for p in ROOT.glob("courses/*/exercises/*/exercise.yaml")

@@ -11,8 +11,8 @@ import pytest
 from app.config import ROOT
 from app.grading.service import mistakes_cache_dir
 from graders.engine import Grader, UnknownExercise, UnknownFramework
-from graders.pool import PoolSettings
-from graders.spec import load_spec
+from graders.host.pool import PoolSettings
+from graders.judging.spec import load_spec
 
 EXERCISES = ROOT / "exercises"
 FOLDERS = sorted(p for p in EXERCISES.iterdir() if (p / "exercise.yaml").is_file())

@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from graders import spec as spec_module
-from graders.spec import load_spec
+from graders.judging import spec as spec_module
+from graders.judging.spec import load_spec
 
 ROOT = Path(__file__).resolve().parents[2]
 GATHER = ROOT / "exercises" / "position-embedding-gather"

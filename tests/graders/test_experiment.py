@@ -11,7 +11,8 @@ import yaml
 
 from graders import protocol
 from graders.engine import Grader
-from graders.experiments import (
+from graders.host.pool import PoolSettings
+from graders.lab.experiments import (
     LOSSES_ID,
     PICTURE_ID,
     PREDICTED_ID,
@@ -21,10 +22,9 @@ from graders.experiments import (
     FrameStream,
     StopRequested,
 )
-from graders.lab_check import CHECK_ID, probes
-from graders.lab_report import judge_lab
-from graders.lab_scoring import LabSpec, eval_sequences, lab_spec, score
-from graders.pool import PoolSettings
+from graders.lab.lab_check import CHECK_ID, probes
+from graders.lab.lab_report import judge_lab
+from graders.lab.lab_scoring import LabSpec, eval_sequences, lab_spec, score
 from graders.raw_run import RawRun
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -84,7 +84,7 @@ def _checked(spec: LabSpec) -> dict[int, protocol.Result]:
     """The module-check frames a right module (sinusoids, or RoPE) would send."""
     import torch
 
-    from graders.positions import Rope, Sinusoidal
+    from graders.lab.positions import Rope, Sinusoidal
 
     module = Sinusoidal(16, 32) if spec.slot == "absolute" else Rope(2, 16, 16)
     frames: dict[int, protocol.Result] = {}
@@ -256,8 +256,8 @@ def test_an_exception_while_training_names_the_line() -> None:
 
 
 def test_same_seed_same_curve_and_a_learned_table_refuses_longer_sequences() -> None:
-    from graders.experiment import Config, run
-    from graders.positions import LearnedTable
+    from graders.inside.experiment import Config, run
+    from graders.lab.positions import LearnedTable
 
     config = Config(steps=20, log_every=5, lengths=(16, 24))
     sequences = eval_sequences(lab_spec({**RAW, "factors": [1, 1.5]}))

@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from graders.compare import compare
-from graders.feedback import (
+from graders.judging.compare import compare
+from graders.judging.feedback import (
     Feedback,
     describe,
     fmt_index,

@@ -1,4 +1,5 @@
-"""Fork servers (graders/zygote.py, graders/forkserver.py): one job must not see the one before.
+"""Fork servers (graders/inside/zygote.py, graders/host/forkserver.py): one job must not see the
+one before.
 
 Each test plants something with one job and probes for it with the next, in one fork server
 (pool size 1), through the real Grader and bubblewrap. A probe returns the right answer only
@@ -15,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from graders.engine import Grader
-from graders.forkserver import ForkServer
-from graders.pool import PoolSettings
+from graders.host.forkserver import ForkServer
+from graders.host.pool import PoolSettings
 from tests.graders.sandbox.helpers import requires_sandbox
 
 pytestmark = requires_sandbox

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from graders.engine import Grader
-from graders.pool import PoolSettings
-from graders.spec import GENERATED_SIZES, SpecError, load_spec
+from graders.host.pool import PoolSettings
+from graders.judging.spec import GENERATED_SIZES, SpecError, load_spec
 from tests.graders.sandbox.helpers import requires_sandbox
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from graders import health
 from graders.engine import Grader
-from graders.pool import PoolSettings
+from graders.host import health
+from graders.host.pool import PoolSettings
 from tests.graders.sandbox.helpers import requires_sandbox
 
 pytestmark = requires_sandbox

@@ -1,5 +1,6 @@
-"""graders/jax_child.py outside the sandbox: a server that compiled natively refuses resets, so
-its child leaves for a fresh JAX (NEEDS_FRESH_JAX) instead of compiling after the fork."""
+"""graders/inside/jax_child.py outside the sandbox: a server that compiled natively refuses
+resets, so its child leaves for a fresh JAX (NEEDS_FRESH_JAX) instead of compiling after
+the fork."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from graders import protocol
 GRADERS = Path(__file__).resolve().parents[2] / "graders"
 SCRIPT = """
 import os, sys
-sys.path.insert(0, sys.argv[1])
+sys.path[:0] = [sys.argv[1] + "/inside", sys.argv[1]]
 import jax, jax.numpy as jnp
 jax.config.update("jax_cpu_enable_async_dispatch", False)
 import jax_child

@@ -1,6 +1,7 @@
 """JAX fork servers: a warmed server forks each job; code that needs a new compilation (which
 would hang on the server's client in a forked child) is run again in that child on a JAX client
-of its own (graders/jax_child.py); the safe kind, which forks before JAX starts, is the last resort.
+of its own (graders/inside/jax_child.py); the safe kind, which forks before JAX starts, is the
+last resort.
 
 Real Grader, real bubblewrap, the exercise's own model solution and declared mistakes.
 """
@@ -17,8 +18,8 @@ import yaml
 
 from graders import engine, protocol
 from graders.engine import Grader
-from graders.forkserver import ForkServer
-from graders.pool import PoolSettings
+from graders.host.forkserver import ForkServer
+from graders.host.pool import PoolSettings
 from tests.graders.sandbox.helpers import requires_sandbox
 
 pytestmark = requires_sandbox

@@ -8,7 +8,7 @@ import signal
 import numpy as np
 
 from graders.engine import RawRun
-from graders.judge import _missing, _preview
+from graders.judging.judge import _missing, _preview
 
 
 def test_preview_turns_non_finite_values_into_null() -> None:

@@ -12,9 +12,9 @@ import yaml
 from torch import nn
 
 from graders import protocol
-from graders.lab_check import CHECK_ID, module_tests, probes
-from graders.lab_scoring import LabSpec, lab_spec
-from graders.positions import Alibi, LearnedTable, Rope, Sinusoidal
+from graders.lab.lab_check import CHECK_ID, module_tests, probes
+from graders.lab.lab_scoring import LabSpec, lab_spec
+from graders.lab.positions import Alibi, LearnedTable, Rope, Sinusoidal
 
 EXERCISES = Path(__file__).resolve().parents[2] / "exercises"
 

@@ -1,10 +1,10 @@
-"""graders/lane.py: background starts take turns; one nobody waits for waits while jobs run."""
+"""graders/host/lane.py: background starts take turns; one nobody waits for waits while jobs run."""
 
 from __future__ import annotations
 
 import threading
 
-from graders.lane import Lane
+from graders.host.lane import Lane
 
 
 def test_a_start_nobody_waits_for_goes_only_once_no_job_runs_or_waits() -> None:

@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from graders import mistake_runner
 from graders.engine import Grader
-from graders.pool import PoolSettings
-from graders.spec import load_spec
+from graders.host.pool import PoolSettings
+from graders.judging import mistake_runner
+from graders.judging.spec import load_spec
 
 ROOT = Path(__file__).resolve().parents[2]
 SLUG = "token-plus-position-embedding"

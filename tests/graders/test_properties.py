@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from graders.judge import _array_test
-from graders.properties import (
+from graders.judging.judge import _array_test
+from graders.judging.properties import (
     HIDDEN_TEXT,
     MAX_SENTENCE,
     PropertyError,
@@ -20,7 +20,7 @@ from graders.properties import (
     load_properties,
     with_property,
 )
-from graders.spec import Case, ExerciseSpec, SpecError, load_spec
+from graders.judging.spec import Case, ExerciseSpec, SpecError, load_spec
 
 ROOT = Path(__file__).resolve().parents[2]
 EXERCISES = ROOT / "exercises"

@@ -9,7 +9,7 @@ import pytest
 from app.jobs import live
 from app.submissions.models import Submission
 from app.submissions.service import public_view
-from graders.experiments import StopRequested
+from graders.lab.experiments import StopRequested
 
 
 def _row(status: str, report: dict[str, object] | None = None) -> Submission:

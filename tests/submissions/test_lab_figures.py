@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from app.config import ROOT
 from app.submissions.lab_figures import figure
 from app.users.models import Role
-from graders.experiment_reference import content_hash, schemes_of
+from graders.lab.experiment_reference import content_hash, schemes_of
 from tests.conftest import make_token
 from tests.submissions.test_api import submit, wait_done
 

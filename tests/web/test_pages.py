@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 
 from app.config import ROOT
 from app.main import create_app
-from graders.experiment_reference import content_hash, schemes_of
+from graders.lab.experiment_reference import content_hash, schemes_of
 
 # Assets are what a page loads by itself: any src=, and href= on <link>. A plain <a href> to a
 # paper is a link the reader may follow, not an asset, and lessons cite their sources that way.

@@ -9,15 +9,15 @@ from typing import Any
 import numpy as np
 
 from graders import protocol
-from graders.compare import Reason, compare
-from graders.feedback import describe, match_misconception
-from graders.properties import explain, with_property
+from graders.judging.compare import Reason, compare
+from graders.judging.feedback import describe, match_misconception
+from graders.judging.properties import explain, with_property
+from graders.judging.spec import Case, ExerciseSpec
 from graders.raw_run import RawRun
 from graders.report import Report, TestResult, Verdict, file_level, overall
-from graders.spec import Case, ExerciseSpec
 
 Mistakes = dict[str, dict[int, protocol.Result]]  # mistake id -> its outputs by result id
-SLOTS = 4  # must equal harness.SLOTS: result ids are case_index * SLOTS + slot
+SLOTS = protocol.SLOTS  # result ids are case_index * SLOTS + slot
 PREVIEW_ELEMENTS = 4096
 RESULT_BYTES = protocol.RESULT_BYTES
 MEMORY_BOUND_SHARE = 0.75  # out of time this close to the memory limit: memory is the cause

@@ -2,42 +2,37 @@
 
 An experiment trains a model for tens of seconds, so it never takes a warm-pool interpreter (a
 fork-server slot an ordinary job is waiting for): it starts a fresh sandboxed interpreter of its
-own (graders/experiment_harness.py), and at most `slots` run at once. Progress frames are passed
-on while the run goes; the rest are collected and judged by graders/lab_report.py.
+own (graders/inside/experiment_harness.py), and at most `slots` run at once. Progress frames are
+passed on while the run goes; the rest are collected and judged by graders/lab/lab_report.py.
 """
 
 from __future__ import annotations
 
 import math
-import os
 import sys
 import threading
-import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from graders import protocol
-from graders.lab_check import probes
-from graders.lab_scoring import LabSpec, eval_sequences
+from graders.host.binds import bind_files, in_sandbox
+from graders.host.exchange import StopRequested as StopRequested  # the Stop app/jobs raises
+from graders.host.exchange import exchange, interfered
+from graders.lab.lab_check import probes
+from graders.lab.lab_scoring import LabSpec, eval_sequences
 from graders.raw_run import RawRun
 from graders.sandbox import SandboxLimits, SandboxProcess, spawn
 
-HERE = Path(__file__).resolve().parent
-SANDBOX_GRADERS = "/grader"
-PROGRESS_ID = protocol.FILE_LEVEL_TEST - 1  # the numbers of graders/experiment_harness.py
-TRAINING_ID, LOSSES_ID, PICTURE_ID, REFUSED_ID, PREDICTED_ID = 0, 1, 2, 100, 200
-SLOTS = ("absolute", "relative")
+PROGRESS_ID = protocol.PROGRESS_ID  # the numbers graders/inside/experiment_harness.py sends
+TRAINING_ID, LOSSES_ID, PICTURE_ID = protocol.TRAINING_ID, protocol.LOSSES_ID, protocol.PICTURE_ID
+REFUSED_ID, PREDICTED_ID = protocol.REFUSED_ID, protocol.PREDICTED_ID
+SLOTS = protocol.LAB_SLOTS
 RESULT_BYTES = 1 << 20  # a run sends a few hundred small frames; more is a flood
 READY_TIMEOUT_S = 60.0
 EXIT_GRACE_S = 2.0
 Progress = Callable[[dict[str, float]], None]
-
-
-class StopRequested(Exception):
-    """Raised by a progress callback: the student asked to stop this experiment."""
 
 
 class FrameStream:
@@ -51,6 +46,21 @@ class FrameStream:
         self._on_progress = on_progress
         self._counted = 0
         self.last_progress: dict[str, float] | None = None
+        self.stopped = False
+
+    @property
+    def done(self) -> bool:
+        """Nothing more is read once the END frame came or the stream broke."""
+        return self.ended or self.error is not None
+
+    @property
+    def broken(self) -> bool:
+        """A broken stream: the run is killed at once."""
+        return self.error is not None
+
+    def result(self, overflow: bool) -> tuple[dict[int, protocol.Result], bool, str | None]:
+        """The frames kept, whether END came, and the student's message if the stream broke."""
+        return dict(self.frames), self.ended, self.error and interfered(self.error)
 
     def feed(self, chunk: bytes) -> None:
         """Take more bytes; decodes every complete frame in the buffer."""
@@ -91,7 +101,11 @@ class FrameStream:
                 loss_value = loss if math.isfinite(loss) else float("nan")
                 frame = {"step": int(step), "steps": int(steps), "loss": loss_value}
                 self.last_progress = frame
-                self._on_progress(frame)  # may raise StopRequested
+                try:
+                    self._on_progress(frame)
+                except StopRequested:
+                    self.stopped = True
+                    raise
             return
         if head.test in self.frames:
             raise protocol.UnexpectedFrame(f"two results arrived for {head.test}")
@@ -136,16 +150,34 @@ class Lab:
             proc = self._start(cpu_seconds)
             try:
                 proc.wait_ready(READY_TIMEOUT_S)
-                return _exchange(proc, job, time_ms, memory, progress)
+                stream = FrameStream(progress)
+                run = exchange(
+                    proc,
+                    job,
+                    stream,
+                    deadline_s=time_ms / 1000,
+                    exit_grace_s=EXIT_GRACE_S,
+                    result_bytes=RESULT_BYTES,
+                    memory_limit_mb=memory,
+                    name="lab-results",
+                )
+                if stream.stopped:
+                    run.stopped_at = stream.last_progress or {"step": 0, "steps": 0}
+                return run
             finally:
                 proc.kill_tree()
                 proc.close()
 
     def _start(self, cpu_seconds: int) -> SandboxProcess:
-        names = ("experiment_harness.py", "harness.py", "protocol.py", "experiment.py")
-        binds = [(str(HERE / n), f"{SANDBOX_GRADERS}/{n}") for n in names]
-        binds.append((str(HERE / "sandbox" / "seccomp.py"), f"{SANDBOX_GRADERS}/seccomp.py"))
-        argv = [sys.executable, "-E", "-s", "-B", f"{SANDBOX_GRADERS}/experiment_harness.py"]
+        names = (
+            "experiment_harness.py",
+            "harness.py",
+            "experiment.py",
+            "protocol.py",
+            "seccomp.py",
+        )
+        binds = bind_files(*names)
+        argv = [sys.executable, "-E", "-s", "-B", in_sandbox("experiment_harness.py")]
         limits = SandboxLimits(
             cpu_seconds=cpu_seconds + 30,  # the import of torch comes on top of the job's budget
             memory_mb=self.memory_mb,
@@ -169,77 +201,3 @@ def _job_args(spec: LabSpec) -> dict[str, protocol.Array | protocol.Scalar]:
         if second is not None:
             args[f"check_{index}_b"] = second
     return args
-
-
-def _exchange(
-    proc: SandboxProcess, job: bytes, time_ms: int, memory_mb: int, progress: Progress | None
-) -> RawRun:
-    """Send the job, relay progress, stop at END, the byte budget or the wall clock."""
-    stream = FrameStream(progress)
-    overflow, stopped = threading.Event(), threading.Event()
-
-    def reader() -> None:
-        received = 0
-        while not stream.ended and stream.error is None:
-            try:
-                chunk = os.read(proc.result_fd, 65536)
-            except OSError:
-                return
-            if not chunk:
-                return
-            received += len(chunk)
-            if received > RESULT_BYTES:
-                overflow.set()
-                return
-            try:
-                stream.feed(chunk)
-            except StopRequested:
-                stopped.set()
-                return
-
-    thread = threading.Thread(target=reader, daemon=True, name="lab-results")
-    thread.start()
-    started = time.monotonic()
-    try:
-        view = memoryview(job)
-        while view:
-            view = view[os.write(proc.job_fd, view) :]
-    except OSError:
-        pass  # it died early; the exit status tells why
-    finally:
-        os.close(proc.job_fd)
-    thread.join(time_ms / 1000)
-    timed_out = thread.is_alive()
-    if timed_out or overflow.is_set() or stream.error or stopped.is_set():
-        proc.kill_tree()
-        thread.join(5)
-    try:
-        left = time_ms / 1000 - (time.monotonic() - started)
-        status = proc.wait(timeout=max(left, 0.0) + EXIT_GRACE_S)
-    except TimeoutError:
-        timed_out = timed_out or not stream.ended
-        proc.kill_tree()
-        status = proc.wait(timeout=5)
-    output, truncated = proc.output()
-    usage = proc.resource_usage()
-    error = (
-        stream.error and f"Your code interfered with the grader's result channel ({stream.error})."
-    )
-    return RawRun(
-        frames=dict(stream.frames),
-        ended=stream.ended,
-        timed_out=timed_out or status.timed_out,
-        exit_code=status.exit_code,
-        exit_signal=status.signal,
-        output=output.decode("utf-8", "replace"),
-        output_truncated=truncated,
-        max_rss_mb=usage.max_rss_mb,
-        cpu_ms=usage.cpu_ms,
-        sys_ms=usage.sys_ms,
-        result_overflow=overflow.is_set(),
-        protocol_error=error,
-        time_limit_ms=time_ms,
-        memory_limit_mb=memory_mb,
-        wall_ms=round((time.monotonic() - started) * 1000),
-        stopped_at=(stream.last_progress or {"step": 0, "steps": 0}) if stopped.is_set() else None,
-    )

@@ -1,4 +1,4 @@
-"""The grader's side of a sandboxed fork server (graders/zygote.py): one forked child per job.
+"""The grader's side of a sandboxed fork server (graders/inside/zygote.py): one child per job.
 
 A `ForkedJob` offers what the engine uses of a `SandboxProcess` (job and result pipes, wait,
 kill, output, usage), so a job runs the same way whether it got a fresh interpreter or a child
@@ -47,7 +47,7 @@ class ForkServer:
     def start_job(self, wall_ms: int) -> ForkedJob:
         """Hand the server fresh pipes for one job; the caller writes the job and reads frames.
 
-        The server stops the job's child after `wall_ms` milliseconds (graders/zygote.py).
+        The server stops the job's child after `wall_ms` milliseconds (graders/inside/zygote.py).
         """
         opened: list[int] = []
         try:

@@ -9,7 +9,9 @@ from typing import Any
 import numpy as np
 
 from graders import protocol
-from graders.experiments import (
+from graders.judging.judge import _file_level, _missing
+from graders.judging.spec import ExerciseSpec
+from graders.lab.experiments import (
     LOSSES_ID,
     PICTURE_ID,
     PREDICTED_ID,
@@ -18,12 +20,10 @@ from graders.experiments import (
     Lab,
     Progress,
 )
-from graders.judge import _file_level, _missing
-from graders.lab_check import module_tests
-from graders.lab_scoring import LabSpec, Scored, eval_sequences, lab_spec, length_at, score
+from graders.lab.lab_check import module_tests
+from graders.lab.lab_scoring import LabSpec, Scored, eval_sequences, lab_spec, length_at, score
 from graders.raw_run import RawRun
 from graders.report import Report, TestResult, Verdict
-from graders.spec import ExerciseSpec
 
 LINE_RE = re.compile(r"\(line (\d+) of your code\)")
 RIGHT = 0.9  # at or above: "right"

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from graders.spec import SpecError, load_spec
+from graders.judging.spec import SpecError, load_spec
 
 
 def warmup_bundles(exercises_dir: Path) -> dict[str, list[dict[str, Any]]]:

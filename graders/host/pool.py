@@ -11,16 +11,14 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from graders.forkserver import ForkedJob, ForkServer, ForkServerGone
-from graders.jax_cache import SANDBOX_CACHE_DIR
-from graders.lane import Lane
+from graders.host.binds import bind_files, in_sandbox
+from graders.host.forkserver import ForkedJob, ForkServer, ForkServerGone
+from graders.host.jax_cache import SANDBOX_CACHE_DIR
+from graders.host.lane import Lane
 from graders.sandbox import SandboxLimits, SandboxProcess, sandbox_python, spawn
 
 log = logging.getLogger(__name__)
-HERE = Path(__file__).resolve().parent
-SANDBOX_GRADERS = "/grader"
 NO_WARMUP = b"\0\0\0\0"  # an empty warm-up frame
 BURST_START_S = 5.0  # about what starting and warming one more JAX server costs
 GIVE_UP_AFTER = 3  # failed starts in a row after which jobs are answered at once, not queued
@@ -72,17 +70,13 @@ def start_interpreter(key: str, settings: PoolSettings) -> SandboxProcess:
     """
     framework, _, slug = key.partition(":")
     forks = framework in settings.fork
-    argv = [sandbox_python(), "-E", "-s", "-B", f"{SANDBOX_GRADERS}/harness.py", framework]
-    binds = [
-        (str(HERE / "harness.py"), f"{SANDBOX_GRADERS}/harness.py"),
-        (str(HERE / "protocol.py"), f"{SANDBOX_GRADERS}/protocol.py"),
-        (str(HERE / "sandbox" / "seccomp.py"), f"{SANDBOX_GRADERS}/seccomp.py"),
-    ]
+    argv = [sandbox_python(), "-E", "-s", "-B", in_sandbox("harness.py"), framework]
+    binds = bind_files("harness.py", "protocol.py", "seccomp.py")
     if forks:
         argv.append("prewarm" if framework == "jax" and not slug else "fork")
-        binds.append((str(HERE / "zygote.py"), f"{SANDBOX_GRADERS}/zygote.py"))
+        binds += bind_files("zygote.py")
         if framework == "jax" and slug:  # a warmed JAX server's children compile after a reset
-            binds.append((str(HERE / "jax_child.py"), f"{SANDBOX_GRADERS}/jax_child.py"))
+            binds += bind_files("jax_child.py")
     if framework == "jax" and settings.jax_cache_dir:
         binds.append((settings.jax_cache_dir, SANDBOX_CACHE_DIR))
     proc = spawn(argv, limits=_limits(settings), ro_binds=binds, env={}, control_socket=forks)

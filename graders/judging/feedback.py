@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from graders.compare import (
+from graders.judging.compare import (
     DEFAULT_ATOL,
     DEFAULT_RTOL,
     Array,

@@ -8,8 +8,8 @@ exercise's files and the library versions, so a changed exercise or library is c
 and a restart reuses the rest. Files are written whole (temporary name, then rename) and read
 with allow_pickle=False; one that cannot be read is computed again.
 
-Run as `python -m graders.mistake_runner EXERCISE_FOLDER` (frames on stdout: for each mistake
-its id's length and id, then its result stream's length and the stream).
+Run as `python -m graders.judging.mistake_runner EXERCISE_FOLDER` (frames on stdout: for each
+mistake its id's length and id, then its result stream's length and the stream).
 """
 
 from __future__ import annotations
@@ -26,9 +26,9 @@ from typing import Any
 import numpy as np
 
 from graders import lifeline, protocol, results
-from graders.spec import ExerciseSpec, content_key, load_spec
+from graders.judging.spec import ExerciseSpec, content_key, load_spec
 
-HERE = Path(__file__).resolve().parent
+GRADERS = Path(__file__).resolve().parents[1]
 RUN_TIMEOUT_S = 600
 Outputs = dict[str, dict[int, protocol.Result]]
 
@@ -54,13 +54,13 @@ def load_or_compute(spec: ExerciseSpec, cache_dir: Path | None, *, background: b
 
 def compute(spec: ExerciseSpec, *, background: bool = False) -> Outputs:
     """Run every declared mistake in a trusted child (nice 19 when nobody waits for it)."""
-    argv = [sys.executable, "-m", "graders.mistake_runner", str(spec.folder)]
+    argv = [sys.executable, "-m", "graders.judging.mistake_runner", str(spec.folder)]
     proc = subprocess.run(
         ["nice", "-n", "19", *argv] if background else argv,
         capture_output=True,
         timeout=RUN_TIMEOUT_S,
         check=False,
-        cwd=HERE.parent,
+        cwd=GRADERS.parent,
         env=lifeline.child_env(),
     )
     if proc.returncode != 0:
@@ -122,7 +122,8 @@ def main() -> None:
     """Child process: run each mistake with the harness's run_job, write its result stream."""
     lifeline.die_with_parent()
     spec = load_spec(Path(sys.argv[1]))
-    sys.path.insert(0, str(HERE))  # the harness imports `protocol` as the sandbox binds it
+    # the harness imports `protocol` as the sandbox binds it, beside itself
+    sys.path[:0] = [str(GRADERS / "inside"), str(GRADERS)]
     import harness  # type: ignore[import-not-found]
 
     out = sys.stdout.buffer

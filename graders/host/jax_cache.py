@@ -12,7 +12,7 @@ with a hash of its warm-up bundle, the library versions and those settings, so a
 nothing new to do (after `make run`'s set-up, or on a restart) costs no JAX start at all. The
 child runs at the lowest priority: it must not slow students' NumPy and torch jobs.
 
-Run as `python -m graders.jax_cache EXERCISES_DIR CACHE_DIR [SLUG...]`.
+Run as `python -m graders.host.jax_cache EXERCISES_DIR CACHE_DIR [SLUG...]`.
 """
 
 from __future__ import annotations
@@ -28,9 +28,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from graders import lifeline
+from graders import lifeline, protocol
 
-SANDBOX_CACHE_DIR = "/grader/jax-cache"
+SANDBOX_CACHE_DIR = protocol.SANDBOX_JAX_CACHE
 FILL_TIMEOUT_S = 600
 LIBRARIES = ("jax", "jaxlib", "flax", "numpy")
 CACHE_FORMAT = 2  # bump when what goes into the keys changes (2: no XLA side caches)
@@ -84,7 +84,7 @@ def fill(
 
     `env` holds the sandbox's settings (graders.sandbox.base_env), so the keys match.
     """
-    from graders.warmup import warmup_bundles
+    from graders.host.warmup import warmup_bundles
 
     started = time.perf_counter()
     bundles = warmup_bundles(exercises_dir)
@@ -97,11 +97,11 @@ def fill(
         return 0.0
     child_env = {**lifeline.child_env(), **{k: v for k, v in env.items() if k != "HOME"}}
     proc = subprocess.run(
-        [sys.executable, "-m", "graders.jax_cache", str(exercises_dir), str(cache_dir), *todo],
+        [sys.executable, "-m", "graders.host.jax_cache", str(exercises_dir), str(cache_dir), *todo],
         capture_output=True,
         timeout=FILL_TIMEOUT_S,
         check=False,
-        cwd=Path(__file__).resolve().parent.parent,
+        cwd=Path(__file__).resolve().parents[2],
         env=child_env,
     )
     if proc.returncode != 0:
@@ -141,7 +141,7 @@ def _run_bundle(bundle: list[dict[str, Any]]) -> int:
 def main() -> None:
     """Child process: configure a writable cache, run the named JAX model solutions' shapes."""
     lifeline.die_with_parent()
-    from graders.warmup import warmup_bundles
+    from graders.host.warmup import warmup_bundles
 
     os.nice(19)  # background work: students' jobs come first
     exercises_dir, cache_dir, *slugs = sys.argv[1:]

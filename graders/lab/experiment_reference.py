@@ -1,7 +1,7 @@
 """Reference runs of the lab: the platform's schemes trained in a trusted child, cached on disk.
 
 The grader process never starts torch (it forks sandboxes), so each run is a child process
-(`python -m graders.experiment_reference FOLDER SCHEME`) that prints one JSON line. Results are
+(`python -m graders.lab.experiment_reference FOLDER SCHEME`) that prints one JSON line. Results are
 cached by a hash of everything that decides them (the lab's code, the exercise's settings and
 reference, the torch version), so pages and the CLI never wait for training twice.
 """
@@ -19,9 +19,9 @@ from typing import Any
 import yaml
 
 from graders import lifeline
-from graders.lab_scoring import lab_spec
+from graders.lab.lab_scoring import lab_spec
 
-HERE = Path(__file__).resolve().parent
+GRADERS = Path(__file__).resolve().parents[1]
 REFERENCE = "reference"  # the exercise's own reference.py (its model solution)
 TIMEOUT_S = 300
 UNHASHED = ("goals", "references")  # they judge or list runs; they do not change one
@@ -36,8 +36,13 @@ def _torch_version() -> str:
 def content_hash(folder: Path, scheme: str) -> str:
     """Hash of the lab's code, the experiment settings, the scheme and (for it) reference.py."""
     digest = hashlib.sha256()
-    for name in ("experiment.py", "lab_scoring.py", "positions.py", "experiment_reference.py"):
-        digest.update((HERE / name).read_bytes())
+    for name in (
+        "inside/experiment.py",
+        "lab/lab_scoring.py",
+        "lab/positions.py",
+        "lab/experiment_reference.py",
+    ):
+        digest.update((GRADERS / name).read_bytes())
     meta = yaml.safe_load((folder / "exercise.yaml").read_text(encoding="utf-8"))
     settings = {k: v for k, v in meta["experiment"].items() if k not in UNHASHED}
     digest.update(json.dumps(settings, sort_keys=True).encode())
@@ -72,11 +77,11 @@ def load_or_run(folder: Path, scheme: str, cache_dir: Path | None) -> dict[str, 
         if found is not None:
             return found
     proc = subprocess.run(
-        [sys.executable, "-m", "graders.experiment_reference", str(folder), scheme],
+        [sys.executable, "-m", "graders.lab.experiment_reference", str(folder), scheme],
         capture_output=True,
         timeout=TIMEOUT_S,
         check=False,
-        cwd=HERE.parent,
+        cwd=GRADERS.parent,
         env=lifeline.child_env(),
     )
     if proc.returncode != 0:
@@ -103,11 +108,11 @@ def split_scheme(scheme: str) -> tuple[str, dict[str, int]]:
 
 def _factory(folder: Path, scheme: str, entry_name: str) -> tuple[str | None, Any]:
     """(slot or None for the exercise's own, factory) of a scheme; trusted code only."""
-    from graders.positions import SCHEMES
+    from graders.lab.positions import SCHEMES
 
     if scheme != REFERENCE:
         return SCHEMES[split_scheme(scheme)[0]]
-    from graders.spec import _load_module
+    from graders.judging.spec import _load_module
 
     module = _load_module(folder / "reference.py", f"lab_reference_{folder.name}")
     return None, getattr(module, entry_name)
@@ -116,8 +121,8 @@ def _factory(folder: Path, scheme: str, entry_name: str) -> tuple[str | None, An
 def main() -> None:
     """Train one scheme with the exercise's settings and print its measurements as JSON."""
     lifeline.die_with_parent()
-    from graders.experiment import Config, LossNotFinite, run
-    from graders.lab_scoring import eval_sequences, score
+    from graders.inside.experiment import Config, LossNotFinite, run
+    from graders.lab.lab_scoring import eval_sequences, score
 
     folder, scheme = Path(sys.argv[1]), sys.argv[2]
     meta = yaml.safe_load((folder / "exercise.yaml").read_text(encoding="utf-8"))

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from graders import lifeline, protocol
-from graders.spec import load_spec
+from graders.judging.spec import load_spec
 
 
 def main() -> None:

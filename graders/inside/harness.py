@@ -25,9 +25,9 @@ import protocol  # type: ignore[import-not-found]  # bound beside this file in t
 
 JOB_FD, RESULT_FD = 3, 4
 FILE_LEVEL = protocol.FILE_LEVEL_TEST
-SLOTS = 4  # result ids are case_index * SLOTS + slot; graders/judge.py uses the same number
+SLOTS = protocol.SLOTS  # result ids are case_index * SLOTS + slot
 READY = b"R"
-JAX_CACHE_DIR = "/grader/jax-cache"  # graders.jax_cache.SANDBOX_CACHE_DIR
+JAX_CACHE_DIR = protocol.SANDBOX_JAX_CACHE
 FORKED_AFTER_JAX = False  # set in a JAX fork server that warmed up before forking its jobs
 
 
@@ -47,7 +47,7 @@ def _import_framework(framework: str, *, start_backend: bool = True) -> Any:
         config: Any = jax.config
         # Computations run on the calling thread, so a child forked after warm-up can run them.
         config.update("jax_cpu_enable_async_dispatch", False)
-        if os.path.isdir(JAX_CACHE_DIR):  # read-only; see graders/jax_cache.py
+        if os.path.isdir(JAX_CACHE_DIR):  # read-only; see graders/host/jax_cache.py
             config.update("jax_compilation_cache_dir", JAX_CACHE_DIR)
             config.update("jax_persistent_cache_min_entry_size_bytes", -1)
             config.update("jax_persistent_cache_min_compile_time_secs", 1e9)  # never write

@@ -1,6 +1,6 @@
 """The platform's own position schemes, trained by the lab as references next to students' code.
 
-Trusted code, run outside the sandbox (graders/experiment_reference.py). Absolute schemes are
+Trusted code, run outside the sandbox (graders/lab/experiment_reference.py). Absolute schemes are
 built as `cls(max_len, d_model)` and map x (B, T, d) to x plus positions; relative ones as
 `cls(num_heads, head_dim, max_len)` and map q, k (B, H, T, hd) to attention scores (B, H, T, T).
 """
@@ -13,7 +13,7 @@ from collections.abc import Callable
 import torch
 from torch import nn
 
-from graders.experiment import ABSOLUTE, RELATIVE
+from graders.inside.experiment import ABSOLUTE, RELATIVE
 
 
 class NoPositions(nn.Module):

@@ -1,7 +1,7 @@
 """Checks the module a lab asks for before its training counts: the grader's inputs, its verdict.
 
 The sandbox calls a fresh instance of the student's module on inputs made here and sends back
-only the outputs (graders/experiment_harness.py); they are judged here, so a wrong module is
+only the outputs (graders/inside/experiment_harness.py); they are judged here, so a wrong module is
 named as wrong even when the model it sits in happens to train well. Absolute slot: the output
 must be x plus the sinusoids of "Attention Is All You Need" (interleaved sin, cos) at every
 length, past max_len too. Relative slot: the scores must depend on the offset between query and
@@ -13,10 +13,10 @@ from __future__ import annotations
 import numpy as np
 
 from graders import protocol
-from graders.lab_scoring import LabSpec
+from graders.lab.lab_scoring import LabSpec
 from graders.report import TestResult
 
-CHECK_ID = 300  # frames CHECK_ID + i: the module's output on probe i, or the error it raised
+CHECK_ID = protocol.CHECK_ID  # frames CHECK_ID + i: the module's output on probe i, or its error
 ATOL = 1e-4
 SHIFT = 8  # the relative probe moves every token this many positions later
 

@@ -24,7 +24,7 @@ from pydantic import ValidationError
 from graders import lifeline
 from graders import results as result_stream
 from graders.exercise_format import ExerciseMeta, MistakesFile, read_exercise_meta, read_mistakes
-from graders.properties import PropertyCheck, PropertyError, load_properties
+from graders.judging.properties import PropertyCheck, PropertyError, load_properties
 
 Value = np.ndarray | int | float
 
@@ -155,11 +155,11 @@ def _run_reference(spec: ExerciseSpec) -> dict[int, np.ndarray]:
     """Run reference.py in a child process so no framework ever starts in the grader."""
     wanted = [c.index for c in spec.cases if not c.expect_error]
     proc = subprocess.run(
-        [sys.executable, "-m", "graders.reference_runner", str(spec.folder)],
+        [sys.executable, "-m", "graders.judging.reference_runner", str(spec.folder)],
         capture_output=True,
         timeout=300,
         check=False,
-        cwd=Path(__file__).resolve().parent.parent,
+        cwd=Path(__file__).resolve().parents[2],
         env=lifeline.child_env(),
     )
     if proc.returncode != 0:

@@ -1,6 +1,6 @@
 """What a lab measures: its settings, the grader's evaluation sequences and how answers are scored.
 
-Kept apart from the runner (graders/experiments.py) because the reference runs' cache is keyed
+Kept apart from the runner (graders/lab/experiments.py) because the reference runs' cache is keyed
 by the code that decides their numbers: this file, not the plumbing around it.
 
 Accuracy is split by position. The model is causal, so at a position below the training length
@@ -74,7 +74,7 @@ class LabSpec:
         return 1.0 / float(self.settings["vocab"])
 
     def config(self) -> dict[str, Any]:
-        """The plain values graders.experiment.Config is built from."""
+        """The plain values graders.inside.experiment.Config is built from."""
         return {"slot": self.slot, "lengths": self.lengths, **self.settings}
 
 

@@ -8,7 +8,7 @@ PREDICTED_ID+i the model's answers on the grader's sequences of length i (the gr
 them: no accuracy is measured here); LOSSES_ID the loss curve; REFUSED_ID+i the error that
 refused length i; PICTURE_ID what the module learned about position (experiment.position_picture);
 CHECK_ID+i a fresh module's output on the grader's probe i, sent before training (judged by
-graders/lab_check.py);
+graders/lab/lab_check.py);
 an ERROR frame on TRAINING_ID when training itself failed.
 """
 
@@ -21,10 +21,10 @@ from typing import Any
 
 import protocol  # type: ignore[import-not-found]  # bound beside this file in the sandbox
 
-PROGRESS_ID = protocol.FILE_LEVEL_TEST - 1  # graders/experiments.py uses the same numbers
-TRAINING_ID, LOSSES_ID, PICTURE_ID, REFUSED_ID, PREDICTED_ID = 0, 1, 2, 100, 200
-CHECK_ID = 300  # graders/lab_check.py: the module's output on the grader's probe i
-SLOTS = ("absolute", "relative")  # the job's `slot` scalar indexes this
+PROGRESS_ID, CHECK_ID = protocol.PROGRESS_ID, protocol.CHECK_ID  # graders/protocol.py
+TRAINING_ID, LOSSES_ID, PICTURE_ID = protocol.TRAINING_ID, protocol.LOSSES_ID, protocol.PICTURE_ID
+REFUSED_ID, PREDICTED_ID = protocol.REFUSED_ID, protocol.PREDICTED_ID
+SLOTS = protocol.LAB_SLOTS  # the job's `slot` scalar indexes this
 
 
 def config_from_job(job: Any) -> dict[str, Any]:

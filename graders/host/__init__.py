@@ -1,0 +1,1 @@
+"""Process management on the host: warm pools, fork servers, start lanes, health, warm-ups."""

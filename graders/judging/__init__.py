@@ -1,0 +1,1 @@
+"""Turning a raw run into verdicts: exercise specs, comparison, feedback and known mistakes."""

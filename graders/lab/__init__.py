@@ -1,0 +1,1 @@
+"""The experiment lab: its runner, scoring, module checks, reference runs and their report."""
