@@ -18,12 +18,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import create_engine, insert
+from sqlalchemy import create_engine, insert, select
 
 from app.bench.aio import Client, HttpError
 from app.bench.scenarios import answers
 from app.bench.server import Deployment
 from app.config import Settings
+from app.offerings.models import Enrollment
+from app.offerings.service import first_offering_id_query
 from app.users.models import ApiToken, User, WebSession
 from app.users.service import hash_token
 from app.users.sessions import _hasher
@@ -75,6 +77,15 @@ def seed_students(env: dict[str, str], count: int, tag: str) -> list[Student]:
                         "expires_at": expires,
                     }
                     for uid, s in zip(ids, students, strict=True)
+                ],
+            )
+            # A class is enrolled: its students are students of the first offering.
+            first = conn.execute(select(first_offering_id_query())).scalar_one()
+            conn.execute(
+                insert(Enrollment),
+                [
+                    {"offering_id": first, "user_id": uid, "role": "student", "source": "admin"}
+                    for uid in ids
                 ],
             )
             conn.execute(
