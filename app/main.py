@@ -12,22 +12,23 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from app.config import ROOT, get_settings
-from app.content import routes as content_routes
 from app.content.service import load_from_settings
 from app.db import session_factory
+from app.grading.runtime import JobRuntime
 from app.grading.service import get_grader, shutdown_grader
 from app.instructor import routes as instructor_routes
 from app.jobs.logs import configure_logging
-from app.jobs.runtime import JobRuntime
 from app.lti import admin_routes as lti_admin_routes
 from app.lti import routes as lti_routes
 from app.lti.grades import OutboxWorker
 from app.problems import routes as problem_routes
 from app.quiz import routes as quiz_routes
-from app.submissions import history as history_routes
+from app.site import history as history_routes
+from app.site import metrics
+from app.site import routes as content_routes
 from app.submissions import routes as submission_routes
 from app.users import routes as user_routes
-from app.web import docs, metrics
+from app.web import docs
 from app.web.capacity import Admission, AdmissionMiddleware
 from app.web.csrf import install_csrf
 from app.web.errors import install_error_handlers

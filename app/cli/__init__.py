@@ -75,7 +75,7 @@ def serve_options(*, reload: bool) -> dict[str, Any]:
             "access_log": get_settings().web_access_log,
         }
     return {
-        "app": "app.instructor.live_reload:create_dev_app",
+        "app": "app.live_reload:create_dev_app",
         "factory": True,
         "log_level": "info",
         "reload": True,
@@ -123,7 +123,7 @@ def _progress_printer() -> Callable[[int, int, str], None]:
 
 def cmd_worker(args: argparse.Namespace) -> int:
     """Grade jobs from the Redis queue (scale-out mode) until SIGTERM drains this process."""
-    from app.jobs.worker import check_health, run_worker
+    from app.grading.worker import check_health, run_worker
 
     if args.health:
         return check_health()
@@ -138,7 +138,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     """Check all content; exit 1 on any problem."""
-    from app.content.validate import validate_course
+    from app.authoring.validate import validate_course
 
     summary = validate_course(grade=not args.no_grade, progress=_progress_printer())
     if args.json:
@@ -229,7 +229,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
 def cmd_new(args: argparse.Namespace) -> int:
     """Scaffold a draft exercise or lesson with every field explained."""
-    from app.content.scaffold import ScaffoldError, new_exercise, new_lesson
+    from app.authoring.scaffold import ScaffoldError, new_exercise, new_lesson
 
     content_dir = get_settings().content_dir
     try:
@@ -253,7 +253,7 @@ def cmd_schemas(args: argparse.Namespace) -> int:
     """Write JSON Schemas of the content files for editor completion."""
     from pathlib import Path
 
-    from app.content.jsonschema import write_schemas
+    from app.authoring.jsonschema import write_schemas
 
     for path in write_schemas(Path(args.out)):
         print(f"wrote {path}")

@@ -44,7 +44,7 @@ def page(
     request: Request, name: str, user: User, status_code: int = 200, **context: Any
 ) -> Response:
     """Render an instructor template with the formatting helpers available."""
-    from app.jobs.beacon import grader_status
+    from app.grading.beacon import grader_status
 
     context.setdefault("grader_status", grader_status())
     return render(request, name, status_code=status_code, user=user, **HELPERS, **context)

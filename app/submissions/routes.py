@@ -16,10 +16,10 @@ from app.config import get_settings
 from app.content.service import CourseDep
 from app.db import SessionDep, session_factory
 from app.models_base import utcnow
+from app.progress import hint_routes
 from app.submissions import (
     draft_routes,
     figure_routes,
-    hint_routes,
     intake,
     pages,
     service,

@@ -166,7 +166,7 @@ async def healthz() -> dict[str, str]:
 
     Async, with threads of its own: it answers while every request thread is busy.
     """
-    from app.jobs.beacon import grader_status
+    from app.grading.beacon import grader_status
 
     status = await anyio.to_thread.run_sync(grader_status, limiter=_health_threads())
     return {"status": "ok", "grader": status}

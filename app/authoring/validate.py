@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.authoring.grading_check import Progress, grading_problems
 from app.config import get_settings
-from app.content.grading_check import Progress, grading_problems
 from app.content.loader import Course, Problem, split_front_matter
 from app.content.plot_blocks import draw_problems
 from app.content.render import plot_fences

@@ -12,8 +12,9 @@ import time
 from typing import Any, Protocol
 
 from app.db import session_factory
+from app.grading import leases
 from app.grading.service import get_grader
-from app.jobs import leases, live
+from app.jobs import live
 from graders.engine import Mode, UnknownExercise, UnknownFramework
 from graders.pool import PoolStopped
 from graders.report import file_level
