@@ -22,9 +22,10 @@ from app.lti import admin_routes as lti_admin_routes
 from app.lti import routes as lti_routes
 from app.lti.grades import OutboxWorker
 from app.problems import routes as problem_routes
+from app.progress import hint_routes
 from app.quiz import routes as quiz_routes
+from app.site import exercise_pages, metrics
 from app.site import history as history_routes
-from app.site import metrics
 from app.site import routes as content_routes
 from app.submissions import routes as submission_routes
 from app.users import routes as user_routes
@@ -102,6 +103,8 @@ def create_app() -> FastAPI:
     app.include_router(content_routes.router)
     app.include_router(instructor_routes.router)
     app.include_router(submission_routes.router)
+    app.include_router(exercise_pages.router)
+    app.include_router(hint_routes.router)
     app.include_router(history_routes.router)
     app.include_router(user_routes.router)
     app.include_router(quiz_routes.router)

@@ -20,7 +20,7 @@ from app.db import SessionDep
 from app.progress.service import record_lesson_read
 from app.progress.summary import course_progress
 from app.quiz.views import quiz_view
-from app.submissions.pages import exercise_response
+from app.site.exercise_pages import exercise_response
 from app.users.deps import OptionalUser
 from app.users.models import Role, User
 from app.web.api import errors
