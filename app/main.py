@@ -19,6 +19,7 @@ from app.grading.service import get_grader, shutdown_grader
 from app.instructor import routes as instructor_routes
 from app.jobs.logs import configure_logging
 from app.lti import admin_routes as lti_admin_routes
+from app.lti import outbox as lti_outbox
 from app.lti import routes as lti_routes
 from app.lti.grades import OutboxWorker
 from app.problems import routes as problem_routes
@@ -50,6 +51,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         log.warning("front-end assets are missing in %s: run `make assets`", STATIC_DIR)
     settings = get_settings()
     configure_logging(settings.log_format)
+    lti_outbox.subscribe()  # recorded grades go to the LMS outbox, in their own transaction
     # Request handlers' threads: as many as the web pool has connections for, and no more.
     anyio.to_thread.current_default_thread_limiter().total_tokens = settings.web_threads
     # Jobs: embedded threads, or (REDIS_URL) only queue them for `worker` processes.

@@ -133,6 +133,9 @@ def cmd_worker(args: argparse.Namespace) -> int:
     unknown = sorted(set(lanes) - set(LANES))
     if unknown or not lanes:
         return _fail(f"unknown lanes {unknown or lanes}: choose from {', '.join(LANES)}", 2)
+    from app.lti import outbox
+
+    outbox.subscribe()  # this process stores the reports, so it queues their LMS grade posts
     return run_worker(concurrency=args.concurrency, lanes=lanes)
 
 

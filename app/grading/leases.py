@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import func, or_, select, update
 from sqlalchemy.orm import Session
 
-from app.lti.outbox import queue_grade
+from app.events import grade_recorded
 from app.models_base import utcnow
 from app.submissions.models import Submission
 from graders.report import file_level
@@ -123,7 +123,7 @@ def finish(*, session: Session, held: Claim, report: dict[str, Any]) -> bool:
             select(Submission.user_id).where(Submission.id == held.submission_id)
         )
         if user_id is not None:
-            queue_grade(session=session, user_id=user_id, kind="exercise", slug=held.exercise)
+            grade_recorded(session=session, user_id=user_id, kind="exercise", slug=held.exercise)
     session.commit()
     return stored
 
