@@ -7,8 +7,10 @@ import collections
 import inspect
 from pathlib import Path
 
+import pytest
 from pydantic import BaseModel
 
+import graders
 from app.config import ROOT
 from app.content import schemas
 
@@ -179,3 +181,32 @@ def test_no_two_packages_import_each_other() -> None:
         {tuple(sorted((a, b))) for a in edges for b in edges[a] if a in edges.get(b, set())}
     )
     assert pairs == []
+
+
+def test_the_app_imports_only_the_graders_public_interface() -> None:
+    offenders = sorted(
+        f"{path.relative_to(ROOT)}: {module}"
+        for path in (ROOT / "app").rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        for module in (
+            [a.name for a in node.names]
+            if isinstance(node, ast.Import)
+            else [node.module]
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0
+            else []
+        )
+        if module.startswith("graders.")
+        or (
+            module == "graders"
+            and isinstance(node, ast.ImportFrom)
+            and any(a.name not in graders.__all__ for a in node.names)
+        )
+    )
+    assert offenders == []
+
+
+def test_the_graders_interface_names_what_it_exports() -> None:
+    assert sorted(graders.__all__) == sorted(graders._EXPORTS)
+    assert all(getattr(graders, name) is not None for name in graders.__all__)
+    with pytest.raises(AttributeError, match="no attribute 'grade_everything'"):
+        _ = graders.grade_everything  # type: ignore[attr-defined]

@@ -13,9 +13,7 @@ from pathlib import Path
 
 from app.content.loader import Course, Exercise, Problem
 from app.content.variants import variants
-from graders.engine import Grader
-from graders.pool import PoolSettings
-from graders.report import VERDICT_WORDS, Report
+from graders import VERDICT_WORDS, Grader, PoolSettings, Report
 
 Progress = Callable[[int, int, str], None]  # (done, total, what just finished)
 

@@ -179,8 +179,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from app.grading.service import get_grader, shutdown_grader
-    from graders.engine import UnknownExercise, UnknownFramework
-    from graders.report import VERDICT_WORDS, not_utf8
+    from graders import VERDICT_WORDS, UnknownExercise, UnknownFramework, not_utf8
 
     path = Path(args.file)
     try:

@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 from app.events import grade_recorded
 from app.models_base import utcnow
 from app.submissions.models import Submission
-from graders.report import file_level
+from graders import file_level
 
 GAVE_UP_MESSAGE = (
     "Grading stopped {n} times before it could finish (the grading machine went away). "

@@ -15,9 +15,7 @@ from app.db import session_factory
 from app.grading import leases
 from app.grading.service import get_grader
 from app.jobs import live
-from graders.engine import Mode, UnknownExercise, UnknownFramework
-from graders.pool import PoolStopped
-from graders.report import file_level
+from graders import Mode, PoolStopped, UnknownExercise, UnknownFramework, file_level
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from app.instructor.analytics import duration_text
 from app.models_base import as_utc
 from app.users.models import User
 from app.web.templating import render
-from graders.report import VERDICT_WORDS
+from graders import VERDICT_WORDS
 
 
 def percent(value: float | None) -> str:
