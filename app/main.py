@@ -13,27 +13,30 @@ from fastapi.staticfiles import StaticFiles
 
 from app.assessments import routes as assessment_routes
 from app.config import ROOT, get_settings
-from app.content import routes as content_routes
 from app.content.service import load_from_settings
 from app.courses import routes as course_routes
 from app.courses.prefix import CoursePrefixMiddleware
 from app.courses.service import start_watcher
 from app.db import session_factory
+from app.grading.runtime import JobRuntime
 from app.grading.service import get_grader, shutdown_grader
 from app.instructor import routes as instructor_routes
 from app.jobs.logs import configure_logging
-from app.jobs.runtime import JobRuntime
 from app.lti import admin_routes as lti_admin_routes
+from app.lti import outbox as lti_outbox
 from app.lti import routes as lti_routes
 from app.lti.grades import OutboxWorker
 from app.offerings import routes as offering_routes
 from app.offerings.access import OfferingPrefixMiddleware
 from app.problems import routes as problem_routes
+from app.progress import hint_routes
 from app.quiz import routes as quiz_routes
-from app.submissions import history as history_routes
+from app.site import exercise_pages, metrics
+from app.site import history as history_routes
+from app.site import routes as content_routes
 from app.submissions import routes as submission_routes
 from app.users import routes as user_routes
-from app.web import docs, metrics
+from app.web import docs
 from app.web.capacity import Admission, AdmissionMiddleware
 from app.web.csrf import install_csrf
 from app.web.errors import install_error_handlers
@@ -55,6 +58,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         log.warning("front-end assets are missing in %s: run `make assets`", STATIC_DIR)
     settings = get_settings()
     configure_logging(settings.log_format)
+    lti_outbox.subscribe()  # recorded grades go to the LMS outbox, in their own transaction
     # Request handlers' threads: as many as the web pool has connections for, and no more.
     anyio.to_thread.current_default_thread_limiter().total_tokens = settings.web_threads
     # Jobs: embedded threads, or (REDIS_URL) only queue them for `worker` processes.
@@ -113,6 +117,8 @@ def create_app() -> FastAPI:
     app.include_router(course_routes.router)
     app.include_router(instructor_routes.router)
     app.include_router(submission_routes.router)
+    app.include_router(exercise_pages.router)
+    app.include_router(hint_routes.router)
     app.include_router(history_routes.router)
     app.include_router(user_routes.router)
     app.include_router(quiz_routes.router)

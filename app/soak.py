@@ -16,8 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from app.config import ROOT
-from graders.engine import Grader
-from graders.host.pool import PoolSettings
+from graders import Grader, PoolSettings
 
 GOLDEN = ROOT / "tests" / "graders" / "golden"
 HOSTILE = ("res-", "leak-", "tamper-", "crash-", "input-")

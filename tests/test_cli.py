@@ -259,7 +259,7 @@ def test_validate_points_at_a_broken_scaffold_file(tmp_path: Path, data_dir: Pat
 
 
 def test_schemas_are_written_valid_and_up_to_date(tmp_path: Path) -> None:
-    from app.content.jsonschema import SCHEMAS, schema_for
+    from app.authoring.jsonschema import SCHEMAS, schema_for
 
     result = run_cli("schemas", "--out", str(tmp_path))
     assert result.returncode == 0, result.stderr

@@ -59,8 +59,7 @@ def pooled(run: Deployment, samples: int) -> dict[str, dict[str, float]]:
 
 def fresh_sandbox(samples: int) -> dict[str, float]:
     """The usual design: a fresh bubblewrap sandbox (imports included) per submission."""
-    from graders.engine import Grader
-    from graders.host.pool import PoolSettings
+    from graders import Grader, PoolSettings
 
     grader = Grader(ROOT / "exercises", PoolSettings(sizes={}, jax_warm_up=False, fork=()))
     grader.start()

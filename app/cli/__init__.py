@@ -75,7 +75,7 @@ def serve_options(*, reload: bool) -> dict[str, Any]:
             "access_log": get_settings().web_access_log,
         }
     return {
-        "app": "app.instructor.live_reload:create_dev_app",
+        "app": "app.live_reload:create_dev_app",
         "factory": True,
         "log_level": "info",
         "reload": True,
@@ -123,7 +123,7 @@ def _progress_printer() -> Callable[[int, int, str], None]:
 
 def cmd_worker(args: argparse.Namespace) -> int:
     """Grade jobs from the Redis queue (scale-out mode) until SIGTERM drains this process."""
-    from app.jobs.worker import check_health, run_worker
+    from app.grading.worker import check_health, run_worker
 
     if args.health:
         return check_health()
@@ -133,12 +133,15 @@ def cmd_worker(args: argparse.Namespace) -> int:
     unknown = sorted(set(lanes) - set(LANES))
     if unknown or not lanes:
         return _fail(f"unknown lanes {unknown or lanes}: choose from {', '.join(LANES)}", 2)
+    from app.lti import outbox
+
+    outbox.subscribe()  # this process stores the reports, so it queues their LMS grade posts
     return run_worker(concurrency=args.concurrency, lanes=lanes)
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
     """Check all content; exit 1 on any problem."""
-    from app.content.validate import validate_course
+    from app.authoring.validate import validate_course
 
     summary = validate_course(
         grade=not args.no_grade, progress=_progress_printer(), regrade=args.regrade
@@ -179,8 +182,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from app.grading.service import get_grader, shutdown_grader
-    from graders.engine import UnknownExercise, UnknownFramework
-    from graders.report import VERDICT_WORDS, not_utf8
+    from graders import VERDICT_WORDS, UnknownExercise, UnknownFramework, not_utf8
 
     path = Path(args.file)
     try:
@@ -245,7 +247,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
 def cmd_new(args: argparse.Namespace) -> int:
     """Scaffold a draft exercise or lesson with every field explained."""
-    from app.content.scaffold import ScaffoldError, new_exercise, new_lesson
+    from app.authoring.scaffold import ScaffoldError, new_exercise, new_lesson
 
     content_dir = get_settings().content_dir
     try:
@@ -269,7 +271,7 @@ def cmd_schemas(args: argparse.Namespace) -> int:
     """Write JSON Schemas of the content files for editor completion."""
     from pathlib import Path
 
-    from app.content.jsonschema import write_schemas
+    from app.authoring.jsonschema import write_schemas
 
     for path in write_schemas(Path(args.out)):
         print(f"wrote {path}")

@@ -46,8 +46,7 @@ def corpus_grader(slugs: list[str]) -> Any:
 
     from app.config import get_settings
     from app.grading.service import mistakes_cache_dir, pool_settings
-    from graders.engine import Grader
-    from graders.host.warmup import encode_warmup, warmup_bundles
+    from graders import Grader, encode_warmup, warmup_bundles
 
     exercises_dir = get_settings().exercises_dir
     bundles = warmup_bundles(exercises_dir)

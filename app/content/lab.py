@@ -8,7 +8,7 @@ from typing import Any
 
 import yaml
 
-from graders.lab.experiment_reference import load_or_run, schemes_of
+from graders import load_or_run, schemes_of
 
 
 def lab_folders(exercises_dir: Path, slug: str | None = None) -> list[Path]:

@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from graders.lab.experiment_reference import cached, schemes_of
+from graders import cached, schemes_of
 
 WIDTH, HEIGHT, LEFT, RIGHT, TOP, BOTTOM = 560, 260, 48, 150, 16, 40
 COLOURS = {

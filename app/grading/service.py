@@ -6,10 +6,7 @@ import threading
 from pathlib import Path
 
 from app.config import ROOT, get_settings
-from graders.engine import Grader
-from graders.host import jax_cache
-from graders.host.pool import PoolSettings
-from graders.sandbox import base_env
+from graders import Grader, PoolSettings, base_env, fill_jax_cache
 
 _lock = threading.Lock()
 _grader: Grader | None = None
@@ -36,7 +33,7 @@ def jax_cache_dir() -> Path:
 def prepare_jax_cache() -> float:
     """Fill the JAX compilation cache now (no-op when up to date); seconds it took."""
     exercises = get_settings().exercises_dir
-    return jax_cache.fill(exercises, jax_cache_dir(), base_env())
+    return fill_jax_cache(exercises, jax_cache_dir(), base_env())
 
 
 def mistakes_cache_dir() -> Path:

@@ -10,9 +10,9 @@ from sqlalchemy.orm import Session
 from app.content.loader import Course
 from app.deadlines.models import DeadlineExtension
 from app.deadlines.rules import KINDS, Kind, extension_for
+from app.events import grade_recorded
 from app.instructor.deadlines import refresh_late_flags
 from app.instructor.models import ScoreOverride
-from app.lti.outbox import queue_grade
 from app.models_base import as_utc, utcnow
 from app.submissions.models import Submission
 from app.users.models import User
@@ -63,7 +63,7 @@ def set_override(
             created_at=now,
         )
     )
-    queue_grade(
+    grade_recorded(
         session=session, user_id=submission.user_id, kind="exercise", slug=submission.exercise_slug
     )
     session.commit()

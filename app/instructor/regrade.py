@@ -23,8 +23,7 @@ from app.instructor.models import RegradeJob, SubmissionReport
 from app.models_base import as_utc, utcnow
 from app.submissions.models import Submission
 from app.users.models import User
-from graders.engine import Grader, Mode
-from graders.host.pool import PoolStopped
+from graders import Grader, Mode, PoolStopped
 
 log = logging.getLogger(__name__)
 STALE = dt.timedelta(seconds=60)

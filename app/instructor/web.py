@@ -13,7 +13,7 @@ from app.instructor.analytics import duration_text
 from app.models_base import as_utc
 from app.users.models import User
 from app.web.templating import render
-from graders.report import VERDICT_WORDS
+from graders import VERDICT_WORDS
 
 
 def percent(value: float | None) -> str:
@@ -44,7 +44,7 @@ def page(
     request: Request, name: str, user: User, status_code: int = 200, **context: Any
 ) -> Response:
     """Render an instructor template with the formatting helpers available."""
-    from app.jobs.beacon import grader_status
+    from app.grading.beacon import grader_status
 
     context.setdefault("grader_status", grader_status())
     return render(request, name, status_code=status_code, user=user, **HELPERS, **context)

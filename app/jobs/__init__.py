@@ -1,6 +1,5 @@
-"""Grading jobs: one queue interface (embedded threads or Redis + Dramatiq), leases on the row.
+"""The job queue: one interface (embedded threads or Redis + Dramatiq), status and live progress.
 
-The submission row is the truth. A job is only a submission id; whoever runs it first takes a
-lease on the row (`leases.claim`), renews it while grading and stores the report with the lease's
-fencing token, so a job delivered twice, or re-run after a worker died, ends with one report.
+A job is only a submission id; the row is the truth. What a job does with its row (leases,
+running the grader, recovery) is the grading lifecycle in `app/grading/`.
 """

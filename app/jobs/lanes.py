@@ -7,17 +7,11 @@ mode) they never keep ordinary jobs waiting. Anything unknown goes to the ordina
 
 from __future__ import annotations
 
-import logging
 import threading
 from pathlib import Path
 
 import yaml
 
-from app.courses.service import exercises_dir_for
-from app.db import session_factory
-from app.submissions.models import Submission
-
-log = logging.getLogger(__name__)
 GRADING, EXPERIMENTS = "grading", "experiments"
 LANES = (GRADING, EXPERIMENTS)
 
@@ -43,17 +37,3 @@ def exercise_lane(exercises_dir: Path, slug: str) -> str:
         with _lock:
             _kinds[key] = kind
     return EXPERIMENTS if kind == "experiment" else GRADING
-
-
-def lane_of(submission_id: int) -> str:
-    """The lane of a stored submission; GRADING if it cannot be told (never lose a job)."""
-    try:
-        with session_factory("background")() as session:
-            row = session.get(Submission, submission_id)
-            slug = row.exercise_slug if row is not None else None
-            course = row.course_slug if row is not None else None
-        folder = exercises_dir_for(course)
-    except Exception:
-        log.warning("lane of submission %s unknown; ordinary lane", submission_id, exc_info=True)
-        return GRADING
-    return exercise_lane(folder, slug) if slug else GRADING

@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from graders.lab.experiments import StopRequested
+from graders import StopRequested
 
 log = logging.getLogger(__name__)
 TTL_SECONDS = 120  # longer than any experiment's time limit; a dead worker's frame goes away

@@ -7,6 +7,7 @@ import datetime as dt
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.events import GradeRecorded, on_grade_recorded
 from app.lti.models import LtiGradePost, LtiLink, LtiMember, LtiUser
 from app.models_base import as_utc, utcnow
 
@@ -42,3 +43,13 @@ def queue_grade(
         elif not_before is not None:
             pending.next_attempt_at = due
     return added
+
+
+def post_recorded_grade(event: GradeRecorded) -> None:
+    """The subscriber: queue the LMS post of a recorded grade, in the recorder's transaction."""
+    queue_grade(session=event.session, user_id=event.user_id, kind=event.kind, slug=event.slug)
+
+
+def subscribe() -> None:
+    """Send every grade recorded in this process to the LMSs that link its item."""
+    on_grade_recorded(post_recorded_grade)

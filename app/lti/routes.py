@@ -16,9 +16,10 @@ from app.lti import deeplink, keys, tickets
 from app.lti.launch import Binding, LaunchError, StorageCheck, begin_login, validate_launch
 from app.lti.models import LtiPlatform
 from app.lti.service import handle_launch
-from app.users.deps import SESSION_COOKIE, OptionalUser
+from app.users.deps import OptionalUser
 from app.users.models import Role, User
 from app.users.sessions import safe_next, start_web_session
+from app.web.csrf import SESSION_COOKIE
 from app.web.security import csp_with
 from app.web.templating import render
 

@@ -9,7 +9,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.courses.first import first_course_slug
-from app.lti.outbox import queue_grade
+from app.events import grade_recorded
 from app.offerings.access import offering_in_request
 from app.offerings.service import offering_for_work
 from app.progress.models import LessonRead, QuizAttempt
@@ -68,7 +68,7 @@ def save_quiz_attempt(
     )
     session.add(attempt)
     # Same transaction as the attempt: the LMS gradebook gets it even after a restart.
-    queue_grade(session=session, user_id=user_id, kind="quiz", slug=lesson_slug)
+    grade_recorded(session=session, user_id=user_id, kind="quiz", slug=lesson_slug)
     session.commit()
     return attempt
 

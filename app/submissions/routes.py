@@ -21,9 +21,7 @@ from app.models_base import utcnow
 from app.submissions import (
     draft_routes,
     figure_routes,
-    hint_routes,
     intake,
-    pages,
     service,
     views,
 )
@@ -34,11 +32,9 @@ from app.web.api import RowId, errors
 
 router = APIRouter(tags=["submissions"])
 PROGRESS_SECONDS = 0.5  # how often a training experiment's stream sends its step and loss
-# The draft API and the editor's no-JavaScript pages ride along on this router.
+# The draft API and the result figures ride along on this router.
 router.include_router(draft_routes.router)
-router.include_router(pages.router)
 router.include_router(figure_routes.router)
-router.include_router(hint_routes.router)
 
 
 class SubmissionIn(BaseModel):

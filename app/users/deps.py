@@ -11,8 +11,7 @@ from app.db import SessionDep, release
 from app.models_base import as_utc, utcnow
 from app.users.models import User, WebSession
 from app.users.service import hash_token, user_for_api_token
-
-SESSION_COOKIE = "session"
+from app.web.csrf import SESSION_COOKIE
 
 
 def get_current_user(request: Request, session: SessionDep) -> User | None:

@@ -11,7 +11,7 @@ from starlette.responses import Response
 
 from app.config import get_settings
 from app.db import SessionDep
-from app.users.deps import SESSION_COOKIE, OptionalUser
+from app.users.deps import OptionalUser
 from app.users.models import User
 from app.users.ratelimit import get_auth_limiter, minutes_text
 from app.users.service import (
@@ -28,6 +28,7 @@ from app.users.sessions import (
     safe_next,
     start_web_session,
 )
+from app.web.csrf import SESSION_COOKIE
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)

@@ -25,9 +25,9 @@ from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.config import get_settings
-from app.users.deps import SESSION_COOKIE
 from app.web.templating import templates
 
+SESSION_COOKIE = "session"  # the login session; set by users/ and LTI launches
 PRESESSION_COOKIE = "presession"
 FIELD = "csrf_token"
 HEADER = "x-csrf-token"

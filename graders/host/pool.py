@@ -37,8 +37,8 @@ class PoolSettings:
     ready_timeout_s: float = 60.0
     warmups: dict[str, bytes] = field(default_factory=dict)  # slug -> encode_warmup() frame
     jax_warm_up: bool = True  # False: plain JAX interpreters (the benchmark's fresh baseline)
-    jax_cache_dir: str | None = None  # filled by graders.jax_cache; bound read-only into JAX
-    # Frameworks served by fork servers (graders/zygote.py). NumPy and torch fork once imported;
+    jax_cache_dir: str | None = None  # filled by graders.host.jax_cache; bound read-only into JAX
+    # Frameworks served by fork servers (graders/inside/zygote.py). NumPy and torch fork once imported;
     # a JAX server forks before its backend starts and keeps a warm child ready for each job.
     fork: tuple[str, ...] = ("numpy", "torch", "jax")
     fork_max_jobs: int = 500  # a fork server is replaced after this many jobs
@@ -66,7 +66,7 @@ def start_interpreter(key: str, settings: PoolSettings) -> SandboxProcess:
 
     `key` is a framework, or `jax:<exercise slug>` for a JAX server warmed for one exercise
     (it forks each job after warm-up). A plain `jax` fork server is the safe kind: it forks
-    before JAX starts, and each child warms up ahead of its job (graders/harness.py).
+    before JAX starts, and each child warms up ahead of its job (graders/inside/harness.py).
     """
     framework, _, slug = key.partition(":")
     forks = framework in settings.fork

@@ -309,7 +309,7 @@ def serve(
 
     With `prepare`, each job runs in a child forked and prepared ahead of it (see above).
     `threads_ok`: a warmed JAX server forks although its backend's threads exist (the child
-    runs only what was compiled before the fork; graders/harness.py guards the rest).
+    runs only what was compiled before the fork; graders/inside/harness.py guards the rest).
     """
     _not_dumpable()
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):

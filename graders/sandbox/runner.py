@@ -9,7 +9,7 @@ The interpreter runs as pid 1 of its namespace (`--as-pid-1`): bwrap then reaps 
 so the rusage we get from bwrap covers the whole tree (with bwrap's own init in between, bwrap
 exits before reaping and the usage is lost). As pid 1 it ignores signals it has no handler for
 when they come from inside the namespace, so a job cannot kill its own harness by signal. (A fork
-server, graders/zygote.py, is that pid 1; its jobs run in forked children, which can.)
+server, graders/inside/zygote.py, is that pid 1; its jobs run in forked children, which can.)
 """
 
 from __future__ import annotations

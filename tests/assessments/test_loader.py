@@ -6,10 +6,10 @@ from pathlib import Path
 from typing import Any
 
 from app.assessments.loader import load_assessments
+from app.authoring.validate import validate_course
 from app.config import ROOT
 from app.content.loader import Course
 from app.content.service import load_from_settings
-from app.content.validate import validate_course
 from tests.assessments.conftest import exam, write
 
 

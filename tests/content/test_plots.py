@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
+from app.authoring.validate import plot_drawing_problems
 from app.config import ROOT
 from app.content import plots
 from app.content.loader import load_course
@@ -33,7 +34,6 @@ from app.content.plots import (
     sinusoidal_table,
 )
 from app.content.render import plot_fences, render_markdown, sanitize
-from app.content.validate import plot_drawing_problems
 from tests.content.test_render import executable_parts
 
 SVG_NS = "{http://www.w3.org/2000/svg}"

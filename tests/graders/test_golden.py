@@ -35,9 +35,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from graders.host.pool import PoolSettings
 
 from graders.engine import Grader
+from graders.host.pool import PoolSettings
 from graders.report import Report
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from app.authoring.scaffold import new_exercise, new_lesson
 from app.config import get_settings
-from app.content.scaffold import new_exercise, new_lesson
 from app.db import session_factory
 from app.main import create_app
 from app.submissions.models import Submission

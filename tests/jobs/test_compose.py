@@ -17,7 +17,7 @@ import pytest
 
 from app.cli import build_parser
 from app.config import ROOT
-from app.jobs.worker import DRAIN_SECONDS
+from app.grading.worker import DRAIN_SECONDS
 from tests.jobs import compose
 from tests.jobs.conftest import RedisSpace
 from tests.jobs.helpers import wait_until

@@ -9,10 +9,10 @@ from fastapi.testclient import TestClient
 
 from app.config import get_settings
 from app.db import session_factory
-from app.jobs import leases
+from app.grading import leases
+from app.grading.runtime import JobRuntime
 from app.jobs.embedded import EmbeddedQueue
 from app.jobs.redis_queue import RedisQueue
-from app.jobs.runtime import JobRuntime
 from app.jobs.status import LocalWatcher, RedisWatcher
 from app.main import create_app
 from tests.jobs.conftest import add_submissions, rows

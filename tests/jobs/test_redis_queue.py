@@ -17,10 +17,10 @@ import pytest
 
 from app.config import ROOT, get_settings
 from app.db import session_factory
+from app.grading import leases
+from app.grading.runtime import JobRuntime
 from app.grading.service import get_grader
-from app.jobs import leases
 from app.jobs.redis_queue import EXPERIMENT_QUEUE, QUEUE_NAME, RedisQueue
-from app.jobs.runtime import JobRuntime
 from tests.jobs.conftest import RedisSpace, add_submissions, rows
 from tests.jobs.helpers import GOOD, wait_until
 

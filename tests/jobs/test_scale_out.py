@@ -27,7 +27,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import func, select
 
 from app.db import session_factory
-from app.jobs.beacon import live_workers
+from app.grading.beacon import live_workers
 from app.submissions.models import Submission
 from tests.jobs import compose
 from tests.jobs.conftest import RedisSpace

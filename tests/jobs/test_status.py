@@ -15,9 +15,9 @@ from fastapi.testclient import TestClient
 
 from app.config import get_settings
 from app.db import session_factory
+from app.grading import leases
+from app.grading.runtime import JobRuntime
 from app.grading.service import get_grader
-from app.jobs import leases
-from app.jobs.runtime import JobRuntime
 from app.jobs.status import RedisPublisher, RedisWatcher
 from app.main import create_app
 from app.users.models import Role

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from sqlalchemy import select
 
 from app.db import session_factory
-from app.jobs import leases
+from app.grading import leases
 from app.lti.models import LtiGradePost, LtiUser
 from app.submissions.models import Submission
 from tests.jobs.helpers import wait_until

@@ -6,8 +6,8 @@ import datetime as dt
 
 from app.config import ROOT
 from app.content.loader import load_course
-from app.progress.attempts import iso_utc, relative_label, verdict_words
 from app.progress.summary import Kind, course_sequence, next_step
+from app.submissions.attempts import iso_utc, relative_label, verdict_words
 
 SEQ: list[tuple[Kind, str, str]] = [
     ("lesson", "a", "Lesson A"),

@@ -12,9 +12,12 @@ from fastapi.testclient import TestClient
 from app.cli import serve_options
 from app.config import get_settings
 from app.grading.service import get_grader
-from app.instructor.live_reload import ContentWatcher, exercise_slugs, with_content_watcher
+from app.live_reload import ContentWatcher, exercise_slugs, with_content_watcher
 from app.main import create_app
+from tests.instructor import conftest as instructor_conftest
 from tests.instructor.conftest import EXERCISE, LESSON
+
+course_dir = instructor_conftest.course_dir  # the instructors' course folder fixture
 
 
 def test_watcher_reports_changed_added_and_removed_files(tmp_path: Path) -> None:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from app.authoring.grading_check import grading_problems
 from app.config import ROOT
-from app.content.grading_check import grading_problems
 from app.content.loader import load_course
 from graders.host.pool import PoolSettings
 

@@ -20,7 +20,7 @@ from app.db import SessionDep
 from app.progress.service import record_lesson_read
 from app.progress.summary import course_progress
 from app.quiz.views import quiz_view
-from app.submissions.pages import exercise_response
+from app.site.exercise_pages import exercise_response
 from app.users.deps import OptionalUser
 from app.users.models import Role, User
 from app.web.api import errors
@@ -166,7 +166,7 @@ async def healthz() -> dict[str, str]:
 
     Async, with threads of its own: it answers while every request thread is busy.
     """
-    from app.jobs.beacon import grader_status
+    from app.grading.beacon import grader_status
 
     status = await anyio.to_thread.run_sync(grader_status, limiter=_health_threads())
     return {"status": "ok", "grader": status}

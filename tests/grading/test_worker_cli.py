@@ -87,7 +87,7 @@ def test_sigterm_drains_and_the_health_check_follows(
 def test_json_logs_carry_the_submission_id() -> None:
     record = logging.makeLogRecord(
         {
-            "name": "app.jobs.runner",
+            "name": "app.grading.runner",
             "levelno": logging.INFO,
             "levelname": "INFO",
             "msg": "submission %s: stored %s",

@@ -11,12 +11,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.authoring.validate_cache import PassedChecks
 from app.content.loader import Course, Exercise, Problem
-from app.content.validate_cache import PassedChecks
 from app.content.variants import variants
-from graders.engine import Grader
-from graders.host.pool import PoolSettings
-from graders.report import VERDICT_WORDS, Report
+from graders import VERDICT_WORDS, Grader, PoolSettings, Report
 
 Progress = Callable[[int, int, str], None]  # (done, total, what just finished)
 

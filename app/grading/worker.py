@@ -14,11 +14,11 @@ from types import FrameType
 import redis
 
 from app.config import get_settings
+from app.grading.beacon import live_workers, worker_id
+from app.grading.runtime import JobRuntime
 from app.grading.service import get_grader, shutdown_grader
-from app.jobs.beacon import live_workers, worker_id
 from app.jobs.logs import configure_logging
 from app.jobs.redis_queue import redis_client
-from app.jobs.runtime import JobRuntime
 
 log = logging.getLogger(__name__)
 DRAIN_SECONDS = 60.0  # compose's stop_grace_period is longer, so a drain is never cut short

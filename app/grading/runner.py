@@ -13,11 +13,10 @@ from typing import Any, Protocol
 
 from app.courses.service import exercises_dir_for
 from app.db import session_factory
+from app.grading import leases
 from app.grading.service import get_grader
-from app.jobs import leases, live
-from graders.engine import Mode, UnknownExercise, UnknownFramework
-from graders.host.pool import PoolStopped
-from graders.report import file_level
+from app.jobs import live
+from graders import Mode, PoolStopped, UnknownExercise, UnknownFramework, file_level
 
 log = logging.getLogger(__name__)
 

@@ -10,9 +10,9 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from app.config import get_settings
 from app.db import session_factory
+from app.grading import leases
+from app.grading.runtime import JobRuntime
 from app.grading.service import get_grader
-from app.jobs import leases
-from app.jobs.runtime import JobRuntime
 from app.main import create_app
 from tests.jobs.conftest import add_submissions
 

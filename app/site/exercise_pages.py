@@ -16,8 +16,8 @@ from app.content.loader import Course, Exercise, Lesson
 from app.content.service import CourseDep
 from app.db import SessionDep
 from app.models_base import utcnow
+from app.progress.hint_routes import hint_state
 from app.submissions import drafts, intake, views
-from app.submissions.hint_routes import hint_state
 from app.submissions.service import (
     SubmissionError,
     hidden_tests_open,

@@ -17,8 +17,8 @@ from typing import Any
 
 import redis
 
+from app.grading.runner import Held
 from app.grading.service import current_grader
-from app.jobs.runner import Held
 
 log = logging.getLogger(__name__)
 BEAT_SECONDS = 2.0  # a worker joining after a crash trusts a dead peer at most TTL_SECONDS

@@ -30,9 +30,9 @@ from sqlalchemy.pool import QueuePool
 
 from app.config import get_settings
 from app.db import SessionDep, get_engine
+from app.grading import leases
+from app.grading.beacon import live_workers
 from app.grading.service import current_grader
-from app.jobs import leases
-from app.jobs.beacon import live_workers
 from app.models_base import utcnow
 from app.submissions.models import Submission
 

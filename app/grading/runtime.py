@@ -10,14 +10,15 @@ import logging
 from collections.abc import Callable
 
 from app.config import Settings
+from app.grading.beacon import Beacon
+from app.grading.lanes import lane_of
+from app.grading.reaper import Reaper
+from app.grading.runner import Held, Publisher, run_job
 from app.jobs import live
 from app.jobs.base import JobQueue
-from app.jobs.beacon import Beacon
 from app.jobs.embedded import EmbeddedQueue
-from app.jobs.lanes import LANES, lane_of
-from app.jobs.reaper import Reaper
+from app.jobs.lanes import LANES
 from app.jobs.redis_queue import RedisQueue
-from app.jobs.runner import Held, Publisher, run_job
 from app.jobs.status import LocalWatcher, RedisPublisher, RedisWatcher, Watcher
 
 log = logging.getLogger(__name__)

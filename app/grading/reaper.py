@@ -18,9 +18,9 @@ import threading
 from dataclasses import dataclass
 
 from app.db import session_factory
-from app.jobs import leases
+from app.grading import leases
+from app.grading.runner import Publisher
 from app.jobs.base import JobQueue
-from app.jobs.runner import Publisher
 from app.models_base import utcnow
 
 log = logging.getLogger(__name__)

@@ -23,7 +23,7 @@ from app.models_base import as_utc, utcnow
 from app.submissions.models import Submission
 from app.submissions.service import public_view
 from app.submissions.views import FRAMEWORK_LABELS
-from graders.report import VERDICT_WORDS
+from graders import VERDICT_WORDS
 
 STATUS_WORDS = {"queued": "Waiting to be graded", "running": "Being graded"}
 # Same class names as the lesson code blocks, so /styles/code.css colours this code too.

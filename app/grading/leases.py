@@ -15,10 +15,10 @@ from sqlalchemy import func, or_, select, update
 from sqlalchemy.orm import Session
 
 from app.assessments.scoring import settle_for_submission
-from app.lti.outbox import queue_grade
+from app.events import grade_recorded
 from app.models_base import utcnow
 from app.submissions.models import Submission
-from graders.report import file_level
+from graders import file_level
 
 GAVE_UP_MESSAGE = (
     "Grading stopped {n} times before it could finish (the grading machine went away). "
@@ -126,7 +126,7 @@ def finish(*, session: Session, held: Claim, report: dict[str, Any]) -> bool:
             select(Submission.user_id).where(Submission.id == held.submission_id)
         )
         if user_id is not None:
-            queue_grade(session=session, user_id=user_id, kind="exercise", slug=held.exercise)
+            grade_recorded(session=session, user_id=user_id, kind="exercise", slug=held.exercise)
             settle_for_submission(session=session, submission_id=held.submission_id)
     session.commit()
     return stored

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from app.content.grading_check import checks_for, grading_problems
+from app.authoring.grading_check import checks_for, grading_problems
+from app.authoring.validate_cache import PassedChecks
 from app.content.loader import load_course
-from app.content.validate_cache import PassedChecks
 from graders.host.pool import PoolSettings
 from tests.content.test_grading_check import SLUG, _one_numpy_exercise
 

@@ -13,13 +13,13 @@ from app.content.loader import Course, Exercise
 from app.content.service import CourseDep
 from app.db import SessionDep
 from app.models_base import utcnow
-from app.progress.attempts import (
+from app.progress.summary import UNTOUCHED, ExerciseProgress, exercise_stats
+from app.submissions.attempts import (
     history_rows,
     own_submissions,
     solution_blocks,
     submission_view,
 )
-from app.progress.summary import UNTOUCHED, ExerciseProgress, exercise_stats
 from app.submissions.service import hidden_tests_open, visible_submission
 from app.users.deps import OptionalUser
 from app.users.models import Role, User

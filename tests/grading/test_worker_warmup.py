@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import threading
 
-from app.jobs.beacon import worker_id
-from app.jobs.worker import _others_ready, wait_until_warm
+from app.grading.beacon import worker_id
+from app.grading.worker import _others_ready, wait_until_warm
 from tests.jobs.conftest import RedisSpace
 
 

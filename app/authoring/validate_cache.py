@@ -22,7 +22,7 @@ import graders
 from graders.judging.spec import content_key
 
 if TYPE_CHECKING:
-    from app.content.grading_check import Check
+    from app.authoring.grading_check import Check
 
 GRADERS_DIR = Path(graders.__file__).resolve().parent
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from app.assessments.loader import load_assessments
+from app.authoring.grading_check import Progress, grading_problems
+from app.authoring.validate_cache import PassedChecks
 from app.config import get_settings
-from app.content.grading_check import Progress, grading_problems
 from app.content.loader import Course, Problem, split_front_matter
 from app.content.plot_blocks import draw_problems
 from app.content.render import plot_fences
 from app.content.service import load_from_settings
-from app.content.validate_cache import PassedChecks
 from app.grading.service import mistakes_cache_dir, pool_settings
 from app.quiz.grading import check_examples
 
@@ -22,7 +22,7 @@ def validate_course(
     """Load and render everything, check quizzes, grade exercises; report counts and problems.
 
     Checks that passed before with the same files and grader are not graded again (see
-    app/content/validate_cache.py) unless `regrade`.
+    app/authoring/validate_cache.py) unless `regrade`.
     """
     course = load_from_settings()
     problems = list(course.problems)

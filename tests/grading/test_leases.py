@@ -7,7 +7,7 @@ import time
 import pytest
 
 from app.db import session_factory
-from app.jobs import leases
+from app.grading import leases
 from tests.jobs.conftest import add_submissions, rows
 
 REPORT = {"verdict": "accepted", "score": 1.0, "message": "ok", "duration_ms": 5.0, "tests": []}

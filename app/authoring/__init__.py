@@ -1,0 +1,1 @@
+"""Course authoring tools: scaffold, validate, grading checks and the editors' JSON schemas."""

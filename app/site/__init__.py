@@ -1,0 +1,1 @@
+"""Pages and endpoints that combine several domains: home, lessons, exercises, history, metrics."""
