@@ -16,7 +16,7 @@ from app.config import ROOT, get_settings
 from app.content.service import load_from_settings
 from app.courses import routes as course_routes
 from app.courses.prefix import CoursePrefixMiddleware
-from app.courses.service import start_watcher
+from app.courses.service import course_or_404, start_watcher
 from app.db import session_factory
 from app.grading.runtime import JobRuntime
 from app.grading.service import get_grader, shutdown_grader
@@ -97,6 +97,7 @@ def create_app() -> FastAPI:
         lifespan=lifespan,
     )
     settings = get_settings()
+    app.state.course_lookup = course_or_404  # CourseDep of /courses/{course}/ (content is below)
     install_csrf(app)
     # Before any other work: a request waiting for its turn holds nothing but its socket
     # (issue 23); only the security headers wrap it, so a 503 carries them too.

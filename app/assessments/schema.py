@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from graders.exercise_format import SLUG_RE
+from graders import SLUG_RE
 
 MAX_TIME_LIMIT_MINUTES = 7 * 24 * 60
 COURSE_SLUG = "positional-embeddings"  # today's single course; offerings will scope by id

@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from app.assessments.schema import AssessmentFile
 from app.content.schemas import LessonMeta
 from app.courses.schema import CourseMeta
-from graders.exercise_format import ExerciseMeta, MistakesFile
+from graders import ExerciseMeta, MistakesFile
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 SCHEMAS: dict[str, tuple[type[BaseModel], str]] = {

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import yaml
 
-from graders.exercise_format import FRAMEWORKS, SLUG_RE
+from graders import FRAMEWORKS, SLUG_RE
 
 SCHEMA_DIR = "docs/json-schemas"
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import graders
-from graders.judging.spec import content_key
+from graders import content_key
 
 if TYPE_CHECKING:
     from app.authoring.grading_check import Check

@@ -14,7 +14,7 @@ from app.content.hints import HINTS_DIR, HintError, load_hints
 from app.content.plot_blocks import parse_problems
 from app.content.render import plot_fences, render_markdown
 from app.content.schemas import LessonMeta
-from graders.exercise_format import ExerciseMeta, Mistake, MistakesFile
+from graders import ExerciseMeta, Mistake, MistakesFile
 
 log = logging.getLogger(__name__)
 M = TypeVar("M", bound=BaseModel)

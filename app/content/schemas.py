@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from graders.exercise_format import SLUG_RE, Strict
+from graders import SLUG_RE, Strict
 
 # The exercise format is the grader's (graders/exercise_format.py); lessons and quizzes are here.
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Annotated
 
 from fastapi import Depends, Request
@@ -33,10 +34,9 @@ async def get_course(request: Request) -> Course:
     Under /courses/{course}/ it is that course's content (app/courses/prefix.py).
     """
     slug = request.scope.get("course")
-    if slug is not None:
-        from app.courses.service import course_or_404
-
-        return course_or_404(request, slug)
+    if slug is not None:  # the registry, wired by the app (it sits above content)
+        lookup: Callable[[Request, str], Course] = request.app.state.course_lookup
+        return lookup(request, slug)
     course: Course = request.app.state.course
     return course
 

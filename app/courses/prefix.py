@@ -10,40 +10,7 @@ from __future__ import annotations
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-PREFIX = "/courses/"
-# The routes a course's pages use; anything else under /courses/{course}/ is a 404.
-ROUTED = (
-    "/lessons/",
-    "/exercises/",
-    "/submissions/",
-    "/api/submissions",
-    "/api/drafts/",
-    "/api/lessons",
-    "/api/exercises",
-)
-LOGIN_NEXT = "/login?next="
-SCOPE_COURSE = "course"
-SCOPE_BASE = "course_base"
-
-
-def split(path: str) -> tuple[str, str] | None:
-    """('slug', '/rest') for a course path we serve, else None."""
-    if not path.startswith(PREFIX):
-        return None
-    slug, _, rest = path[len(PREFIX) :].partition("/")
-    rest = "/" + rest
-    if not slug or not (rest == "/" or rest.startswith(ROUTED) or rest + "/" in ROUTED):
-        return None
-    return slug, rest
-
-
-def prefixed(location: str, base: str) -> str:
-    """A redirect inside a course stays in it (the login page's `next` too)."""
-    if location.startswith(LOGIN_NEXT):
-        return LOGIN_NEXT + prefixed(location[len(LOGIN_NEXT) :], base)
-    if location == "/" or location.startswith(("/?", "/#")) or location.startswith(ROUTED):
-        return base + location
-    return location
+from app.web.course_urls import PREFIX, SCOPE_BASE, SCOPE_COURSE, prefixed, split
 
 
 class CoursePrefixMiddleware:

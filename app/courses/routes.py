@@ -14,7 +14,8 @@ from app.courses import store
 from app.courses.registry import CourseEntry, RefreshResult, Registry
 from app.courses.service import course_or_404, request_registry
 from app.db import SessionDep
-from app.users.deps import InstructorUser, OptionalUser
+from app.offerings.access import InstructorUser
+from app.users.deps import OptionalUser
 from app.users.models import Role, User
 from app.web.api import errors
 from app.web.templating import render

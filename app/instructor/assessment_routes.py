@@ -24,7 +24,7 @@ from app.content.service import CourseDep
 from app.db import SessionDep
 from app.instructor.web import page, parse_due
 from app.models_base import utcnow
-from app.users.deps import InstructorUser
+from app.offerings.access import InstructorUser
 from app.users.models import User
 from app.web.api import RowId, errors
 

@@ -12,7 +12,7 @@ from app.content.service import CourseDep
 from app.db import SessionDep
 from app.instructor.regrade import job_view, latest_job, start_regrade
 from app.instructor.web import find_exercise
-from app.users.deps import InstructorUser
+from app.offerings.access import InstructorUser
 from app.web.api import errors
 
 router = APIRouter(tags=["instructor"])

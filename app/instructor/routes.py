@@ -24,8 +24,7 @@ from app.instructor import (
     students_routes,
 )
 from app.instructor.web import page
-from app.offerings.access import StaffUser, offering_in_request
-from app.users.deps import InstructorUser
+from app.offerings.access import InstructorUser, StaffUser, offering_in_request
 from app.web.api import errors
 
 router = APIRouter()

@@ -13,9 +13,8 @@ from app.content.service import CourseDep
 from app.db import SessionDep
 from app.instructor.students import list_people, student_view
 from app.instructor.web import page
-from app.offerings.access import StaffUser, is_member_here, set_role_here
+from app.offerings.access import InstructorUser, StaffUser, is_member_here, set_role_here
 from app.offerings.models import OfferingRole
-from app.users.deps import InstructorUser
 from app.users.models import Role, User
 from app.web.api import RowId
 

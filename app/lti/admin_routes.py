@@ -11,7 +11,7 @@ from app.lti.http import LmsError
 from app.lti.models import LtiContext, LtiGradePost, LtiLink
 from app.lti.registry import RegistrationError, platforms, register_platform
 from app.lti.roster import sync_roster
-from app.users.deps import InstructorUser
+from app.offerings.access import InstructorUser
 from app.web.api import RowId
 from app.web.templating import render
 

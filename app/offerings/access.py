@@ -156,6 +156,12 @@ def instructor_of_request(request: Request, user: User, session: SessionDep) -> 
     return _allowed(member_here(request, user, session), _INSTRUCTOR).user
 
 
+def require_instructor(request: Request, user: CurrentUser, session: SessionDep) -> User:
+    """403 unless an instructor of the request's offering (the first one for URLs without one)."""
+    return instructor_of_request(request, user, session)
+
+
+InstructorUser = Annotated[User, Depends(require_instructor)]
 _INSTRUCTOR = frozenset({OfferingRole.instructor})
 _require_instructor = require_offering_role(OfferingRole.instructor)
 _require_staff = require_offering_role(*STAFF)

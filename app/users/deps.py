@@ -51,13 +51,3 @@ async def require_user(user: OptionalUser) -> User:
 
 
 CurrentUser = Annotated[User, Depends(require_user)]
-
-
-def require_instructor(request: Request, user: CurrentUser, session: SessionDep) -> User:
-    """403 unless an instructor of the request's offering (the first one for URLs without one)."""
-    from app.offerings.access import instructor_of_request  # offerings build on accounts
-
-    return instructor_of_request(request, user, session)
-
-
-InstructorUser = Annotated[User, Depends(require_instructor)]

@@ -11,6 +11,7 @@ from jinja2 import TemplateError, pass_context
 from starlette.responses import Response
 
 from app.config import ROOT
+from app.web.course_urls import prefixed
 
 log = logging.getLogger(__name__)
 templates = Jinja2Templates(directory=str(ROOT / "templates"))
@@ -22,8 +23,6 @@ templates.env.auto_reload = False
 @pass_context
 def course_url(context: Any, url: str) -> str:
     """A link built in Python (/lessons/..., /login?next=...) kept inside the page's course."""
-    from app.courses.prefix import prefixed
-
     base = context.get("course_base") or ""
     return prefixed(url, base) if base and url else url
 
@@ -34,7 +33,9 @@ templates.env.filters["course_url"] = course_url
 def render(request: Request, name: str, status_code: int = 200, **context: Any) -> Response:
     """Render a template with the request's user available as `user`."""
     context.setdefault("user", getattr(request.state, "user", None))
-    context.setdefault("course_base", request.scope.get("course_base", ""))  # app/courses/prefix
+    context.setdefault(
+        "course_base", request.scope.get("course_base", "")
+    )  # app/web/course_urls.py
     return templates.TemplateResponse(request, name, context, status_code=status_code)
 
 
