@@ -12,9 +12,18 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from graders.engine import Grader, Mode, UnknownExercise, UnknownFramework
+    from graders.exercise_format import (
+        FRAMEWORKS,
+        SLUG_RE,
+        ExerciseMeta,
+        Mistake,
+        MistakesFile,
+        Strict,
+    )
     from graders.host.jax_cache import fill as fill_jax_cache
     from graders.host.pool import PoolSettings, PoolStopped
     from graders.host.warmup import encode_warmup, warmup_bundles
+    from graders.judging.spec import content_key
     from graders.lab.experiment_reference import cached, load_or_run, schemes_of
     from graders.lab.experiments import StopRequested
     from graders.report import VERDICT_WORDS, Report, file_level, not_utf8
@@ -26,6 +35,13 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "Mode": ("graders.engine", "Mode"),
     "UnknownExercise": ("graders.engine", "UnknownExercise"),
     "UnknownFramework": ("graders.engine", "UnknownFramework"),
+    "ExerciseMeta": ("graders.exercise_format", "ExerciseMeta"),
+    "Mistake": ("graders.exercise_format", "Mistake"),
+    "MistakesFile": ("graders.exercise_format", "MistakesFile"),
+    "Strict": ("graders.exercise_format", "Strict"),
+    "FRAMEWORKS": ("graders.exercise_format", "FRAMEWORKS"),
+    "SLUG_RE": ("graders.exercise_format", "SLUG_RE"),
+    "content_key": ("graders.judging.spec", "content_key"),
     "PoolSettings": ("graders.host.pool", "PoolSettings"),
     "PoolStopped": ("graders.host.pool", "PoolStopped"),
     "Report": ("graders.report", "Report"),
@@ -42,17 +58,24 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "warmup_bundles": ("graders.host.warmup", "warmup_bundles"),
 }
 __all__ = [  # the same names as _EXPORTS, spelled out for type checkers
+    "FRAMEWORKS",
+    "SLUG_RE",
     "VERDICT_WORDS",
+    "ExerciseMeta",
     "Grader",
+    "Mistake",
+    "MistakesFile",
     "Mode",
     "PoolSettings",
     "PoolStopped",
     "Report",
     "StopRequested",
+    "Strict",
     "UnknownExercise",
     "UnknownFramework",
     "base_env",
     "cached",
+    "content_key",
     "encode_warmup",
     "file_level",
     "fill_jax_cache",

@@ -37,9 +37,10 @@ class PoolSettings:
     ready_timeout_s: float = 60.0
     warmups: dict[str, bytes] = field(default_factory=dict)  # slug -> encode_warmup() frame
     jax_warm_up: bool = True  # False: plain JAX interpreters (the benchmark's fresh baseline)
-    jax_cache_dir: str | None = None  # filled by graders.host.jax_cache; bound read-only into JAX
-    # Frameworks served by fork servers (graders/inside/zygote.py). NumPy and torch fork once imported;
-    # a JAX server forks before its backend starts and keeps a warm child ready for each job.
+    jax_cache_dir: str | None = None  # filled by graders.host.jax_cache; bound read-only
+    # Frameworks served by fork servers (graders/inside/zygote.py). NumPy and torch fork once
+    # imported; a JAX server forks before its backend starts and keeps a warm child ready for
+    # each job.
     fork: tuple[str, ...] = ("numpy", "torch", "jax")
     fork_max_jobs: int = 500  # a fork server is replaced after this many jobs
     # Extra JAX servers a key may start while jobs wait and every server is busy or warming
