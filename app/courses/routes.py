@@ -100,7 +100,7 @@ def api_courses(request: Request, user: OptionalUser) -> list[dict[str, Any]]:
     return [course_item(registry, e, instructor=instructor) for e in registry.entries()]
 
 
-@router.get("/api/courses/{course}/lessons", tags=["courses"], responses=errors(404))
+@router.get("/api/courses/{course}/lessons", tags=["courses"], responses=errors(404, 422))
 def api_course_lessons(course: str, request: Request, user: OptionalUser) -> list[dict[str, Any]]:
     """A course's lessons in order (the shape of GET /api/lessons)."""
     content = course_or_404(request, course)
@@ -109,7 +109,7 @@ def api_course_lessons(course: str, request: Request, user: OptionalUser) -> lis
     return [lesson_item(les, base) for les in lessons]
 
 
-@router.get("/api/courses/{course}/exercises", tags=["courses"], responses=errors(404))
+@router.get("/api/courses/{course}/exercises", tags=["courses"], responses=errors(404, 422))
 def api_course_exercises(course: str, request: Request, user: OptionalUser) -> list[dict[str, Any]]:
     """A course's exercises in order (the shape of GET /api/exercises)."""
     content = course_or_404(request, course)
@@ -130,7 +130,9 @@ def refresh_here(request: Request, session: Any, slug: str) -> RefreshResult:
     return registry.refresh(slug)
 
 
-@router.post("/api/courses/{course}/refresh", tags=["courses"], responses=errors(401, 403, 404))
+@router.post(
+    "/api/courses/{course}/refresh", tags=["courses"], responses=errors(401, 403, 404, 422)
+)
 def api_refresh(
     course: str, request: Request, session: SessionDep, user: InstructorUser
 ) -> dict[str, Any]:

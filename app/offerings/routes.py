@@ -9,9 +9,10 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import RedirectResponse
 from pydantic import BaseModel, Field
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 from starlette.responses import Response
 
-from app.db import SessionDep, session_factory
+from app.db import SessionDep
 from app.offerings.access import InstructorMember
 from app.offerings.models import STAFF, Offering
 from app.offerings.roster import RosterError, apply_roster, parse_roster
@@ -19,7 +20,7 @@ from app.offerings.service import Membership, OfferingError, join_by_code, membe
 from app.users.deps import CurrentUser, OptionalUser
 from app.users.models import User
 from app.web.api import errors
-from app.web.templating import render, templates
+from app.web.templating import render
 
 router = APIRouter()
 
@@ -43,15 +44,15 @@ def membership_json(found: Membership) -> dict[str, Any]:
     }
 
 
-def my_offerings(user: User | None) -> list[dict[str, Any]]:
-    """For page templates: the offerings the logged-in person is in (none for a visitor)."""
+def my_offerings(*, session: Session, user: User | None) -> list[dict[str, Any]]:
+    """For the home page: the offerings the logged-in person is in (none for a visitor).
+
+    Read with the page's own session: a second connection per page is what made pages wait
+    on each other for connections under a class's load (issue 23).
+    """
     if user is None:
         return []
-    with session_factory()() as session:
-        return [membership_json(m) for m in memberships(session=session, user=user)]
-
-
-templates.env.globals["my_offerings"] = my_offerings
+    return [membership_json(m) for m in memberships(session=session, user=user)]
 
 
 @router.get("/api/offerings", tags=["offerings"], responses=errors(401))

@@ -17,6 +17,7 @@ from app.content.plots import PlotError, UnknownPlot, etag_matches, render_plot
 from app.content.render import pygments_css
 from app.content.service import CourseDep, visible_exercises, visible_lessons
 from app.db import SessionDep
+from app.offerings.routes import my_offerings
 from app.progress.service import record_lesson_read
 from app.progress.summary import course_progress
 from app.quiz.views import quiz_view
@@ -63,6 +64,7 @@ def home(request: Request, course: CourseDep, user: OptionalUser, session: Sessi
         exercises=exercises,
         progress=progress,
         problems=course.problems if drafts else [],
+        my_offerings=my_offerings(session=session, user=user),
     )
 
 

@@ -11,7 +11,7 @@ from app.authoring.grading_check import checks_for, grading_problems
 from app.authoring.validate_cache import PassedChecks
 from app.content.loader import load_course
 from graders.host.pool import PoolSettings
-from tests.content.test_grading_check import SLUG, _one_numpy_exercise
+from tests.authoring.test_grading_check import SLUG, _one_numpy_exercise
 
 POOL = PoolSettings(sizes={"numpy": 1})
 

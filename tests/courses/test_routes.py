@@ -13,7 +13,7 @@ from app.progress.models import QuizAttempt
 from app.submissions.models import Submission
 from tests.courses.helpers import ATTENTION
 from tests.submissions.test_api import wait_done
-from tests.users.helpers import form_token, logged_in_client
+from tests.users.helpers import form_token, logged_in_client, make_instructor
 
 FIRST, SECOND = "positional-embeddings", "attention-step-by-step"
 BASE = f"/courses/{SECOND}"
@@ -134,14 +134,8 @@ def test_the_admin_page_is_for_instructors_and_refreshes_with_a_token(
 
 
 def test_the_refresh_button_needs_the_form_token(client: TestClient) -> None:
-    from app.db import session_factory as factory
-    from app.users.models import Role, User
-
-    logged_in_client(client, "teacher2@example.org")
-    with factory()() as session:
-        user = session.scalars(select(User).where(User.email == "teacher2@example.org")).one()
-        user.role = Role.instructor
-        session.commit()
+    teacher = logged_in_client(client, "teacher2@example.org")
+    make_instructor(teacher.id)  # of the first offering
     page = client.get("/admin/courses")
     action = f"/admin/courses/{SECOND}/refresh"
     assert f'action="{action}"' in page.text

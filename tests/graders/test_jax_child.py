@@ -48,7 +48,7 @@ def test_a_server_that_compiled_natively_sends_new_programs_to_a_fresh_jax() -> 
 
 POOL_SCRIPT = """
 import os, sys
-sys.path.insert(0, sys.argv[1])
+sys.path[:0] = [sys.argv[1] + "/inside", sys.argv[1]]
 import jax, jax.numpy as jnp
 jax.config.update("jax_cpu_enable_async_dispatch", False)
 import jax_child
