@@ -16,7 +16,7 @@ import yaml
 from playwright.sync_api import expect
 
 from app.config import ROOT
-from tests.browser.conftest import CHROMIUM, PASSWORD, Server, Shots, _watch, launch, sign_up
+from tests.browser.conftest import PASSWORD, Server, Shots, _watch, launch, sign_up
 
 LIMIT_MINUTES = 0.25  # 15 s: the clock runs out within the test
 SHAPE = '[data-item="q:learned-absolute/table-shape"]'
@@ -70,17 +70,10 @@ def exam_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 
 @pytest.fixture(scope="module")
-def exam_browser(exam_server: Server) -> Iterator[Any]:
-    """Debian's Chromium, headless (its own: the package's shared server is not needed)."""
-    import os
-
-    from playwright.sync_api import sync_playwright
-
-    args = ["--no-sandbox"] if os.geteuid() == 0 else []
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=args)
-        yield chromium
-        chromium.close()
+def exam_browser(browser: Any) -> Any:
+    """The package's Chromium: Playwright's sync API allows one instance per thread, and the
+    other browser tests of this worker may have started it already."""
+    return browser
 
 
 @pytest.fixture
