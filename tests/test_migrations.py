@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import os
-import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
-import psycopg
 import pytest
 from alembic import command
 from sqlalchemy import inspect, text
 
 from app.config import get_settings
-from app.db import dispose_engines, get_engine
+from app.db import get_engine
 from app.migrate import NOT_SET_UP, alembic_config, is_up_to_date, schema_problem, upgrade_head
+from tests.postgres import throwaway_database
 
 TABLES = {
     "users",
@@ -75,28 +74,10 @@ def test_schema_problem_says_when_the_database_cannot_be_reached(
 
 
 @pytest.fixture
-def postgres_url(monkeypatch: pytest.MonkeyPatch, tmp_path: object) -> Iterator[str]:
+def postgres_url(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[str]:
     """A throwaway database on the machine's PostgreSQL; fails rather than skips in CI."""
-    name = f"test_{uuid.uuid4().hex[:12]}"
-    try:
-        admin = psycopg.connect(PG_ADMIN, autocommit=True, connect_timeout=5)
-    except psycopg.OperationalError as exc:
-        if os.environ.get("CI"):
-            pytest.fail(f"PostgreSQL is required in CI: {exc}")
-        pytest.skip(f"PostgreSQL not reachable: {exc}")
-    with admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    url = f"postgresql://postgres@127.0.0.1:5432/{name}"
-    monkeypatch.setenv("DATABASE_URL", url)
-    monkeypatch.setenv("APP_DATA_DIR", str(tmp_path))
-    get_settings.cache_clear()
-    get_engine.cache_clear()
-    yield url
-    dispose_engines()
-    get_settings.cache_clear()
-    get_engine.cache_clear()
-    with psycopg.connect(PG_ADMIN, autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with throwaway_database(monkeypatch, tmp_path) as url:
+        yield url
 
 
 def test_postgresql_round_trip(postgres_url: str) -> None:

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import os
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
-import psycopg
 import pytest
 from alembic import command
 from sqlalchemy import inspect, text
 
-from app.config import get_settings
-from app.db import dispose_engines, get_engine
+from app.db import get_engine
 from app.migrate import alembic_config, upgrade_head
+from tests.postgres import throwaway_database
 
 NEW_TABLES = {"regrade_jobs", "submission_reports", "score_overrides", "deadline_extensions"}
 NEW_COLUMNS = {"late", "override_score", "override_reason", "override_by", "override_at"}
@@ -61,25 +58,8 @@ def test_sqlite_up_down_up(data_dir: Path) -> None:
 @pytest.fixture
 def postgres(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
     """A throwaway PostgreSQL database; fails rather than skips in CI."""
-    name = f"test_{uuid.uuid4().hex[:12]}"
-    try:
-        admin = psycopg.connect(PG_ADMIN, autocommit=True, connect_timeout=5)
-    except psycopg.OperationalError as exc:
-        if os.environ.get("CI"):
-            pytest.fail(f"PostgreSQL is required in CI: {exc}")
-        pytest.skip(f"PostgreSQL not reachable: {exc}")
-    with admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    monkeypatch.setenv("DATABASE_URL", f"postgresql://postgres@127.0.0.1:5432/{name}")
-    monkeypatch.setenv("APP_DATA_DIR", str(tmp_path))
-    get_settings.cache_clear()
-    get_engine.cache_clear()
-    yield
-    dispose_engines()
-    get_settings.cache_clear()
-    get_engine.cache_clear()
-    with psycopg.connect(PG_ADMIN, autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with throwaway_database(monkeypatch, tmp_path):
+        yield
 
 
 def test_postgresql_up_down_up(postgres: None) -> None:
