@@ -31,6 +31,23 @@ class Settings(BaseSettings):
             "`make run`); default var/jax-cache in the checkout, shared by every data dir."
         ),
     )
+    mistakes_cache_dir: Path | None = Field(
+        default=None,
+        description=(
+            "Expected and known mistakes' outputs keyed by content (`python -m app prepare`); "
+            "default var/mistakes-cache in the checkout, shared by every data dir."
+        ),
+    )
+    experiments_cache_dir: Path | None = Field(
+        default=None,
+        description="The lab's reference experiments (`python -m app experiments`); default "
+        "experiments-cache in app_data_dir.",
+    )
+    validate_cache_dir: Path | None = Field(
+        default=None,
+        description="Grading checks `validate` saw pass, so a rerun grades only what changed; "
+        "default validate-cache in app_data_dir.",
+    )
     database_url: str | None = Field(
         default=None, description="SQLAlchemy URL; default is a SQLite file in app_data_dir."
     )
@@ -262,6 +279,26 @@ class Settings(BaseSettings):
     def lti_key_dir(self) -> Path:
         """Where the tool's private keys live: in the data dir, never in the repository."""
         return self.app_data_dir / "lti"
+
+    @property
+    def jax_cache_path(self) -> Path:
+        """JAX's compilation cache: one per checkout (trusted runs fill it), not per data dir."""
+        return (self.jax_cache_dir or ROOT / "var" / "jax-cache").resolve()
+
+    @property
+    def mistakes_cache_path(self) -> Path:
+        """The known mistakes' outputs: keyed by content, so shared like JAX's cache."""
+        return (self.mistakes_cache_dir or ROOT / "var" / "mistakes-cache").resolve()
+
+    @property
+    def experiments_cache_path(self) -> Path:
+        """The lab's reference runs: per data dir, beside the submissions they are drawn with."""
+        return self.experiments_cache_dir or self.app_data_dir / "experiments-cache"
+
+    @property
+    def validate_cache_path(self) -> Path:
+        """Checks `validate` saw pass: per data dir, so a fresh one grades everything."""
+        return self.validate_cache_dir or self.app_data_dir / "validate-cache"
 
     @property
     def lessons_dir(self) -> Path:

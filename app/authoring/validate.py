@@ -41,7 +41,7 @@ def validate_course(
                 exercises_dir=settings.exercises_dir,
                 pool=pool_settings(warm=True),
                 progress=progress,
-                passed=None if regrade else PassedChecks(settings.app_data_dir / "validate-cache"),
+                passed=None if regrade else PassedChecks(settings.validate_cache_path),
                 mistakes_cache_dir=mistakes_cache_dir(),
             )
         )

@@ -170,7 +170,7 @@ def cmd_experiments(args: argparse.Namespace) -> int:
         folders = lab_folders(settings.exercises_dir, args.exercise)
     except LookupError as exc:
         return _fail(str(exc), 2)
-    cache = settings.app_data_dir / "experiments-cache"
+    cache = settings.experiments_cache_path
     for folder in folders:
         results = reference_runs(folder, cache, lambda what: print(what, file=sys.stderr))
         print(format_table(folder.name, results), flush=True)

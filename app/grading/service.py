@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from app.config import ROOT, get_settings
+from app.config import get_settings
 from graders import Grader, PoolSettings, base_env, fill_jax_cache
 
 _lock = threading.Lock()
@@ -27,7 +27,7 @@ def pool_settings(*, warm: bool) -> PoolSettings:
 
 def jax_cache_dir() -> Path:
     """Where JAX's compilation cache lives: set up once per checkout, not per data dir."""
-    return (get_settings().jax_cache_dir or ROOT / "var" / "jax-cache").resolve()
+    return get_settings().jax_cache_path
 
 
 def prepare_jax_cache() -> float:
@@ -38,7 +38,7 @@ def prepare_jax_cache() -> float:
 
 def mistakes_cache_dir() -> Path:
     """Where the declared mistakes' outputs are kept (keyed by content, shared like JAX's cache)."""
-    return (ROOT / "var" / "mistakes-cache").resolve()
+    return get_settings().mistakes_cache_path
 
 
 def prepare_mistakes() -> int:

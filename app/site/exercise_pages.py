@@ -113,14 +113,14 @@ def _lab_figure(exercise: Exercise) -> str | None:
     """An experiment's reference runs as an SVG, from the cache only (never trains here)."""
     if exercise.meta.entry.kind != "experiment":
         return None
-    return figure_for(exercise.path, get_settings().app_data_dir / "experiments-cache")
+    return figure_for(exercise.path, get_settings().experiments_cache_path)
 
 
 def _lab_table(exercise: Exercise) -> str | None:
     """The reference runs' numbers, the text equivalent of the figure."""
     if exercise.meta.entry.kind != "experiment":
         return None
-    return table_for(exercise.path, get_settings().app_data_dir / "experiments-cache")
+    return table_for(exercise.path, get_settings().experiments_cache_path)
 
 
 @router.post("/exercises/{slug}/submit")

@@ -97,7 +97,7 @@ def lesson_page(
         labs=lesson_labs(
             course=course,
             lesson=lessons[index],
-            cache_dir=get_settings().app_data_dir / "experiments-cache",
+            cache_dir=get_settings().experiments_cache_path,
         ),
         quiz=quiz_view(session=session, lesson=lessons[index], user=user, retake=retake),
     )

@@ -30,7 +30,7 @@ def lab_figure(
     metrics = (row.report or {}).get("metrics")
     if exercise is None or row.status != "done" or not isinstance(metrics, dict):
         raise HTTPException(404, "This submission has no finished experiment to draw.")
-    cache_dir = get_settings().app_data_dir / "experiments-cache"
+    cache_dir = get_settings().experiments_cache_path
     body = figure(name, metrics, exercise.path, cache_dir)
     if body is None:
         raise HTTPException(404, "This run has nothing to draw for that figure.")
