@@ -31,14 +31,13 @@ log = logging.getLogger(__name__)
 Mode = Literal["submit", "run"]
 MAX_CODE_BYTES = 256 * 1024
 JAX_TIME_FACTOR = 3  # vmap/jit code compiles each of ~10 test shapes: 0.3-0.6 s apiece here
-# A job on a warmed JAX server runs what was compiled before (tens of ms), or compiles on a
-# client of its own after a reset in its child (graders/inside/jax_child.py: as a fresh process
-# would, without the 1-1.5 s start; about 1 s for a new Flax program). Past this clock it is run
-# again on a fresh JAX with the job's whole limit. The MLIR thread-pool hang after fork is fixed
-# (the child's own pool), but some programs still stall in a warmed child: a Flax module whose
-# parameter uses nn.initializers.truncated_normal sat at 0.02 s of CPU for its whole 15 s limit
-# (found by `validate` in a CI rehearsal, 2026-11-23), so the clock stays short.
-FAST_JAX_MS = 3000
+# A job on a warmed JAX server runs what was compiled before (tens of ms), or runs again on a
+# client of its own in its child (graders/inside/jax_child.py): at its first new compilation, or
+# when it waits on XLA worker threads fork did not copy (noticed in 0.2 s). So it gets the job's
+# whole limit there. A fresh JAX is the last resort: for a child that cannot reset
+# (NEEDS_FRESH_JAX), and for one that ran out of time while using less than this share of its
+# clock in CPU (a wait nothing in the child ended, not a slow or looping program).
+STALLED_CPU_SHARE = 0.25
 EXIT_GRACE_S = 1.0  # a finished job exits in milliseconds; this only absorbs a busy machine
 SERVER_GRACE_S = 2.0  # a fork server stops its job at the deadline; the grader only after this
 
@@ -236,14 +235,14 @@ class Grader:
         )
         key = f"jax:{spec.slug}" if per_exercise else framework
         fast = per_exercise and "jax" in self.pool.settings.fork
-        run = self._attempt(key, job, spec, cases, deadline_ms, memory_mb, fast=fast)
+        run = self._attempt(key, job, spec, cases, deadline_ms, memory_mb)
         fresh = run.exit_code == protocol.NEEDS_FRESH_JAX
         compiled = fresh or run.exit_code == protocol.RAN_AFTER_RESET
         # Whether it needed a new compilation; unknown when it ran out of time before telling.
         new_compilation = compiled or (None if run.timed_out else False)
-        if fast and (fresh or (run.timed_out and deadline_ms > FAST_JAX_MS)):
-            # The warmed server's child could not compile, or its shorter clock ran out: run it
-            # where JAX starts fresh, with the job's whole limit.
+        if fast and (fresh or _stalled(run, deadline_ms)):
+            # The warmed server's child could not reset, or it waited without working until its
+            # clock ran out: run it where JAX starts fresh, with the job's whole limit.
             run = self._attempt("jax", job, spec, cases, deadline_ms, memory_mb)
         if fast:
             run.new_compilation = new_compilation
@@ -257,18 +256,15 @@ class Grader:
         cases: list[Case],
         deadline_ms: int,
         memory_mb: int,
-        *,
-        fast: bool = False,
     ) -> RawRun:
-        """One run of the job on a process of `key`; a fast attempt gets a shorter clock."""
-        wall_ms = min(deadline_ms, FAST_JAX_MS) if fast else deadline_ms
-        proc = self.pool.acquire(key, wall_ms=wall_ms)
+        """One run of the job on a process of `key`."""
+        proc = self.pool.acquire(key, wall_ms=deadline_ms)
         try:
             return exchange(
                 proc,
                 job,
                 BufferSink(result_ids(spec, cases)),
-                deadline_s=wall_ms / 1000,
+                deadline_s=deadline_ms / 1000,
                 exit_grace_s=EXIT_GRACE_S,
                 result_bytes=protocol.RESULT_BYTES,
                 server_grace_s=SERVER_GRACE_S if isinstance(proc, ForkedJob) else 0.0,
@@ -332,6 +328,11 @@ class Grader:
 def time_limit_ms(spec: ExerciseSpec, framework: str) -> int:
     """The wall-clock limit of one job: JAX compiles every new shape on first use, so more."""
     return spec.time_ms * (JAX_TIME_FACTOR if framework == "jax" else 1)
+
+
+def _stalled(run: RawRun, deadline_ms: int) -> bool:
+    """Ran out of time while barely using CPU: a wait nothing in the warmed child could end."""
+    return run.timed_out and run.cpu_ms is not None and run.cpu_ms < STALLED_CPU_SHARE * deadline_ms
 
 
 def job_cpu_seconds(deadline_ms: int) -> int:

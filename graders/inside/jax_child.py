@@ -18,6 +18,16 @@ started its workers while warm-up lowered programs of several functions, and MLI
 a program on that pool; in the child the workers are gone, so a new program of several functions
 waited forever (about one student program in eight hung until its time limit).
 
+Running what the server compiled can stall too: XLA's CPU client hands some work to its own
+worker threads (a program of independent kernels over buffers past 512 bytes, e.g. the jitted
+`jax.random.truncated_normal`; a copy of 100 kB or more into a JAX array) and waits for them; fork
+did not copy them either. Which work goes there is decided inside XLA, with no option to keep it
+on the calling thread, so a watch (`_StallWatch`) notices the wait instead: the job's thread
+asleep in a futex, no thread of the child using CPU, for STALL_S. Nothing can wake it, so the
+watch takes the job over: it drops the attempt's frames and prints and runs the job again on a
+client of its own, in its own thread (the stuck one is left parked; the process leaves with
+os._exit).
+
 Safety is unchanged: the reset happens inside the one job's child, after its limits and seccomp
 filter are in place and under the same wall clock; the child never runs another job; the
 persistent cache stays a read-only bind that JAX is also told never to write.
@@ -28,6 +38,7 @@ from __future__ import annotations
 import io
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -36,6 +47,11 @@ import protocol  # type: ignore[import-not-found]  # bound beside this file in t
 
 SETTLE_S = 0.1  # a fork right after JAX work once left the child spinning in absl's set-up
 HELD_OUTPUT_CHARS = 256 * 1024  # prints held during the first attempt (the grader keeps less)
+STALL_POLL_S = 0.02
+# A futex wait this long while no thread of the child uses CPU will not end: the threads that
+# would end it are ones fork did not copy. A thread that is merely descheduled is not asleep.
+STALL_S = 0.2
+STALL_CPU_S = 0.001  # CPU the child's other threads may use meanwhile (not the watch's own)
 NATIVE_COMPILES = [0]  # in the server: compilations that did not come from the persistent cache
 _KEPT: list[Any] = []  # the server's clients: destroying them in the child is not safe
 
@@ -115,22 +131,97 @@ class Guard:
         self._compiler.compile_or_get_cached = self._original
 
 
-class _HeldOutput(io.TextIOBase):
-    """sys.stdout and sys.stderr during the first attempt: kept, written out only if it counts."""
+class _Held:
+    """What the first attempt printed, kept until it is known to count."""
 
     def __init__(self) -> None:
         self.parts: list[str] = []
         self.size = 0
+        self.live: int | None = None  # a thread whose prints go straight out (the watch's re-run)
+
+
+class _HeldOutput(io.TextIOBase):
+    """sys.stdout or sys.stderr during the first attempt: kept, written out only if it counts."""
+
+    def __init__(self, held: _Held, real: Any) -> None:
+        self.held = held
+        self.real = real
 
     def writable(self) -> bool:
         return True
 
     def write(self, text: str) -> int:
         text = str(text)
-        if self.size < HELD_OUTPUT_CHARS:
-            self.parts.append(text[: HELD_OUTPUT_CHARS - self.size])
-            self.size += len(self.parts[-1])
+        held = self.held
+        if held.live is not None:
+            if threading.get_ident() == held.live:
+                return int(self.real.write(text))
+            return len(text)  # the parked first attempt: dropped
+        if held.size < HELD_OUTPUT_CHARS:
+            held.parts.append(text[: HELD_OUTPUT_CHARS - held.size])
+            held.size += len(held.parts[-1])
         return len(text)
+
+    def flush(self) -> None:
+        if self.held.live is not None and threading.get_ident() == self.held.live:
+            self.real.flush()
+
+
+def _waits_in_futex(tid: int) -> bool:
+    """Whether thread `tid` of this process sleeps in a futex (False when /proc cannot tell)."""
+    try:
+        with open(f"/proc/self/task/{tid}/stat") as stat:
+            state = stat.read().rsplit(")", 1)[1].split()[0]
+        with open(f"/proc/self/task/{tid}/wchan") as wchan:
+            return state == "S" and wchan.read().startswith("futex")
+    except (OSError, IndexError):
+        return False
+
+
+class _StallWatch:
+    """In a forked child: notices the job's thread waiting for threads fork did not copy.
+
+    `take_over` then runs in the watch's thread (the job's thread never wakes); `finish`, called
+    by the job's thread when its attempt ends, says whether the attempt still counts.
+    """
+
+    def __init__(self, take_over: Callable[[], None]) -> None:
+        self.job_thread = threading.get_native_id()
+        self.state = "watching"
+        self.lock = threading.Lock()
+        self.take_over = take_over
+        threading.Thread(target=self._watch, name="stall-watch", daemon=True).start()
+
+    def finish(self) -> bool:
+        """True if the attempt counts; False if the watch took the job over."""
+        with self.lock:
+            if self.state == "watching":
+                self.state = "done"
+        return self.state == "done"
+
+    def _watch(self) -> None:
+        since: float | None = None
+        cpu_then = 0.0
+        while self.state == "watching":
+            time.sleep(STALL_POLL_S)
+            now = time.monotonic()
+            cpu = time.process_time() - time.thread_time()
+            if not _waits_in_futex(self.job_thread):
+                since = None
+            elif since is None or cpu - cpu_then > STALL_CPU_S:
+                since, cpu_then = now, cpu
+            elif now - since >= STALL_S:
+                with self.lock:
+                    if self.state != "watching":
+                        return
+                    self.state = "taken over"
+                self.take_over()
+                return
+
+    @staticmethod
+    def park() -> None:
+        """The job's thread after the watch took its job over: wait for the process to end."""
+        threading.Event().wait()
 
 
 def _leave_for_fresh_jax() -> None:
@@ -143,24 +234,42 @@ RunJob = Callable[..., None]
 
 
 def run(run_job: RunJob, job: Any, write: Callable[[bytes], None], *, may_reset: bool) -> bool:
-    """Run the job on the server's client; at a compile miss, reset and run it again.
+    """Run the job on the server's client; at a compile miss or a stall, reset and run it again.
 
-    True when it ran again on a client of its own (the caller exits with RAN_AFTER_RESET).
+    True when it ran again on a client of its own (the caller exits with RAN_AFTER_RESET); after
+    a stall the watch's thread runs it again and ends the process itself.
     """
     own_mlir_pool()
     guard = Guard(may_reset)
     if not may_reset:
+        watch = _StallWatch(_leave_for_fresh_jax)
         run_job(job, write)
+        if not watch.finish():
+            watch.park()
         return False
     frames: list[bytes] = []
-    held = _HeldOutput()
+    held = _Held()
     saved = sys.stdout, sys.stderr
-    sys.stdout = sys.stderr = held
+
+    def take_over() -> None:  # in the watch's thread; the job's thread is stuck for good
+        guard.missed = True
+        frames.clear()
+        held.parts.clear()
+        held.live = threading.get_ident()
+        _run_again(guard, run_job, job, write)
+        for stream in saved:
+            stream.flush()
+        os._exit(protocol.RAN_AFTER_RESET)  # every result is written; this only counts it
+
+    watch = _StallWatch(take_over)
+    sys.stdout, sys.stderr = _HeldOutput(held, saved[0]), _HeldOutput(held, saved[1])
     try:
         run_job(job, frames.append, stop=lambda: guard.missed)
     except CompileMiss:
         guard.missed = True
     finally:
+        if not watch.finish():
+            watch.park()
         sys.stdout, sys.stderr = saved
     if not guard.missed:
         sys.stdout.write("".join(held.parts))
@@ -169,9 +278,14 @@ def run(run_job: RunJob, job: Any, write: Callable[[bytes], None], *, may_reset:
         return False
     frames.clear()
     held.parts.clear()
+    _run_again(guard, run_job, job, write)
+    return True
+
+
+def _run_again(guard: Guard, run_job: RunJob, job: Any, write: Callable[[bytes], None]) -> None:
+    """The whole job again, on a JAX client of this process's own."""
     try:
         guard.reset()
     except Exception:  # no client of its own: the grader runs the job on a fresh JAX
         _leave_for_fresh_jax()
     run_job(job, write)
-    return True

@@ -94,3 +94,86 @@ def test_children_lower_new_programs_of_several_functions_although_the_server_di
     lines = proc.stdout.split()
     assert lines[:1] == ["workers"] and int(lines[1]) > 0, proc.stderr[-2000:]
     assert lines[2:] == ["child", "0"] * children, proc.stderr[-2000:]
+
+
+RUN_SCRIPT = """
+import os, signal, sys
+sys.path[:0] = [sys.argv[1] + "/inside", sys.argv[1]]
+import numpy as np
+import flax.linen as nn
+import jax, jax.numpy as jnp
+jax.config.update("jax_cpu_enable_async_dispatch", False)
+jax.config.update("jax_compilation_cache_dir", sys.argv[2])
+jax.config.update("jax_persistent_cache_min_entry_size_bytes", -1)
+server = sys.argv[3] == "server"  # else: fill the cache, as graders/host/jax_cache.py does
+jax.config.update("jax_persistent_cache_min_compile_time_secs", 1e9 if server else 0)
+import jax_child
+if server:
+    jax_child.watch_server()
+
+
+class Table(nn.Module):  # a parameter drawn by jax.random.truncated_normal's jitted program
+    @nn.compact
+    def __call__(self, tokens):
+        init = nn.initializers.truncated_normal(stddev=0.02)
+        return self.param("table", init, (32, 8))[: tokens.shape[-1]]
+
+
+def job(kind, write, stop=None):
+    if kind == "flax":  # XLA runs this program's independent kernels on its worker threads
+        tokens = jnp.zeros((1, 4), jnp.int32)
+        out = Table().apply(Table().init(jax.random.PRNGKey(1), tokens), tokens)
+    else:  # the client copies 800 kB into a JAX array on its worker threads
+        out = jnp.asarray(np.ones(200_001, np.float32)[1:])  # unaligned: copied, not shared
+    write(str(float(np.asarray(out).sum())).encode())
+
+
+for kind in ("flax", "copy"):
+    job(kind, lambda frame: None)  # warm-up: the server loaded and ran both programs
+print("native", jax_child.NATIVE_COMPILES[0], flush=True)
+if not server:
+    sys.exit(0)
+jax_child.settle()
+for kind in ("flax", "copy"):
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        signal.alarm(30)  # a stalled child dies here (exit -14) instead of hanging the test
+        os.close(read)
+        jax_child.run(job, kind, lambda frame: os.write(write, frame), may_reset=True)
+        os._exit(0)
+    os.close(write)
+    _, status = os.waitpid(pid, 0)
+    with os.fdopen(read, "rb") as frames:
+        print(kind, os.waitstatus_to_exitcode(status), frames.read().decode() or "-", flush=True)
+"""
+
+
+def test_children_run_programs_the_server_ran_on_its_worker_threads(tmp_path: Path) -> None:
+    # XLA's CPU client hands some work to its worker threads (a program of independent kernels
+    # over buffers past 512 bytes; a copy of 100 kB or more into a JAX array); fork copied the
+    # client but not those threads, so a child running such work waited forever. The server
+    # loads its programs from a persistent cache, as a warmed server does. `timeout` only ends a
+    # hung run.
+    env = {"JAX_PLATFORMS": "cpu", "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false"}
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", RUN_SCRIPT, str(GRADERS), str(tmp_path), role],
+            capture_output=True,
+            text=True,
+            timeout=180,
+            env=env,
+            check=False,
+        )
+        for role in ("fill", "server")
+    ]
+    proc = runs[1]
+    rows = [line.split() for line in proc.stdout.splitlines()]
+    assert rows[:1] == [["native", "0"]], runs[0].stderr[-2000:] + proc.stderr[-2000:]
+    rows = rows[1:]
+    assert [row[:2] for row in rows] == [
+        ["flax", str(protocol.RAN_AFTER_RESET)],
+        ["copy", str(protocol.RAN_AFTER_RESET)],
+    ], proc.stderr[-2000:]
+    assert rows[1][2] == "200000.0"
+    assert rows[0][2] != "-" and float(rows[0][2]) != 0.0
