@@ -10,7 +10,7 @@ PORT ?= 8000
 # the tests in one process; `auto` starts one worker per core, each with warm grader pools of its
 # own, so more memory). Tests sharing a module- or package-wide fixture stay on one worker.
 PYTEST_WORKERS ?= 2
-PYTEST := $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup
+PYTEST := $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup --durations=25
 
 .PHONY: system install assets migrate prepare run test test-scenarios test-all test-grader lint typecheck validate bench soak clean
 
