@@ -9,7 +9,6 @@ offering of the first course holds `big_offering` students: the gradebook the sc
 from __future__ import annotations
 
 import datetime as dt
-import json
 import random
 import secrets
 import time
@@ -20,26 +19,13 @@ from typing import Any
 
 import psycopg
 
+from app.bench.platform_work import TERM, CourseData, Offering, Writer, work
 from app.config import ROOT
 from app.content.loader import load_course
 from app.users.service import hash_token
 
 SEED = 27
 UNUSABLE_PASSWORD = "!generated"  # noqa: S105 - no argon2 hash: nobody logs in with a password
-TERM = dt.timedelta(days=105)
-FRAMEWORKS = ("numpy", "torch", "jax")
-WRONG = ("wrong_answer", "wrong_answer", "wrong_answer", "runtime_error", "syntax_error")
-MESSAGES = {
-    "accepted": "All tests passed.",
-    "wrong_answer": "2 of 5 tests failed: the values differ.",
-    "runtime_error": "Your code raised an exception: IndexError.",
-    "syntax_error": "Your code is not valid Python (line 3).",
-}
-CODE = [
-    f"import numpy as np\n\n\ndef solve(x, table):\n    # attempt {n}\n"
-    f"    return table[x] * {n % 7 + 1} / {n % 5 + 1}\n"
-    for n in range(24)
-]
 
 
 @dataclass(frozen=True)
@@ -52,16 +38,6 @@ class Sizes:
     submissions: int = 2_000_000
     big_offering: int = 500  # students in the offering whose gradebook is timed
     measured_students: int = 20  # students of that offering with a token for the timed pages
-
-
-@dataclass(frozen=True)
-class CourseData:
-    """A course as the generator needs it: slugs of its exercises and quiz lessons."""
-
-    slug: str
-    exercises: tuple[str, ...]
-    quizzes: tuple[tuple[str, int], ...]  # (lesson slug, questions)
-    lessons: tuple[str, ...]
 
 
 @dataclass
@@ -118,55 +94,6 @@ def _course_slug(root: Path) -> str:
     raise ValueError(f"{root / 'course.yaml'} names no slug")
 
 
-def _report(verdict: str, score: float) -> str:
-    """A small report of the real shape (graders/report.py), five tests."""
-    passed = round(score * 5)
-    tests = [
-        {
-            "name": f"test {k + 1}",
-            "hidden": k >= 3,
-            "passed": k < passed,
-            "verdict": "accepted" if k < passed else verdict,
-            "message": "" if k < passed else MESSAGES[verdict],
-        }
-        for k in range(5)
-    ]
-    return json.dumps(
-        {
-            "verdict": verdict,
-            "score": score,
-            "message": MESSAGES[verdict],
-            "duration_ms": 120.0,
-            "tests": tests,
-        }
-    )
-
-
-class _Writer:
-    """COPY into one table; rows are sent as they are made."""
-
-    def __init__(self, conn: psycopg.Connection[Any], table: str, columns: tuple[str, ...]):
-        self.conn, self.table, self.columns = conn, table, columns
-
-    def write(self, rows: Iterator[tuple[Any, ...]]) -> int:
-        written = 0
-        sql = f"COPY {self.table} ({', '.join(self.columns)}) FROM STDIN"
-        with self.conn.cursor() as cur, cur.copy(sql) as copy:
-            for row in rows:
-                copy.write_row(row)
-                written += 1
-        return written
-
-
-def _split(total: int, weights: list[float]) -> list[int]:
-    """`total` shared out in proportion to the weights, summing exactly to `total`."""
-    whole = sum(weights)
-    counts = [int(total * w / whole) for w in weights]
-    for n in range(total - sum(counts)):
-        counts[n % len(counts)] += 1
-    return counts
-
-
 def generate(url: str, sizes: Sizes, seed: int = SEED) -> Generated:
     """Fill a migrated, empty database; return who the timed pages are opened as."""
     started = time.perf_counter()
@@ -186,7 +113,7 @@ def generate(url: str, sizes: Sizes, seed: int = SEED) -> Generated:
         }
         big = offerings[1]
         measured = [n for n, m in enumerate(mine) if m[0] == 1][: sizes.measured_students]
-        counts |= _work(conn, rng, catalog, offerings, students, mine, sizes, now)
+        counts |= work(conn, rng, catalog, offerings, students, mine, sizes.submissions, now)
         tokens = [secrets.token_urlsafe(24) for _ in range(len(measured) + 1)]
         owners = [staff[2], *(students[n] for n in measured)]  # staff[2]: the big one's instructor
         with conn.cursor() as cur:
@@ -209,9 +136,6 @@ def generate(url: str, sizes: Sizes, seed: int = SEED) -> Generated:
         student_emails=[emails[uid] for uid in owners[1:]],
         exercise=catalog[0].exercises[1],
     )
-
-
-Offering = tuple[int, int, str, dt.datetime]  # id, course index, title, start of its term
 
 
 def _offerings(
@@ -255,7 +179,7 @@ def _users(
             yield (f"student{n:06d}@example.edu", f"Student {n:06d}", "student")
 
     columns = ("email", "name", "role", "password_hash", "is_admin", "created_at")
-    _Writer(conn, "users", columns).write((*row, UNUSABLE_PASSWORD, False, now) for row in rows())
+    Writer(conn, "users", columns).write((*row, UNUSABLE_PASSWORD, False, now) for row in rows())
     ids = [
         int(i)
         for (i,) in conn.execute(
@@ -296,132 +220,7 @@ def _enrollments(
                 yield (offerings[k][0], uid, "student", "code", offerings[k][3])
 
     # The migration put no one in the first offering (the database was empty).
-    _Writer(conn, "enrollments", ("offering_id", "user_id", "role", "source", "created_at")).write(
+    Writer(conn, "enrollments", ("offering_id", "user_id", "role", "source", "created_at")).write(
         rows()
     )
     return mine
-
-
-def _work(
-    conn: psycopg.Connection[Any],
-    rng: random.Random,
-    catalog: list[CourseData],
-    offerings: list[Offering],
-    students: list[int],
-    mine: list[list[int]],
-    sizes: Sizes,
-    now: dt.datetime,
-) -> dict[str, int]:
-    """Submissions, quiz attempts and lesson reads, student by student, in time order."""
-    reports = {
-        (verdict, score): _report(verdict, score)
-        for verdict in MESSAGES
-        for score in (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
-    }
-    per_student = _split(sizes.submissions, [rng.gammavariate(2.0, 0.5) for _ in students])
-
-    def submissions() -> Iterator[tuple[Any, ...]]:
-        for uid, chosen, count in zip(students, mine, per_student, strict=True):
-            for when in sorted(rng.random() for _ in range(count)):
-                k = chosen[0] if len(chosen) == 1 or rng.random() < 0.7 else chosen[1]
-                oid, course, _, starts = offerings[k]
-                data = catalog[course]
-                created = starts + when * min(TERM, now - starts)
-                mode = "submit" if rng.random() < 0.65 else "run"
-                if rng.random() < 0.3 + 0.4 * when:
-                    verdict, score = "accepted", 1.0
-                else:
-                    verdict = rng.choice(WRONG)
-                    score = 0.0 if verdict != "wrong_answer" else rng.randint(0, 4) / 5
-                duration = rng.uniform(40.0, 900.0)
-                yield (
-                    uid,
-                    data.exercises[int(rng.random() ** 1.5 * len(data.exercises))],
-                    data.slug,
-                    "generated",
-                    FRAMEWORKS[rng.randrange(3)],
-                    mode,
-                    CODE[rng.randrange(len(CODE))],
-                    "done",
-                    verdict,
-                    score,
-                    MESSAGES[verdict],
-                    reports[(verdict, score)],
-                    duration,
-                    1,
-                    created,
-                    created + dt.timedelta(milliseconds=duration),
-                    rng.random() < 0.05,
-                    oid,
-                )
-
-    columns = (
-        "user_id, exercise_slug, course_slug, content_version, framework, mode, code, status,"
-        " verdict, score, message, report, duration_ms, attempts, created_at, finished_at,"
-        " late, offering_id"
-    )
-    written = _Writer(conn, "submissions", tuple(columns.split(", "))).write(submissions())
-    attempts, reads = _quizzes(conn, rng, catalog, offerings, students, mine, now)
-    return {"submissions": written, "quiz_attempts": attempts, "lesson_reads": reads}
-
-
-def _quizzes(
-    conn: psycopg.Connection[Any],
-    rng: random.Random,
-    catalog: list[CourseData],
-    offerings: list[Offering],
-    students: list[int],
-    mine: list[list[int]],
-    now: dt.datetime,
-) -> tuple[int, int]:
-    """Most students read most lessons and take most quizzes, some twice."""
-    read_rows: list[tuple[Any, ...]] = []
-
-    def attempts() -> Iterator[tuple[Any, ...]]:
-        for uid, chosen in zip(students, mine, strict=True):
-            seen: set[str] = set()
-            for k in chosen:
-                oid, course, _, starts = offerings[k]
-                data = catalog[course]
-                for n, lesson in enumerate(data.lessons):
-                    if lesson not in seen and rng.random() < 0.85:
-                        seen.add(lesson)
-                        read_rows.append((uid, lesson, min(now, starts + n * TERM / 10)))
-                for lesson, questions in data.quizzes:
-                    for retake in range(rng.choice((0, 1, 1, 1, 2))):
-                        right = [rng.random() < 0.7 for _ in range(questions)]
-                        results = {
-                            "questions": [
-                                {"id": f"q{q + 1}", "correct": ok, "answer": "a"}
-                                for q, ok in enumerate(right)
-                            ],
-                            "ignored": [],
-                        }
-                        yield (
-                            uid,
-                            lesson,
-                            data.slug,
-                            "generated",
-                            json.dumps({f"q{q + 1}": "a" for q in range(questions)}),
-                            json.dumps(results),
-                            sum(right) / questions,
-                            oid,
-                            min(now, starts + (retake + rng.random()) * TERM / 3),
-                        )
-
-    columns = (
-        "user_id",
-        "lesson_slug",
-        "course_slug",
-        "content_version",
-        "answers",
-        "results",
-        "score",
-        "offering_id",
-        "created_at",
-    )
-    written = _Writer(conn, "quiz_attempts", columns).write(attempts())
-    reads = _Writer(conn, "lesson_reads", ("user_id", "lesson_slug", "created_at")).write(
-        iter(read_rows)
-    )
-    return written, reads
