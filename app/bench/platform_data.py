@@ -25,6 +25,13 @@ from app.content.loader import load_course
 from app.users.service import hash_token
 
 SEED = 27
+# What the database holds afterwards, counted there (not what the generator meant to write).
+STORED = ("courses", "offerings", "students", "submissions", "graded_in_big_offering")
+STORED_SQL = (
+    "SELECT (SELECT count(DISTINCT course_slug) FROM offerings), (SELECT count(*) FROM offerings),"
+    " (SELECT count(*) FROM users WHERE role = 'student'), (SELECT count(*) FROM submissions),"
+    " (SELECT count(*) FROM submissions WHERE offering_id = %s AND mode = 'submit')"
+)
 UNUSABLE_PASSWORD = "!generated"  # noqa: S105 - no argon2 hash: nobody logs in with a password
 
 
@@ -44,7 +51,7 @@ class Sizes:
 class Generated:
     """What was written, and who the timed pages are opened as."""
 
-    counts: dict[str, int]
+    counts: dict[str, Any]  # what was written; "stored": what the database then held
     seconds: float
     offering_id: int  # the big offering of the first course
     offering_title: str
@@ -104,7 +111,7 @@ def generate(url: str, sizes: Sizes, seed: int = SEED) -> Generated:
         offerings = _offerings(conn, catalog, sizes, now)
         staff, students = _users(conn, sizes, now)
         mine = _enrollments(conn, rng, offerings, staff, students, sizes)
-        counts = {
+        counts: dict[str, Any] = {
             "courses": len(catalog),
             "offerings": len(offerings),
             "students": len(students),
@@ -126,6 +133,8 @@ def generate(url: str, sizes: Sizes, seed: int = SEED) -> Generated:
         conn.commit()
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("VACUUM (ANALYZE)")  # what autovacuum would have done on a live site
+        stored = conn.execute(STORED_SQL, [big[0]]).fetchone() or ()
+    counts["stored"] = dict(zip(STORED, stored, strict=True))
     return Generated(
         counts=counts,
         seconds=round(time.perf_counter() - started, 1),
@@ -151,8 +160,8 @@ def _offerings(
     found: list[Offering] = [(int(first[0]), 0, "First offering", now - 3 * TERM)]
     with conn.cursor() as cur:
         for n in range(1, sizes.offerings):
-            course = n % len(catalog) if n > 1 else 0
-            term = (n // len(catalog)) if n > 1 else 0
+            course = (n - 1) % len(catalog) if n > 1 else 0
+            term = (n - 1) // len(catalog) if n > 1 else 0
             starts = now - dt.timedelta(days=70) - term * 2 * TERM
             title = f"Term {term + 1}, section {chr(65 + n % 3)} ({catalog[course].slug})"
             cur.execute(
