@@ -5,23 +5,28 @@ Scenarios (docs/benchmarks.md): `cold` (fresh data dir, first verdicts right aft
 `lab` (Poisson arrivals over every exercise, 60% wrong), `pages` (a class of N students
 opens five pages at once, then S submissions are followed on their live streams) and `idle`
 (one at a time on a full pool, against a fresh sandbox per job); `similarity` and `items`
-(a generated class's quiz statistics) time the instructors' reports. Each runs in the embedded
-default or, with `--scale-out`, on PostgreSQL, Redis and worker processes. It reports and
-never fails on a missed target; it exits 1 when a verdict is wrong or a submission is lost.
+(a generated class's quiz statistics) time the instructors' reports; `platform` times the
+pages of a generated deployment of issue 27's size on PostgreSQL. Each of the others runs in
+the embedded default or, with `--scale-out`, on PostgreSQL, Redis and worker processes. It
+reports and never fails on a missed target; it exits 1 when a verdict is wrong or a submission
+is lost (or a platform page answers wrongly).
 """
 
 from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from app.bench import classroom, idle, pages, scenarios, similarity
+from app.bench import classroom, idle, pages, platform, scenarios, similarity
+from app.bench.platform_data import Sizes
 from app.bench.server import deployment
 from app.config import get_settings
 
-SCENARIOS = ("cold", "sequential", "burst", "lab", "pages", "similarity", "items", "idle")
+# What `--scenario all` runs; `idle` and `platform` (minutes of data generation) run when named.
+ALL = ("cold", "sequential", "burst", "lab", "pages", "similarity", "items")
+SCENARIOS = (*ALL, "idle", "platform")
 # Issue 25's targets for what a class sends (corpus-drawn JAX); the "(declared)" lines have none.
 TARGETS: dict[str, tuple[tuple[str, float], ...]] = {
     "cold numpy": (("p50_ms", 3000.0),),
@@ -39,7 +44,7 @@ TARGETS: dict[str, tuple[tuple[str, float], ...]] = {
 class Options:
     """What to run and how long."""
 
-    scenarios: tuple[str, ...] = SCENARIOS[:-1]
+    scenarios: tuple[str, ...] = ALL
     scale_out: bool = False
     workers: int = 2
     samples: int = 20
@@ -55,6 +60,11 @@ class Options:
     similar_submissions: int = 300
     class_size: int = 200  # items: students in the generated class
     declared: bool = True  # also the old lines: the model solution and declared mistakes alone
+    platform: Sizes = field(default_factory=Sizes)  # platform: the generated deployment
+    page_requests: int = 40  # platform: timed requests per page (after the warm-up)
+    page_warmup: int = 5
+    keep_database: bool = False  # platform: leave the generated database (to EXPLAIN queries)
+    json: bool = False  # platform alone: print its JSON too
 
 
 def _row(label: str, stats: dict[str, Any]) -> str:
@@ -95,12 +105,23 @@ def _grouped(outcomes: list[scenarios.Outcome], label: str | None = None) -> dic
 
 
 def run(options: Options) -> int:
-    """Run the chosen scenarios, print a table and a JSON line; 1 if a verdict was wrong/lost."""
+    """Run the chosen scenarios, print a table and a JSON line; 1 if a verdict was wrong/lost
+    (or a platform page answered wrongly)."""
     mode = f"scale-out, {options.workers} workers" if options.scale_out else "embedded"
     print(f"bench: {os.cpu_count()} cores, {mode}", flush=True)
     results: dict[str, Any] = {"mode": mode}
     bad = 0
-    for name in options.scenarios:
+    if "platform" in options.scenarios:
+        found = platform.run_platform(
+            options.platform,
+            requests=options.page_requests,
+            warmup=options.page_warmup,
+            keep_database=options.keep_database,
+        )
+        results["platform"] = found
+        print("platform:\n" + "\n".join(platform.table(found)), flush=True)
+        bad += sum(row.get("wrong_answers", 0) for row in found.values() if isinstance(row, dict))
+    for name in (n for n in options.scenarios if n != "platform"):
         with deployment(
             scale_out=options.scale_out,
             workers=options.workers,
@@ -117,7 +138,8 @@ def run(options: Options) -> int:
                 print(_row(label, group), flush=True)
             bad += group.get("lost", 0) + group.get("wrong_verdicts", 0)
         results[name] = stats
-    print(json.dumps(results))
+    if options.json or set(options.scenarios) != {"platform"}:
+        print(json.dumps(results))
     return 1 if bad else 0
 
 

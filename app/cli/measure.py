@@ -16,9 +16,10 @@ def cmd_soak(args: argparse.Namespace) -> int:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     """Measure grading as a class meets it (docs/benchmarks.md); 1 if a verdict was wrong."""
-    from app.bench import SCENARIOS, Options, run
+    from app.bench import ALL, Options, run
+    from app.bench.platform_data import Sizes
 
-    chosen = SCENARIOS[:-1] if args.scenario == "all" else (args.scenario,)
+    chosen = ALL if args.scenario == "all" else (args.scenario,)
     options = Options(
         scenarios=chosen,
         scale_out=args.scale_out,
@@ -36,6 +37,17 @@ def cmd_bench(args: argparse.Namespace) -> int:
         similar_submissions=args.similar,
         class_size=args.class_size,
         declared=not args.no_declared,
+        platform=Sizes(
+            courses=args.courses,
+            offerings=args.offerings,
+            students=args.platform_students,
+            submissions=args.submissions,
+            big_offering=args.big_offering,
+        ),
+        page_requests=args.requests,
+        page_warmup=args.warmup,
+        keep_database=args.keep_database,
+        json=args.json,
     )
     return run(options)
 
@@ -110,7 +122,7 @@ def add_parsers(sub: Any) -> None:
         "--scenario",
         choices=[
             *("cold", "sequential", "burst", "lab", "pages", "similarity", "items", "idle"),
-            "all",
+            *("platform", "all"),
         ],
         default="all",
     )
@@ -141,6 +153,7 @@ def add_parsers(sub: Any) -> None:
         action="store_true",
         help="skip the lines of declared answers only (model solution and declared mistakes)",
     )
+    _platform_arguments(bench)
     bench.set_defaults(func=cmd_bench)
     check = sub.add_parser("corpus", help="grade the bench corpus; compare with its manifests")
     check.add_argument("--exercise", action="append", help="only this exercise (repeatable)")
@@ -150,3 +163,23 @@ def add_parsers(sub: Any) -> None:
     soak.add_argument("--jobs", type=int, default=1000)
     soak.add_argument("--hostile-share", type=float, default=0.3)
     soak.set_defaults(func=cmd_soak)
+
+
+def _platform_arguments(bench: Any) -> None:
+    """The `platform` scenario's sizes (defaults: issue 27's) and how much to time."""
+    group = bench.add_argument_group("platform (generated data set on PostgreSQL)")
+    group.add_argument("--courses", type=int, default=20)
+    group.add_argument("--offerings", type=int, default=100)
+    group.add_argument(
+        "--platform-students", type=int, default=20_000, help="students in the data set"
+    )
+    group.add_argument("--submissions", type=int, default=2_000_000)
+    group.add_argument(
+        "--big-offering", type=int, default=500, help="students in the timed gradebook"
+    )
+    group.add_argument("--requests", type=int, default=40, help="timed requests per page")
+    group.add_argument("--warmup", type=int, default=5, help="untimed requests per page first")
+    group.add_argument(
+        "--keep-database", action="store_true", help="leave the generated database (to EXPLAIN)"
+    )
+    group.add_argument("--json", action="store_true", help="also print the results as JSON")

@@ -7,8 +7,8 @@ import datetime as dt
 import io
 from dataclasses import dataclass, field
 
-from sqlalchemy import func, select
-from sqlalchemy.orm import Session
+from sqlalchemy import ColumnElement, case, false, func, or_, select, union_all
+from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from app.assessments.gradebook import (
     AssessmentCell,
@@ -20,8 +20,7 @@ from app.content.loader import Course
 from app.deadlines.models import DeadlineExtension
 from app.deadlines.rules import late_at
 from app.models_base import as_utc
-from app.offerings.access import offering_here, students_here
-from app.offerings.service import first_offering_id_query
+from app.offerings.access import offering_id_here, students_here
 from app.progress.models import QuizAttempt
 from app.submissions.models import Submission
 from app.users.models import User
@@ -125,32 +124,71 @@ def _columns(course: Course) -> tuple[list[Column], list[Column]]:
     return exercises, quizzes
 
 
+def _in_offering(
+    session: Session, column: InstrumentedAttribute[int | None]
+) -> list[ColumnElement[bool]]:
+    """One condition per SELECT to UNION: the offering's rows, and in the first offering also
+    rows from before offerings. Plain equality, so an index on the column finds the rows."""
+    here, legacy = offering_id_here(session=session)
+    if here is None:
+        return []
+    return [column == here, *([column.is_(None)] if legacy else [])]
+
+
 def _fill_exercises(session: Session, rows: dict[int, Row], slugs: list[str]) -> None:
-    found = session.execute(
+    """One row per student and exercise, summed up by the database (issue 27: a 500-student
+    offering has tens of thousands of graded submissions; only their summary leaves it)."""
+    parts = [
         select(
             Submission.user_id,
             Submission.exercise_slug,
-            Submission.score,
-            Submission.created_at,
+            func.coalesce(Submission.score, 0.0).label("score"),
             Submission.late,
-        )
-        .where(
+            Submission.created_at,
+            Submission.id,
+        ).where(
+            where,
+            Submission.user_id.in_(list(rows)),
             Submission.exercise_slug.in_(slugs),
             Submission.mode == "submit",
             Submission.status == "done",
-            Submission.user_id.in_(list(rows)),
-            func.coalesce(Submission.offering_id, first_offering_id_query()) == offering_here(),
         )
-        .order_by(Submission.created_at, Submission.id)
-    ).all()
-    for user_id, slug, score, created_at, late in found:
-        cell = rows[user_id].exercises.setdefault(slug, ExerciseCell())
-        cell.attempts += 1
-        value = score or 0.0
-        if cell.best is None or value > cell.best:
-            cell.best, cell.late = value, bool(late)
-        if value >= SOLVED and cell.solved_at is None:
-            cell.solved_at = as_utc(created_at)
+        for where in _in_offering(session, Submission.offering_id)
+    ]
+    if not parts:
+        return
+    found = union_all(*parts).subquery() if len(parts) > 1 else parts[0].subquery()
+    cell = (found.c.user_id, found.c.exercise_slug)
+    graded = select(
+        found.c.user_id,
+        found.c.exercise_slug,
+        found.c.score.label("best"),
+        found.c.late,
+        func.count().over(partition_by=cell).label("attempts"),
+        func.min(case((found.c.score >= SOLVED, found.c.created_at)))
+        .over(partition_by=cell)
+        .label("solved_at"),
+        # The best score's first submission decides whether the cell is late.
+        func.row_number()
+        .over(
+            partition_by=cell,
+            order_by=(found.c.score.desc(), found.c.created_at, found.c.id),
+        )
+        .label("place"),
+    ).subquery()
+    best = select(
+        graded.c.user_id,
+        graded.c.exercise_slug,
+        graded.c.best,
+        graded.c.late,
+        graded.c.attempts,
+        graded.c.solved_at,
+    ).where(graded.c.place == 1)
+    for user_id, slug, value, late, attempts, solved_at in session.execute(best):
+        solved = None if solved_at is None else as_utc(solved_at)
+        rows[user_id].exercises[slug] = ExerciseCell(
+            float(value), int(attempts), solved, bool(late)
+        )
 
 
 def _fill_quizzes(session: Session, rows: dict[int, Row], quizzes: list[Column]) -> None:
@@ -166,7 +204,7 @@ def _fill_quizzes(session: Session, rows: dict[int, Row], quizzes: list[Column])
         .where(
             QuizAttempt.lesson_slug.in_(list(dues)),
             QuizAttempt.user_id.in_(list(rows)),
-            func.coalesce(QuizAttempt.offering_id, first_offering_id_query()) == offering_here(),
+            or_(*_in_offering(session, QuizAttempt.offering_id), false()),
         )
         .order_by(QuizAttempt.created_at, QuizAttempt.id)
     ).all()

@@ -75,6 +75,18 @@ def offering_here() -> int | ScalarSelect[int]:
     return first_offering_id_query() if named is None else named
 
 
+def offering_id_here(*, session: Session) -> tuple[int | None, bool]:
+    """This request's offering id (None: there is no first offering), and whether rows written
+    before offerings (offering_id NULL) count in it, as they do in the first one.
+
+    An id rather than SQL, so that a query can say `offering_id = 7` and use an index on it.
+    """
+    first = session.scalar(select(first_offering_id_query()))
+    named = _current.get()
+    here = first if named is None else named
+    return here, here is not None and here == first
+
+
 def students_here() -> ColumnElement[bool]:
     """SQL: the user is a student of this request's offering (staff pages' queries)."""
     named = _current.get()
