@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from graders.judging.spec import content_key
     from graders.lab.experiment_reference import cached, load_or_run, schemes_of
     from graders.lab.experiments import StopRequested
-    from graders.report import VERDICT_WORDS, Report, file_level, not_utf8
+    from graders.report import Report, TestResult, file_level, not_utf8
     from graders.sandbox import base_env
 
 # public name -> (module, attribute)
@@ -45,7 +45,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "PoolSettings": ("graders.host.pool", "PoolSettings"),
     "PoolStopped": ("graders.host.pool", "PoolStopped"),
     "Report": ("graders.report", "Report"),
-    "VERDICT_WORDS": ("graders.report", "VERDICT_WORDS"),
+    "TestResult": ("graders.report", "TestResult"),
     "file_level": ("graders.report", "file_level"),
     "not_utf8": ("graders.report", "not_utf8"),
     "StopRequested": ("graders.lab.experiments", "StopRequested"),
@@ -60,7 +60,6 @@ _EXPORTS: dict[str, tuple[str, str]] = {
 __all__ = [  # the same names as _EXPORTS, spelled out for type checkers
     "FRAMEWORKS",
     "SLUG_RE",
-    "VERDICT_WORDS",
     "ExerciseMeta",
     "Grader",
     "Mistake",
@@ -71,6 +70,7 @@ __all__ = [  # the same names as _EXPORTS, spelled out for type checkers
     "Report",
     "StopRequested",
     "Strict",
+    "TestResult",
     "UnknownExercise",
     "UnknownFramework",
     "base_env",

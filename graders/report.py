@@ -19,18 +19,6 @@ Verdict = Literal[
 ]
 VERDICTS: frozenset[str] = frozenset(get_args(Verdict))
 FILE_LEVEL: frozenset[str] = frozenset({"syntax_error", "invalid_submission"})
-VERDICT_WORDS: dict[str, str] = {
-    "accepted": "Accepted",
-    "wrong_answer": "Wrong answer",
-    "runtime_error": "Runtime error",
-    "time_limit_exceeded": "Time limit exceeded",
-    "memory_limit_exceeded": "Memory limit exceeded",
-    "output_limit_exceeded": "Output limit exceeded",
-    "syntax_error": "Syntax error",
-    "invalid_submission": "Invalid submission",
-    "internal_error": "Internal error",
-    "cancelled": "Stopped",
-}
 
 
 @dataclass

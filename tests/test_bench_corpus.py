@@ -87,7 +87,9 @@ def test_the_submission_view_says_whether_a_jax_job_compiled() -> None:
     import datetime as dt
 
     from app.submissions.models import Submission
-    from app.submissions.service import public_view
+    from app.submissions.presenter import STUDENT, submission_json
+
+    graded = {"verdict": "accepted", "score": 1.0, "message": "", "duration_ms": 1.0, "tests": []}
 
     def view(report: dict[str, object]) -> dict[str, object]:
         row = Submission(
@@ -98,11 +100,11 @@ def test_the_submission_view_says_whether_a_jax_job_compiled() -> None:
             mode="submit",
             code="",
             status="done",
-            report=report,
+            report={**graded, **report},
             created_at=dt.datetime(2026, 1, 1, tzinfo=dt.UTC),
             late=False,
         )
-        return public_view(row, for_instructor=False)
+        return submission_json(row, viewer=STUDENT)
 
     assert view({"tests": [], "new_compilation": True})["new_compilation"] is True
     assert "new_compilation" not in view({"tests": []})

@@ -14,7 +14,8 @@ from pathlib import Path
 from app.authoring.validate_cache import PassedChecks
 from app.content.loader import Course, Exercise, Problem
 from app.content.variants import variants
-from graders import VERDICT_WORDS, Grader, PoolSettings, Report
+from app.submissions.presenter import verdict_label
+from graders import Grader, PoolSettings, Report
 
 Progress = Callable[[int, int, str], None]  # (done, total, what just finished)
 
@@ -81,7 +82,7 @@ def _line_of_mistake(exercise: Exercise, mistake_id: str) -> int | None:
 def judge_check(check: Check, report: Report, exercises_dir: Path) -> Problem | None:
     """The problem, if the grader's verdict is not what this file promises."""
     folder = check.exercise.path
-    words = VERDICT_WORDS.get(report.verdict, report.verdict)
+    words = verdict_label(report.verdict)
     if check.kind == "solution" and report.verdict != "accepted":
         path = _rel(folder / "solutions" / f"{check.framework}.py", exercises_dir)
         return Problem(path, f"the model solution is not accepted: {words}: {report.message}")

@@ -182,7 +182,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from app.grading.service import get_grader, shutdown_grader
-    from graders import VERDICT_WORDS, UnknownExercise, UnknownFramework, not_utf8
+    from app.submissions.presenter import verdict_label
+    from graders import UnknownExercise, UnknownFramework, not_utf8
 
     path = Path(args.file)
     try:
@@ -233,7 +234,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
         print(json.dumps(report.to_dict()))
         return status
     print(
-        f"{VERDICT_WORDS[report.verdict]} (score {report.score:.2f}, "
+        f"{verdict_label(report.verdict, line=report.line)} (score {report.score:.2f}, "
         f"{report.duration_ms:.0f} ms): {report.message}"
     )
     for test in report.tests:

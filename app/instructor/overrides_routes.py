@@ -21,7 +21,7 @@ from app.instructor.students_routes import get_person, student_page
 from app.instructor.web import parse_due
 from app.offerings.access import StaffUser
 from app.submissions.models import Submission
-from app.submissions.service import public_view
+from app.submissions.presenter import STAFF, submission_json
 from app.web.api import RowId, errors
 
 router = APIRouter(tags=["instructor"])
@@ -61,7 +61,7 @@ def override_api(
         )
     except InstructorError as exc:
         raise HTTPException(422, str(exc)) from exc
-    return public_view(row, for_instructor=True)
+    return submission_json(row, viewer=STAFF)
 
 
 @router.post("/instructor/submissions/{submission_id}/override", include_in_schema=False)

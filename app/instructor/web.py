@@ -11,9 +11,9 @@ from starlette.responses import Response
 from app.content.loader import Course, Exercise
 from app.instructor.analytics import duration_text
 from app.models_base import as_utc
+from app.submissions.presenter import STAFF, ReportView, present_report, read_report, verdict_label
 from app.users.models import User
 from app.web.templating import render
-from graders import VERDICT_WORDS
 
 
 def percent(value: float | None) -> str:
@@ -31,12 +31,18 @@ def datetime_local(value: dt.datetime | None) -> str:
     return "" if value is None else as_utc(value).strftime("%Y-%m-%dT%H:%M")
 
 
+def staff_report(stored: dict[str, Any] | None) -> ReportView:
+    """A stored report (current or replaced by a regrade) in full, hidden tests included."""
+    return present_report(read_report(stored), viewer=STAFF)
+
+
 HELPERS: dict[str, Any] = {
     "pct": percent,
     "when": when,
     "datetime_local": datetime_local,
     "duration": duration_text,
-    "verdict_words": VERDICT_WORDS,
+    "verdict_label": verdict_label,
+    "staff_report": staff_report,
 }
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 from urllib.parse import quote
 
 from fastapi import APIRouter, Form, HTTPException, Request
@@ -18,12 +18,8 @@ from app.db import SessionDep
 from app.models_base import utcnow
 from app.progress.hint_routes import hint_state
 from app.submissions import drafts, intake, views
-from app.submissions.service import (
-    SubmissionError,
-    hidden_tests_open,
-    public_view,
-    visible_submission,
-)
+from app.submissions.presenter import Viewer, present
+from app.submissions.service import SubmissionError, hidden_tests_open, visible_submission
 from app.users.deps import OptionalUser
 from app.users.models import Role, User
 from app.web.api import RowId
@@ -197,12 +193,11 @@ def result_page(
     row = visible_submission(session=session, user=user, submission_id=submission_id)
     if row is None or row.exercise_slug != exercise.meta.slug:
         raise HTTPException(404, "There is no submission with that id for this exercise.")
-    report: dict[str, Any] = row.report or {}
     instructor = user.role == Role.instructor
     hidden_open = not instructor and hidden_tests_open(
         session=session, course=course, user=user, row=row, now=utcnow()
     )
-    public = public_view(row, for_instructor=instructor, hidden_open=hidden_open)
+    report = present(row, viewer=Viewer(staff=instructor, hidden_open=hidden_open))
     response = render(
         request,
         "exercise/result.html",
@@ -211,12 +206,12 @@ def result_page(
         row=row,
         pending=row.status != "done",
         refresh=PENDING_REFRESH_SECONDS,
-        verdict=views.verdict_label(row.verdict, status=row.status, line=report.get("line")),
+        verdict=report.label,
         framework_label=views.FRAMEWORK_LABELS.get(row.framework, row.framework),
-        tests=views.test_lines(public["tests"]),
-        passed=sum(1 for t in public["tests"] if t.get("passed")),
-        stdout=public["stdout"],
-        stdout_truncated=bool(report.get("stdout_truncated")),
+        tests=report.tests,
+        passed=report.passed,
+        stdout=report.stdout,
+        stdout_truncated=report.stdout_truncated,
         editor_url=f"/exercises/{slug}?framework={row.framework}",
     )
     response.headers["cache-control"] = "no-store"

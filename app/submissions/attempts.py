@@ -1,15 +1,14 @@
 """A student's past submissions as pages show them: history rows, one graded report, solutions.
 
-Reports are rendered from `public_view`, then hidden tests are cut down further to their name,
-verdict and message, so no input, expected value or hint derived from them reaches a student.
+Reports come from the presenter (presenter.py), which cuts hidden tests down for students; the
+page prints a declared mistake's hint only beside values the reader may see.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import dataclass
 from urllib.parse import urlencode
 
 from pygments import highlight
@@ -21,11 +20,9 @@ from sqlalchemy.orm import Session
 from app.content.loader import Exercise
 from app.models_base import as_utc, utcnow
 from app.submissions.models import Submission
-from app.submissions.service import public_view
+from app.submissions.presenter import TestView, Viewer, present, verdict_class, verdict_label
 from app.submissions.views import FRAMEWORK_LABELS
-from graders import VERDICT_WORDS
 
-STATUS_WORDS = {"queued": "Waiting to be graded", "running": "Being graded"}
 # Same class names as the lesson code blocks, so /styles/code.css colours this code too.
 _FORMATTER = HtmlFormatter(cssclass="highlight", nowrap=True)
 _UNITS = (("year", 365 * 86400), ("month", 30 * 86400), ("day", 86400), ("hour", 3600))
@@ -47,13 +44,6 @@ def relative_label(value: dt.datetime, now: dt.datetime) -> str:
             return f"{count} {name}{'s' if count != 1 else ''} ago"
     minutes = seconds // 60
     return f"{minutes} minute{'s' if minutes != 1 else ''} ago"
-
-
-def verdict_words(verdict: str | None, status: str) -> str:
-    """The verdict in words; a submission still in the queue says so instead."""
-    if status != "done" or verdict is None:
-        return STATUS_WORDS.get(status, "Not graded")
-    return VERDICT_WORDS.get(verdict, verdict.replace("_", " ").capitalize())
 
 
 def highlight_python(code: str) -> str:
@@ -100,22 +90,6 @@ class HistoryRow:
 
 
 @dataclass(frozen=True)
-class TestRow:
-    """One test of a report; hidden tests carry only name, verdict and message for students."""
-
-    name: str
-    hidden: bool
-    passed: bool
-    verdict: str
-    message: str
-    details: list[str] = field(default_factory=list)
-    misconception_title: str = ""
-    misconception_hint: str = ""
-    shapes: str = ""
-    revealed: bool = False  # a hidden test whose inputs the exercise now lets students see
-
-
-@dataclass(frozen=True)
 class SubmissionView:
     """One submission page: the code, the graded report, and where to go from here."""
 
@@ -131,7 +105,7 @@ class SubmissionView:
     score: int | None
     message: str
     line: int | None
-    tests: list[TestRow]
+    tests: list[TestView]
     passed: int
     code_html: str
     editor_url: str
@@ -152,13 +126,6 @@ class SolutionBlock:
 def mode_label(mode: str) -> str:
     """Run (visible tests) or Submit (every test)."""
     return "Submit" if mode == "submit" else "Run"
-
-
-def verdict_class(verdict: str | None, status: str) -> str:
-    """A CSS hook: ok, bad or pending."""
-    if status != "done" or verdict is None:
-        return "pending"
-    return "ok" if verdict == "accepted" else "bad"
 
 
 def own_submissions(*, session: Session, user_id: int, exercise_slug: str) -> list[Submission]:
@@ -182,42 +149,12 @@ def history_rows(rows: Sequence[Submission], now: dt.datetime | None = None) -> 
             when=Stamp.of(row.created_at, now),
             framework=FRAMEWORK_LABELS.get(row.framework, row.framework),
             mode=mode_label(row.mode),
-            verdict=verdict_words(row.verdict, row.status),
+            verdict=verdict_label(row.verdict, status=row.status),
             verdict_class=verdict_class(row.verdict, row.status),
             score=percent(row.score) if row.status == "done" else None,
         )
         for row in rows
     ]
-
-
-def _shapes(test: dict[str, Any]) -> str:
-    expected, received = test.get("expected_shape"), test.get("received_shape")
-    if expected is None or received is None:
-        return ""
-    return f"expected shape {tuple(expected)}, got {tuple(received)}"
-
-
-def _test_row(test: dict[str, Any], *, for_instructor: bool) -> TestRow:
-    verdict = str(test.get("verdict") or "")
-    row = TestRow(
-        name=str(test.get("name", "")),
-        hidden=bool(test.get("hidden")),
-        passed=bool(test.get("passed")),
-        verdict=verdict_words(verdict or None, "done"),
-        message=str(test.get("message") or ""),
-        revealed=bool(test.get("revealed")),
-    )
-    if row.hidden and not for_instructor:
-        return row
-    misconception = test.get("misconception") or {}
-    details = test.get("details") or []
-    return replace(
-        row,
-        details=[str(d) for d in details] if isinstance(details, list) else [],
-        misconception_title=str(misconception.get("title") or ""),
-        misconception_hint=str(misconception.get("hint") or ""),
-        shapes=_shapes(test),
-    )
 
 
 def submission_view(
@@ -234,12 +171,7 @@ def submission_view(
     `hidden_open` is the exercise's hidden-test visibility for this student (after the due
     date, or always): the hidden tests then show what they checked, as on the result page.
     """
-    public = public_view(row, for_instructor=for_instructor, hidden_open=hidden_open)
-    opened = for_instructor or hidden_open
-    tests = [_test_row(t, for_instructor=opened) for t in public["tests"]]
-    # What the code printed during a submit run may include hidden inputs it chose to print.
-    show_stdout = opened or row.mode != "submit"
-    line = public.get("line")
+    report = present(row, viewer=Viewer(staff=for_instructor, hidden_open=hidden_open))
     return SubmissionView(
         id=row.id,
         exercise_slug=row.exercise_slug,
@@ -248,18 +180,18 @@ def submission_view(
         mode=mode_label(row.mode),
         status=row.status,
         when=Stamp.of(row.created_at, now or utcnow()),
-        verdict=verdict_words(row.verdict, row.status),
+        verdict=verdict_label(row.verdict, status=row.status),
         verdict_class=verdict_class(row.verdict, row.status),
         score=percent(row.score) if row.status == "done" else None,
         message=row.message or "",
-        line=line if isinstance(line, int) else None,
-        tests=tests,
-        passed=sum(t.passed for t in tests),
+        line=report.line,
+        tests=report.tests,
+        passed=report.passed,
         code_html=highlight_python(row.code),
         editor_url=editor_url(row),
         history_url=f"/exercises/{row.exercise_slug}/history",
         author=author,
-        stdout=str(public.get("stdout") or "") if show_stdout else "",
+        stdout=report.stdout,
     )
 
 

@@ -26,6 +26,7 @@ from app.submissions import (
     views,
 )
 from app.submissions.models import Submission
+from app.submissions.presenter import Viewer, submission_json
 from app.users.deps import CurrentUser
 from app.users.models import Role
 from app.web.api import RowId, errors
@@ -146,12 +147,10 @@ def read(
     allows them: its `hidden_tests` setting)."""
     row = _visible(session, user, submission_id)
     course = content_of(request, row.course_slug, course)  # the row's own course
-    view = service.public_view(
-        row,
-        for_instructor=user.role == Role.instructor,
-        hidden_open=_hidden_open(session, course, user, row),
+    viewer = Viewer(
+        staff=user.role == Role.instructor, hidden_open=_hidden_open(session, course, user, row)
     )
-    return views.with_labels(view, row)
+    return submission_json(row, viewer=viewer)
 
 
 @router.post(
@@ -194,8 +193,9 @@ def events(
 
     row = _visible(session, user, submission_id)
     course = content_of(request, row.course_slug, course)  # the row's own course
-    instructor = user.role == Role.instructor
-    hidden_open = _hidden_open(session, course, user, row)
+    viewer = Viewer(
+        staff=user.role == Role.instructor, hidden_open=_hidden_open(session, course, user, row)
+    )
     session.close()  # the stream reads with short sessions of its own; free this connection now
 
     async def stream() -> AsyncIterator[str]:
@@ -203,7 +203,7 @@ def events(
         ends = asyncio.get_running_loop().time() + get_settings().sse_stream_seconds
         async with watch(request.app, submission_id) as wait:
             while True:
-                view = await asyncio.to_thread(_load_view, submission_id, instructor, hidden_open)
+                view = await asyncio.to_thread(_load_view, submission_id, viewer)
                 if view is None:
                     return
                 seen = (view["status"], json.dumps(view.get("progress")))
@@ -228,10 +228,7 @@ def events(
     )
 
 
-def _load_view(submission_id: int, instructor: bool, hidden_open: bool) -> dict[str, Any] | None:
+def _load_view(submission_id: int, viewer: Viewer) -> dict[str, Any] | None:
     with session_factory()() as session:
         row = session.get(Submission, submission_id)
-        if row is None:
-            return None
-        view = service.public_view(row, for_instructor=instructor, hidden_open=hidden_open)
-        return views.with_labels(view, row)
+        return None if row is None else submission_json(row, viewer=viewer)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -143,85 +142,3 @@ def hidden_tests_open(
         due=exercise.meta.due,
     )
     return due is not None and now > due
-
-
-def public_view(
-    row: Submission, *, for_instructor: bool, hidden_open: bool = False
-) -> dict[str, Any]:
-    """The API shape of a submission; hidden tests stay opaque to students unless opened.
-
-    `hidden_open` (see hidden_tests_open) shows students what a hidden test checked; otherwise
-    not one of its inputs or values leaves the server.
-    """
-    report = row.report or {}
-    tests = report.get("tests", [])
-    hides_output = any(t.get("hidden") for t in tests) and not hidden_open
-    if for_instructor or hidden_open:
-        tests = [_opened_test(t) for t in tests]
-    else:
-        tests = [_student_test(t) for t in tests]
-    view = {
-        "id": row.id,
-        "exercise": row.exercise_slug,
-        "course": row.course_slug,
-        "content_version": row.content_version,
-        "framework": row.framework,
-        "mode": row.mode,
-        "status": row.status,
-        "verdict": row.verdict,
-        "score": row.score,
-        "message": row.message,
-        "tests": tests,
-        "duration_ms": row.duration_ms,
-        # Printed output of a job with hidden tests could show their inputs: Run shows it.
-        "stdout": report.get("stdout", "") if for_instructor or not hides_output else "",
-        "stdout_hidden": hides_output and not for_instructor,
-        "line": report.get("line"),
-        "created_at": row.created_at.isoformat(),
-        "late": row.late,
-        "override": override_view(row),
-    }
-    if report.get("metrics") is not None:  # experiments: accuracy by length, the loss curve
-        view["metrics"] = report["metrics"]
-    if report.get("new_compilation") is not None:  # JAX: did the job compile anything new
-        view["new_compilation"] = report["new_compilation"]
-    if row.status == "running":
-        frame = live.latest(row.id)  # an experiment's step and loss while it trains
-        if frame is not None:
-            view["progress"] = frame
-    return view
-
-
-def override_view(row: Submission) -> dict[str, Any] | None:
-    """An instructor's manual score with the reason, shown to the student too."""
-    if row.override_score is None:
-        return None
-    report_score = (row.report or {}).get("score")
-    return {
-        "score": row.override_score,
-        "reason": row.override_reason or "",
-        "at": row.override_at.isoformat() if row.override_at else None,
-        "graded_score": report_score,
-    }
-
-
-def _opened_test(test: dict[str, Any]) -> dict[str, Any]:
-    """A hidden test with what it checked, shown like a visible one (still marked hidden)."""
-    reveal = test.get("reveal")
-    if not test.get("hidden") or not isinstance(reveal, dict):
-        return {k: v for k, v in test.items() if k != "reveal"}
-    shown = {k: v for k, v in test.items() if k != "reveal"}
-    for key in ("input_shapes", "expected_shape", "received_shape", "expected", "received"):
-        shown[key] = reveal.get(key)
-    details = list(shown.get("details") or [])
-    if reveal.get("inputs"):
-        details.insert(0, str(reveal["inputs"]))
-    shown["details"], shown["revealed"] = details, True
-    return shown
-
-
-def _student_test(test: dict[str, Any]) -> dict[str, Any]:
-    if not test.get("hidden"):
-        return test
-    keep = ("name", "hidden", "passed", "verdict", "message", "misconception")
-    return {k: test.get(k) for k in keep}

@@ -38,7 +38,7 @@ def test_a_student_watches_training_and_stops_it(
     expect(training.locator("polyline")).not_to_have_attribute("points", "", timeout=30_000)
     shots.take(page, "training")
     page.get_by_role("button", name="Stop training").click()
-    wait_verdict(page, "Stopped by you")
+    wait_verdict(page, "Stopped")
     expect(page.locator("#result")).to_contain_text("You stopped this run at step ")
     shots.take(page, "stopped")
 

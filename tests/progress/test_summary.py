@@ -7,7 +7,8 @@ import datetime as dt
 from app.config import ROOT
 from app.content.loader import load_course
 from app.progress.summary import Kind, course_sequence, next_step
-from app.submissions.attempts import iso_utc, relative_label, verdict_words
+from app.submissions.attempts import iso_utc, relative_label
+from app.submissions.presenter import verdict_label
 
 SEQ: list[tuple[Kind, str, str]] = [
     ("lesson", "a", "Lesson A"),
@@ -66,6 +67,6 @@ def test_times_are_exact_utc_with_a_rough_age() -> None:
 
 
 def test_verdicts_read_as_words() -> None:
-    assert verdict_words("time_limit_exceeded", "done") == "Time limit exceeded"
-    assert verdict_words(None, "queued") == "Waiting to be graded"
-    assert verdict_words(None, "running") == "Being graded"
+    assert verdict_label("time_limit_exceeded", status="done") == "Time limit exceeded"
+    assert verdict_label(None, status="queued") == "Waiting to be graded"
+    assert verdict_label(None, status="running") == "Being graded"

@@ -8,8 +8,10 @@ import pytest
 
 from app.jobs import live
 from app.submissions.models import Submission
-from app.submissions.service import public_view
+from app.submissions.presenter import STUDENT, submission_json
 from graders.lab.experiments import StopRequested
+
+GRADED = {"verdict": "accepted", "score": 1.0, "message": "", "duration_ms": 1.0, "tests": []}
 
 
 def _row(status: str, report: dict[str, object] | None = None) -> Submission:
@@ -30,12 +32,12 @@ def _row(status: str, report: dict[str, object] | None = None) -> Submission:
 def test_progress_shows_while_running_and_goes_when_done() -> None:
     live.recorder(4242)({"step": 120, "steps": 400, "loss": 1.25})
     try:
-        view = public_view(_row("running"), for_instructor=False)
+        view = submission_json(_row("running"), viewer=STUDENT)
         assert view["progress"] == {"step": 120, "steps": 400, "loss": 1.25}
-        assert "progress" not in public_view(_row("done"), for_instructor=False)
+        assert "progress" not in submission_json(_row("done"), viewer=STUDENT)
     finally:
         live.clear(4242)
-    assert "progress" not in public_view(_row("running"), for_instructor=False)
+    assert "progress" not in submission_json(_row("running"), viewer=STUDENT)
     assert live.latest(4242) is None
 
 
@@ -45,9 +47,9 @@ def test_metrics_of_a_finished_experiment_reach_the_view() -> None:
         "accuracy_by_length": {"16": 1.0, "24": None},
         "loss": [2.3, 0.1],
     }
-    view = public_view(_row("done", {"tests": [], "metrics": metrics}), for_instructor=False)
+    view = submission_json(_row("done", {**GRADED, "metrics": metrics}), viewer=STUDENT)
     assert view["metrics"] == metrics
-    assert "metrics" not in public_view(_row("done", {"tests": []}), for_instructor=False)
+    assert "metrics" not in submission_json(_row("done", GRADED), viewer=STUDENT)
 
 
 def test_a_requested_stop_raises_at_the_next_progress_frame() -> None:
