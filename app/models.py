@@ -3,7 +3,7 @@
 from app.assessments.models import Accommodation, AssessmentAnswer, AssessmentAttempt
 from app.courses.models import CourseFolder
 from app.db import Base
-from app.deadlines.models import DeadlineExtension
+from app.deadlines.models import DeadlineExtension, LatePolicy, OfferingDue
 from app.instructor.models import RegradeJob, ScoreOverride, SubmissionReport
 from app.lti.models import (
     LtiContext,
@@ -29,6 +29,8 @@ __all__ = [
     "Base",
     "CourseFolder",
     "DeadlineExtension",
+    "LatePolicy",
+    "OfferingDue",
     "Draft",
     "Enrollment",
     "HintReveal",
