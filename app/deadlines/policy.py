@@ -43,15 +43,17 @@ class Policy:
 
     def describe(self) -> str:
         """The policy in one sentence, for students and staff."""
-        grace = (
-            f" after a grace period of {self.grace_minutes} minutes" if self.grace_minutes else ""
-        )
+        minutes = self.grace_minutes
         if self.mode == "refuse":
-            return f"Work is refused after the due date{grace}."
+            plus = f" plus a grace period of {minutes} minutes" if minutes else ""
+            return f"Work is refused once the due date{plus} has passed."
+        grace = (
+            f"; the first {minutes} minutes after the due date count as on time" if minutes else ""
+        )
         if self.mode == "penalty":
             return (
-                f"Late work loses {self.percent_per_day:g}% of its score per day late{grace}, "
-                f"at most {self.max_percent:g}%."
+                f"Late work loses {self.percent_per_day:g}% of its score per day late, "
+                f"at most {self.max_percent:g}%{grace}."
             )
         return f"Late work is accepted and flagged{grace}."
 
@@ -75,7 +77,9 @@ def policy_for(*, session: Session, offering_id: int | None) -> Policy:
     row = None if offering_id is None else session.get(LatePolicy, offering_id)
     if row is None:
         return DEFAULT
-    mode: Mode = row.mode if row.mode in MODES else "accept"  # type: ignore[assignment]
+    mode: Mode = (
+        "penalty" if row.mode == "penalty" else "refuse" if row.mode == "refuse" else "accept"
+    )
     return Policy(mode, row.percent_per_day, row.max_percent, row.grace_minutes)
 
 

@@ -18,9 +18,10 @@ from app.assessments.gradebook import (
 )
 from app.content.loader import Course
 from app.deadlines.models import DeadlineExtension
-from app.deadlines.rules import late_at
+from app.deadlines.policy import Lateness, Policy, after_penalty, judge, policy_for
+from app.deadlines.rules import offering_dues
 from app.models_base import as_utc
-from app.offerings.access import offering_here, students_here
+from app.offerings.access import offering_here, offering_id_here, students_here
 from app.offerings.service import first_offering_id_query
 from app.progress.models import QuizAttempt
 from app.submissions.models import Submission
@@ -35,19 +36,23 @@ SORTS = ("student", "email", "total")
 class ExerciseCell:
     """One student's work on one exercise (graded 'submit' submissions only)."""
 
-    best: float | None = None
+    best: float | None = None  # the score that counts: the late penalty already taken off
     attempts: int = 0
     solved_at: dt.datetime | None = None
     late: bool = False  # the best-scoring submission came after the due date
+    raw: float | None = None  # that submission's score before the late penalty
+    penalty: float = 0.0  # the share of it the late policy took off, 0 to 1
 
 
 @dataclass
 class QuizCell:
     """One student's attempts at one lesson's quiz."""
 
-    best: float | None = None
+    best: float | None = None  # after the late penalty
     attempts: int = 0
     late: bool = False
+    raw: float | None = None
+    penalty: float = 0.0
 
 
 @dataclass
@@ -125,14 +130,47 @@ def _columns(course: Course) -> tuple[list[Column], list[Column]]:
     return exercises, quizzes
 
 
-def _fill_exercises(session: Session, rows: dict[int, Row], slugs: list[str]) -> None:
+@dataclass(frozen=True)
+class Dates:
+    """This offering's due dates, extensions and late policy, read once per gradebook."""
+
+    policy: Policy
+    dues: dict[tuple[str, str], dt.datetime | None]  # (kind, slug): the offering's date
+    extended: dict[tuple[int, str, str], dt.datetime]  # (user, kind, slug): an extension
+
+    def judge(self, user_id: int, kind: str, slug: str, at: dt.datetime) -> Lateness:
+        """Lateness of one piece of work under the offering's dates and policy."""
+        due = self.dues.get((kind, slug))
+        if due is not None:
+            due = self.extended.get((user_id, kind, slug), due)
+        return judge(self.policy, at=at, due=due)
+
+
+def _dates(session: Session, exercises: list[Column], quizzes: list[Column]) -> Dates:
+    offering_id = offering_id_here(session)
+    dues: dict[tuple[str, str], dt.datetime | None] = {}
+    for kind, cols in (("exercise", exercises), ("quiz", quizzes)):
+        own = offering_dues(session=session, offering_id=offering_id, kind=kind)  # type: ignore[arg-type]
+        dues |= {(kind, c.slug): own.get(c.slug, c.due) for c in cols}
+    extended = {
+        (e.user_id, e.kind, e.slug): as_utc(e.due_at)
+        for e in session.scalars(
+            select(DeadlineExtension).where(
+                func.coalesce(DeadlineExtension.offering_id, first_offering_id_query())
+                == offering_here()
+            )
+        )
+    }
+    return Dates(policy_for(session=session, offering_id=offering_id), dues, extended)
+
+
+def _fill_exercises(session: Session, rows: dict[int, Row], slugs: list[str], dates: Dates) -> None:
     found = session.execute(
         select(
             Submission.user_id,
             Submission.exercise_slug,
             Submission.score,
             Submission.created_at,
-            Submission.late,
         )
         .where(
             Submission.exercise_slug.in_(slugs),
@@ -143,28 +181,28 @@ def _fill_exercises(session: Session, rows: dict[int, Row], slugs: list[str]) ->
         )
         .order_by(Submission.created_at, Submission.id)
     ).all()
-    for user_id, slug, score, created_at, late in found:
+    for user_id, slug, score, created_at in found:
         cell = rows[user_id].exercises.setdefault(slug, ExerciseCell())
         cell.attempts += 1
-        value = score or 0.0
+        raw = score or 0.0
+        standing = dates.judge(user_id, "exercise", slug, created_at)
+        value = after_penalty(raw, standing.penalty) or 0.0
         if cell.best is None or value > cell.best:
-            cell.best, cell.late = value, bool(late)
-        if value >= SOLVED and cell.solved_at is None:
+            cell.best, cell.late = value, standing.late
+            cell.raw, cell.penalty = raw, standing.penalty
+        if raw >= SOLVED and cell.solved_at is None:
             cell.solved_at = as_utc(created_at)
 
 
-def _fill_quizzes(session: Session, rows: dict[int, Row], quizzes: list[Column]) -> None:
-    dues = {q.slug: q.due for q in quizzes}
-    extended = {
-        (e.user_id, e.slug): e.due_at
-        for e in session.scalars(select(DeadlineExtension).where(DeadlineExtension.kind == "quiz"))
-    }
+def _fill_quizzes(
+    session: Session, rows: dict[int, Row], quizzes: list[Column], dates: Dates
+) -> None:
     found = session.execute(
         select(
             QuizAttempt.user_id, QuizAttempt.lesson_slug, QuizAttempt.score, QuizAttempt.created_at
         )
         .where(
-            QuizAttempt.lesson_slug.in_(list(dues)),
+            QuizAttempt.lesson_slug.in_([q.slug for q in quizzes]),
             QuizAttempt.user_id.in_(list(rows)),
             func.coalesce(QuizAttempt.offering_id, first_offering_id_query()) == offering_here(),
         )
@@ -173,9 +211,11 @@ def _fill_quizzes(session: Session, rows: dict[int, Row], quizzes: list[Column])
     for user_id, slug, score, created_at in found:
         cell = rows[user_id].quizzes.setdefault(slug, QuizCell())
         cell.attempts += 1
-        deadline = extended.get((user_id, slug), dues[slug]) if dues[slug] else None
-        if cell.best is None or score > cell.best:
-            cell.best, cell.late = score, late_at(created_at, deadline)
+        standing = dates.judge(user_id, "quiz", slug, created_at)
+        value = after_penalty(score, standing.penalty) or 0.0
+        if cell.best is None or value > cell.best:
+            cell.best, cell.late = value, standing.late
+            cell.raw, cell.penalty = score, standing.penalty
 
 
 def build_gradebook(
@@ -198,8 +238,9 @@ def build_gradebook(
         if not needle or needle in u.name.lower() or needle in u.email.lower()
     }
     if rows:
-        _fill_exercises(session, rows, [c.slug for c in exercises])
-        _fill_quizzes(session, rows, quizzes)
+        dates = _dates(session, exercises, quizzes)
+        _fill_exercises(session, rows, [c.slug for c in exercises], dates)
+        _fill_quizzes(session, rows, quizzes, dates)
     book_assessments = assessment_columns(course) if not exercise else []
     cells = assessment_cells(
         session=session, slugs=[c.slug for c in book_assessments], user_ids=list(rows)
@@ -254,13 +295,15 @@ def _when(value: dt.datetime | None) -> str:
 
 
 def gradebook_csv(book: Gradebook) -> str:
-    """The gradebook as CSV: scores are fractions 0 to 1, times are UTC."""
+    """The gradebook as CSV: scores are fractions 0 to 1 (best after the late penalty, raw
+    before it, the penalty as the share taken off), times are UTC."""
     header = ["name", "email"]
     for col in book.shown_exercises:
         header += [f"{col.slug} best", f"{col.slug} attempts", f"{col.slug} solved at"]
-        header += [f"{col.slug} late"]
+        header += [f"{col.slug} late", f"{col.slug} raw", f"{col.slug} late penalty"]
     for col in book.shown_quizzes:
         header += [f"quiz {col.slug} score", f"quiz {col.slug} late"]
+        header += [f"quiz {col.slug} raw", f"quiz {col.slug} late penalty"]
     header += [f"assessment {col.slug} score" for col in book.assessments]
     header += ["exercises solved", "exercise points", "quiz points", "total"]
     out = io.StringIO()
@@ -271,9 +314,11 @@ def gradebook_csv(book: Gradebook) -> str:
         for col in book.shown_exercises:
             ex = row.exercises.get(col.slug, ExerciseCell())
             cells += [_score(ex.best), ex.attempts, _when(ex.solved_at), "yes" if ex.late else ""]
+            cells += [_score(ex.raw), _score(ex.penalty) if ex.late else ""]
         for col in book.shown_quizzes:
             quiz = row.quizzes.get(col.slug, QuizCell())
             cells += [_score(quiz.best), "yes" if quiz.late else ""]
+            cells += [_score(quiz.raw), _score(quiz.penalty) if quiz.late else ""]
         for acol in book.assessments:
             cells.append(_score(row.assessments.get(acol.slug, AssessmentCell()).best))
         cells += [

@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from app.courses.service import exercises_dir_for
+from app.courses.service import exercises_dir_for, process_registry
 from app.db import session_factory
 from app.grading.service import get_grader
 from app.instructor.models import RegradeJob, SubmissionReport
@@ -138,6 +138,7 @@ def regrade_one(*, session: Session, grader: Grader, submission_id: int, job_id:
             score=(row.report or {}).get("score", row.score),
             report=row.report,
             graded_at=row.finished_at,
+            content_version=row.content_version,
         )
     )
     before = row.score
@@ -145,6 +146,8 @@ def regrade_one(*, session: Session, grader: Grader, submission_id: int, job_id:
     row.verdict = report["verdict"]
     row.message = report["message"]
     row.duration_ms = report["duration_ms"]
+    # The course version this report was graded against (the replaced one keeps its own).
+    row.content_version = process_registry().version(row.course_slug) or row.content_version
     # An instructor's override stays in force; otherwise the new report decides.
     row.score = row.override_score if row.override_score is not None else report["score"]
     session.commit()

@@ -75,6 +75,12 @@ def offering_here() -> int | ScalarSelect[int]:
     return first_offering_id_query() if named is None else named
 
 
+def offering_id_here(session: Session) -> int | None:
+    """This request's offering id as a number (None: there is no first offering yet)."""
+    named = _current.get()
+    return named if named is not None else session.scalar(select(first_offering_id_query()))
+
+
 def students_here() -> ColumnElement[bool]:
     """SQL: the user is a student of this request's offering (staff pages' queries)."""
     named = _current.get()
