@@ -37,7 +37,9 @@ def upgrade() -> None:
     for table in GRADED:
         with op.batch_alter_table(table, schema=None) as batch_op:
             batch_op.add_column(
-                sa.Column("course_slug", sa.String(length=64), nullable=False, server_default=first)
+                sa.Column(
+                    "course_slug", sa.String(length=64), nullable=False, server_default=first
+                )
             )
             batch_op.add_column(sa.Column("content_version", sa.String(length=64), nullable=True))
             batch_op.create_index(batch_op.f(f"ix_{table}_course_slug"), ["course_slug"])
