@@ -304,7 +304,9 @@ def gradebook_csv(book: Gradebook) -> str:
     for col in book.shown_quizzes:
         header += [f"quiz {col.slug} score", f"quiz {col.slug} late"]
         header += [f"quiz {col.slug} raw", f"quiz {col.slug} late penalty"]
-    header += [f"assessment {col.slug} score" for col in book.assessments]
+    for acol in book.assessments:
+        header += [f"assessment {acol.slug} score", f"assessment {acol.slug} raw"]
+        header += [f"assessment {acol.slug} late penalty"]
     header += ["exercises solved", "exercise points", "quiz points", "total"]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
@@ -320,7 +322,12 @@ def gradebook_csv(book: Gradebook) -> str:
             cells += [_score(quiz.best), "yes" if quiz.late else ""]
             cells += [_score(quiz.raw), _score(quiz.penalty) if quiz.late else ""]
         for acol in book.assessments:
-            cells.append(_score(row.assessments.get(acol.slug, AssessmentCell()).best))
+            cell = row.assessments.get(acol.slug, AssessmentCell())
+            cells += [
+                _score(cell.best),
+                _score(cell.raw),
+                _score(cell.penalty) if cell.late else "",
+            ]
         cells += [
             row.solved,
             _score(row.exercise_points),
