@@ -3,7 +3,7 @@
 from app.assessments.models import Accommodation, AssessmentAnswer, AssessmentAttempt
 from app.courses.models import CourseFolder
 from app.db import Base
-from app.deadlines.models import DeadlineExtension
+from app.deadlines.models import DeadlineExtension, LatePolicy, OfferingDue
 from app.instructor.models import RegradeJob, ScoreOverride, SubmissionReport
 from app.lti.models import (
     LtiContext,
@@ -32,6 +32,7 @@ __all__ = [
     "Draft",
     "Enrollment",
     "HintReveal",
+    "LatePolicy",
     "LessonRead",
     "LtiContext",
     "LtiDeployment",
@@ -42,6 +43,7 @@ __all__ = [
     "LtiPlatform",
     "LtiUser",
     "Offering",
+    "OfferingDue",
     "ProblemReport",
     "QuizAttempt",
     "RegradeJob",

@@ -9,21 +9,26 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.assessments.loader import assessments_for
-from app.assessments.models import AssessmentAttempt
+from app.assessments.models import Accommodation, AssessmentAttempt
 from app.assessments.scoring import released
+from app.assessments.service import lateness_of
 from app.content.loader import Course
-from app.models_base import utcnow
+from app.deadlines.policy import after_penalty
+from app.models_base import as_utc, utcnow
 
 
 @dataclass
 class AssessmentCell:
     """One student's attempts at one assessment, as the gradebook shows them."""
 
-    best: float | None = None
+    best: float | None = None  # after the late penalty (homework under a penalty policy)
     attempts: int = 0
     running: bool = False
     grading: bool = False
     released: bool = False  # the best score is visible to the student and sent to the LMS
+    late: bool = False  # the best attempt was handed in after the homework closed
+    raw: float | None = None  # its score before the late penalty
+    penalty: float = 0.0  # the share the offering's late policy took off
 
 
 @dataclass(frozen=True)
@@ -53,6 +58,15 @@ def assessment_cells(
             AssessmentAttempt.assessment_slug.in_(slugs), AssessmentAttempt.user_id.in_(user_ids)
         )
     )
+    own_close = {
+        (a.user_id, a.assessment_slug): as_utc(a.closes_at)
+        for a in session.scalars(
+            select(Accommodation).where(
+                Accommodation.assessment_slug.in_(slugs), Accommodation.user_id.in_(user_ids)
+            )
+        )
+        if a.closes_at is not None
+    }
     for attempt in rows:
         cell = cells.setdefault(attempt.user_id, {}).setdefault(
             attempt.assessment_slug, AssessmentCell()
@@ -62,6 +76,13 @@ def assessment_cells(
             cell.running = True
         elif attempt.score is None:
             cell.grading = True
-        elif cell.best is None or attempt.score > cell.best:
-            cell.best, cell.released = attempt.score, released(attempt, now)
+        else:
+            closes = own_close.get((attempt.user_id, attempt.assessment_slug)) or as_utc(
+                dt.datetime.fromisoformat(str(attempt.rules.get("closes")))
+            )
+            standing = lateness_of(session=session, attempt=attempt, closes=closes)
+            value = after_penalty(attempt.score, standing.penalty) or 0.0
+            if cell.best is None or value > cell.best:
+                cell.best, cell.released = value, released(attempt, now)
+                cell.late, cell.raw, cell.penalty = standing.late, attempt.score, standing.penalty
     return cells

@@ -15,6 +15,7 @@ from app.assessments.schema import Item
 from app.config import get_settings
 from app.content.loader import Course
 from app.content.schemas import Question
+from app.courses.service import process_registry
 from app.lti.outbox import queue_grade
 from app.models_base import as_utc, utcnow
 from app.quiz.grading import grade_question, variant_params
@@ -246,7 +247,13 @@ def regrade(*, session: Session, course: Course, attempt: AssessmentAttempt) -> 
     fresh = grade_questions(course=course, attempt=attempt, answers=answers)["items"]
     kept = attempt.results.get("items", {})
     merged = {k: (kept.get(k, v) if k.startswith("x:") else v) for k, v in fresh.items()}
-    attempt.results = {**attempt.results, "items": merged, "regraded": True}
+    version = process_registry().version(attempt.course_slug)
+    attempt.results = {
+        **attempt.results,
+        "items": merged,
+        "regraded": True,
+        "content_version": version,  # the course version the regrade graded against
+    }
     attempt.score = None
     session.commit()
     settle(session=session, attempt=attempt)

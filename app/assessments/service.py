@@ -17,7 +17,10 @@ from app.assessments.loader import find_exercise, find_question
 from app.assessments.models import Accommodation, AssessmentAnswer, AssessmentAttempt
 from app.assessments.schema import COURSE_SLUG, AssessmentFile, Item
 from app.content.loader import Course
+from app.deadlines.policy import DEFAULT, Lateness, judge, policy_for, refusal_message
 from app.models_base import as_utc
+from app.offerings.access import offering_in_request
+from app.offerings.service import offering_for_work
 from app.quiz.service import normalise_answer
 from app.users.models import User
 
@@ -66,6 +69,30 @@ def window_for(*, session: Session, spec: AssessmentFile, user_id: int) -> Windo
     return Window(opens, closes, found.extra_minutes)
 
 
+LATE_HOMEWORK = dt.timedelta(days=30)  # how long after closing late homework is still taken
+
+
+def hard_end(
+    *, session: Session, spec: AssessmentFile, window: Window, offering_id: int | None
+) -> dt.datetime:
+    """When nothing more is taken: an exam's closing time; homework's by the offering's policy
+    (refuse: closing time plus the grace period; otherwise late work for LATE_HOMEWORK more)."""
+    if spec.kind == "exam":
+        return window.closes
+    policy = policy_for(session=session, offering_id=offering_id)
+    if policy.mode == "refuse":
+        return window.closes + policy.grace
+    return window.closes + LATE_HOMEWORK
+
+
+def lateness_of(*, session: Session, attempt: AssessmentAttempt, closes: dt.datetime) -> Lateness:
+    """How a handed-in homework attempt stands against its closing time (exams are never late)."""
+    if attempt.submitted_at is None or attempt.rules.get("kind", "exam") == "exam":
+        return judge(DEFAULT, at=closes, due=closes)
+    policy = policy_for(session=session, offering_id=attempt.offering_id)
+    return judge(policy, at=attempt.submitted_at, due=closes)
+
+
 def draw_items(*, spec: AssessmentFile, seed: int) -> list[dict[str, Any]]:
     """The items one student gets: each pool sampled with the seed, in the pool's order."""
     drawn: list[dict[str, Any]] = []
@@ -82,7 +109,12 @@ def draw_items(*, spec: AssessmentFile, seed: int) -> list[dict[str, Any]]:
 def frozen_rules(spec: AssessmentFile) -> dict[str, Any]:
     """What an attempt keeps of its file when it starts: later edits do not change it."""
     release = spec.release if isinstance(spec.release, str) else spec.release.isoformat()
-    return {**spec.open_during.model_dump(), "release": release, "closes": spec.closes.isoformat()}
+    return {
+        **spec.open_during.model_dump(),
+        "release": release,
+        "closes": spec.closes.isoformat(),
+        "kind": spec.kind,
+    }
 
 
 def attempts_of(*, session: Session, slug: str, user_id: int) -> list[AssessmentAttempt]:
@@ -114,22 +146,30 @@ def start_attempt(
             return attempt
     if now < window.opens:
         raise AssessmentError(403, f"'{spec.title}' opens at {stamp(window.opens)}.")
-    if now >= window.closes:
-        raise AssessmentError(403, f"'{spec.title}' closed at {stamp(window.closes)}.")
+    offering_id = offering_for_work(
+        session=session, user_id=user.id, course_slug=COURSE_SLUG, named=offering_in_request()
+    )
+    end = hard_end(session=session, spec=spec, window=window, offering_id=offering_id)
+    refuses = policy_for(session=session, offering_id=offering_id).mode == "refuse"
+    if now >= end and spec.kind == "homework" and refuses:
+        raise AssessmentError(409, refusal_message(due=window.closes, what="homework"))
+    if now >= end:
+        raise AssessmentError(403, f"'{spec.title}' closed at {stamp(end)}.")
     if len(earlier) >= spec.attempts:
         raise AssessmentError(
             409,
             f"You have used all {spec.attempts} attempt{'s' if spec.attempts > 1 else ''} "
             f"at '{spec.title}'.",
         )
-    deadline = window.closes
+    deadline = end
     if spec.time_limit_minutes is not None:
         limit = dt.timedelta(minutes=spec.time_limit_minutes + window.extra_minutes)
-        deadline = min(now + limit, window.closes)
+        deadline = min(now + limit, end)
     seed = secrets.randbelow(2**31)
     attempt = AssessmentAttempt(
         user_id=user.id,
         course_slug=COURSE_SLUG,
+        offering_id=offering_id,
         assessment_slug=spec.slug,
         number=len(earlier) + 1,
         seed=seed,

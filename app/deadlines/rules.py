@@ -1,41 +1,107 @@
-"""Due dates: the content's date, or a student's extension; late work is accepted and flagged."""
+"""Due dates: the offering's date (or the content's), or a student's extension in that offering."""
 
 from __future__ import annotations
 
 import datetime as dt
 from typing import Literal
 
-from sqlalchemy import select
+from sqlalchemy import ScalarSelect, func, select
 from sqlalchemy.orm import Session
 
-from app.deadlines.models import DeadlineExtension
+from app.deadlines.models import DeadlineExtension, OfferingDue
+from app.deadlines.policy import Lateness, judge, policy_for
 from app.models_base import as_utc
+from app.offerings.service import first_offering_id_query
 
 Kind = Literal["exercise", "quiz"]
 KINDS: tuple[Kind, ...] = ("exercise", "quiz")
+OfferingRef = int | ScalarSelect[int] | None
+
+
+def _offering(offering_id: OfferingRef) -> int | ScalarSelect[int]:
+    """None means the first offering (as URLs without one do)."""
+    return first_offering_id_query() if offering_id is None else offering_id
 
 
 def extension_for(
-    *, session: Session, user_id: int, kind: Kind, slug: str
+    *, session: Session, user_id: int, kind: Kind, slug: str, offering_id: OfferingRef = None
 ) -> DeadlineExtension | None:
-    """This student's extension for one exercise or quiz, if an instructor granted one."""
+    """This student's extension for one exercise or quiz in the offering, if one was granted."""
     return session.scalar(
         select(DeadlineExtension).where(
             DeadlineExtension.user_id == user_id,
             DeadlineExtension.kind == kind,
             DeadlineExtension.slug == slug,
+            # rows from before offerings had no offering: they are the first one's
+            func.coalesce(DeadlineExtension.offering_id, first_offering_id_query())
+            == _offering(offering_id),
         )
     )
 
 
-def effective_due(
-    *, session: Session, user_id: int, kind: Kind, slug: str, due: dt.datetime | None
+def offering_dues(
+    *, session: Session, offering_id: OfferingRef, kind: Kind
+) -> dict[str, dt.datetime]:
+    """The offering's own due dates for one kind of item, by slug."""
+    rows = session.execute(
+        select(OfferingDue.slug, OfferingDue.due_at).where(
+            OfferingDue.offering_id == _offering(offering_id), OfferingDue.kind == kind
+        )
+    ).all()
+    return {slug: as_utc(due) for slug, due in rows}
+
+
+def item_due(
+    *, session: Session, offering_id: OfferingRef, kind: Kind, slug: str, due: dt.datetime | None
 ) -> dt.datetime | None:
-    """The due date that applies to this student (an extension wins over the content's)."""
-    if due is None:
+    """The item's due date in this offering: the offering's own, else the content's."""
+    own = session.scalar(
+        select(OfferingDue.due_at).where(
+            OfferingDue.offering_id == _offering(offering_id),
+            OfferingDue.kind == kind,
+            OfferingDue.slug == slug,
+        )
+    )
+    if own is not None:
+        return as_utc(own)
+    return None if due is None else as_utc(due)
+
+
+def effective_due(
+    *,
+    session: Session,
+    user_id: int,
+    kind: Kind,
+    slug: str,
+    due: dt.datetime | None,
+    offering_id: OfferingRef = None,
+) -> dt.datetime | None:
+    """The due date that applies to this student (an extension wins over the offering's)."""
+    base = item_due(session=session, offering_id=offering_id, kind=kind, slug=slug, due=due)
+    if base is None:
         return None
-    extension = extension_for(session=session, user_id=user_id, kind=kind, slug=slug)
-    return as_utc(extension.due_at if extension is not None else due)
+    extension = extension_for(
+        session=session, user_id=user_id, kind=kind, slug=slug, offering_id=offering_id
+    )
+    return as_utc(extension.due_at) if extension is not None else base
+
+
+def lateness(
+    *,
+    session: Session,
+    user_id: int,
+    kind: Kind,
+    slug: str,
+    due: dt.datetime | None,
+    at: dt.datetime,
+    offering_id: int | None,
+) -> Lateness:
+    """How work handed in at `at` stands under the offering's dates and late policy."""
+    deadline = effective_due(
+        session=session, user_id=user_id, kind=kind, slug=slug, due=due, offering_id=offering_id
+    )
+    policy = policy_for(session=session, offering_id=offering_id)
+    return judge(policy, at=at, due=deadline)
 
 
 def is_late(
@@ -46,10 +112,18 @@ def is_late(
     slug: str,
     due: dt.datetime | None,
     at: dt.datetime,
+    offering_id: int | None = None,
 ) -> bool:
     """Whether work handed in at `at` is after the due date that applies to this student."""
-    deadline = effective_due(session=session, user_id=user_id, kind=kind, slug=slug, due=due)
-    return deadline is not None and as_utc(at) > deadline
+    return lateness(
+        session=session,
+        user_id=user_id,
+        kind=kind,
+        slug=slug,
+        due=due,
+        at=at,
+        offering_id=offering_id,
+    ).late
 
 
 def late_at(at: dt.datetime, deadline: dt.datetime | None) -> bool:

@@ -4,21 +4,41 @@ from __future__ import annotations
 
 import datetime as dt
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
+from app.deadlines.policy import policy_for
 from app.deadlines.rules import effective_due, late_at
+from app.offerings.service import first_offering_id_query
 from app.submissions.models import Submission
 
 
 def refresh_late_flags(
-    *, session: Session, user_id: int, slug: str, due: dt.datetime | None
+    *,
+    session: Session,
+    user_id: int,
+    slug: str,
+    due: dt.datetime | None,
+    offering_id: int | None = None,
 ) -> None:
-    """Re-flag one student's submissions of an exercise after their deadline changed."""
-    deadline = effective_due(session=session, user_id=user_id, kind="exercise", slug=slug, due=due)
+    """Re-flag one student's submissions of an exercise (in the offering) after a date moved."""
+    deadline = effective_due(
+        session=session,
+        user_id=user_id,
+        kind="exercise",
+        slug=slug,
+        due=due,
+        offering_id=offering_id,
+    )
+    grace = policy_for(session=session, offering_id=offering_id).grace
+    if deadline is not None:
+        deadline += grace
+    here = first_offering_id_query() if offering_id is None else offering_id
     rows = session.execute(
         select(Submission.id, Submission.created_at, Submission.late).where(
-            Submission.user_id == user_id, Submission.exercise_slug == slug
+            Submission.user_id == user_id,
+            Submission.exercise_slug == slug,
+            func.coalesce(Submission.offering_id, first_offering_id_query()) == here,
         )
     ).all()
     for row_id, created_at, was_late in rows:

@@ -7,7 +7,7 @@ import datetime as dt
 import io
 from dataclasses import dataclass, field
 
-from sqlalchemy import ColumnElement, case, false, func, or_, select, union_all
+from sqlalchemy import ColumnElement, false, func, or_, select
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from app.assessments.gradebook import (
@@ -18,9 +18,11 @@ from app.assessments.gradebook import (
 )
 from app.content.loader import Course
 from app.deadlines.models import DeadlineExtension
-from app.deadlines.rules import late_at
+from app.deadlines.policy import Lateness, Policy, after_penalty, judge, policy_for
+from app.deadlines.rules import offering_dues
 from app.models_base import as_utc
-from app.offerings.access import offering_id_here, students_here
+from app.offerings.access import offering_here, offering_id_here, students_here
+from app.offerings.service import first_offering_id_query
 from app.progress.models import QuizAttempt
 from app.submissions.models import Submission
 from app.users.models import User
@@ -34,19 +36,23 @@ SORTS = ("student", "email", "total")
 class ExerciseCell:
     """One student's work on one exercise (graded 'submit' submissions only)."""
 
-    best: float | None = None
+    best: float | None = None  # the score that counts: the late penalty already taken off
     attempts: int = 0
     solved_at: dt.datetime | None = None
     late: bool = False  # the best-scoring submission came after the due date
+    raw: float | None = None  # that submission's score before the late penalty
+    penalty: float = 0.0  # the share of it the late policy took off, 0 to 1
 
 
 @dataclass
 class QuizCell:
     """One student's attempts at one lesson's quiz."""
 
-    best: float | None = None
+    best: float | None = None  # after the late penalty
     attempts: int = 0
     late: bool = False
+    raw: float | None = None
+    penalty: float = 0.0
 
 
 @dataclass
@@ -135,74 +141,79 @@ def _in_offering(
     return [column == here, *([column.is_(None)] if legacy else [])]
 
 
-def _fill_exercises(session: Session, rows: dict[int, Row], slugs: list[str]) -> None:
-    """One row per student and exercise, summed up by the database (issue 27: a 500-student
-    offering has tens of thousands of graded submissions; only their summary leaves it)."""
-    parts = [
+@dataclass(frozen=True)
+class Dates:
+    """This offering's due dates, extensions and late policy, read once per gradebook."""
+
+    policy: Policy
+    dues: dict[tuple[str, str], dt.datetime | None]  # (kind, slug): the offering's date
+    extended: dict[tuple[int, str, str], dt.datetime]  # (user, kind, slug): an extension
+
+    def judge(self, user_id: int, kind: str, slug: str, at: dt.datetime) -> Lateness:
+        """Lateness of one piece of work under the offering's dates and policy."""
+        due = self.dues.get((kind, slug))
+        if due is not None:
+            due = self.extended.get((user_id, kind, slug), due)
+        return judge(self.policy, at=at, due=due)
+
+
+def _dates(session: Session, exercises: list[Column], quizzes: list[Column]) -> Dates:
+    offering_id, _ = offering_id_here(session=session)
+    dues: dict[tuple[str, str], dt.datetime | None] = {}
+    for kind, cols in (("exercise", exercises), ("quiz", quizzes)):
+        own = offering_dues(session=session, offering_id=offering_id, kind=kind)  # type: ignore[arg-type]
+        dues |= {(kind, c.slug): own.get(c.slug, c.due) for c in cols}
+    extended = {
+        (e.user_id, e.kind, e.slug): as_utc(e.due_at)
+        for e in session.scalars(
+            select(DeadlineExtension).where(
+                func.coalesce(DeadlineExtension.offering_id, first_offering_id_query())
+                == offering_here()
+            )
+        )
+    }
+    return Dates(policy_for(session=session, offering_id=offering_id), dues, extended)
+
+
+def _fill_exercises(session: Session, rows: dict[int, Row], slugs: list[str], dates: Dates) -> None:
+    found = session.execute(
         select(
             Submission.user_id,
             Submission.exercise_slug,
-            func.coalesce(Submission.score, 0.0).label("score"),
-            Submission.late,
+            Submission.score,
             Submission.created_at,
-            Submission.id,
-        ).where(
-            where,
-            Submission.user_id.in_(list(rows)),
+        )
+        .where(
             Submission.exercise_slug.in_(slugs),
             Submission.mode == "submit",
             Submission.status == "done",
+            Submission.user_id.in_(list(rows)),
+            or_(*_in_offering(session, Submission.offering_id), false()),
         )
-        for where in _in_offering(session, Submission.offering_id)
-    ]
-    if not parts:
-        return
-    found = union_all(*parts).subquery() if len(parts) > 1 else parts[0].subquery()
-    cell = (found.c.user_id, found.c.exercise_slug)
-    graded = select(
-        found.c.user_id,
-        found.c.exercise_slug,
-        found.c.score.label("best"),
-        found.c.late,
-        func.count().over(partition_by=cell).label("attempts"),
-        func.min(case((found.c.score >= SOLVED, found.c.created_at)))
-        .over(partition_by=cell)
-        .label("solved_at"),
-        # The best score's first submission decides whether the cell is late.
-        func.row_number()
-        .over(
-            partition_by=cell,
-            order_by=(found.c.score.desc(), found.c.created_at, found.c.id),
-        )
-        .label("place"),
-    ).subquery()
-    best = select(
-        graded.c.user_id,
-        graded.c.exercise_slug,
-        graded.c.best,
-        graded.c.late,
-        graded.c.attempts,
-        graded.c.solved_at,
-    ).where(graded.c.place == 1)
-    for user_id, slug, value, late, attempts, solved_at in session.execute(best):
-        solved = None if solved_at is None else as_utc(solved_at)
-        rows[user_id].exercises[slug] = ExerciseCell(
-            float(value), int(attempts), solved, bool(late)
-        )
+        .order_by(Submission.created_at, Submission.id)
+    ).all()
+    for user_id, slug, score, created_at in found:
+        cell = rows[user_id].exercises.setdefault(slug, ExerciseCell())
+        cell.attempts += 1
+        raw = score or 0.0
+        standing = dates.judge(user_id, "exercise", slug, created_at)
+        value = after_penalty(raw, standing.penalty) or 0.0
+        if cell.best is None or value > cell.best:
+            cell.best, cell.late = value, standing.late
+            cell.raw, cell.penalty = raw, standing.penalty
+        if raw >= SOLVED and cell.solved_at is None:
+            cell.solved_at = as_utc(created_at)
 
 
-def _fill_quizzes(session: Session, rows: dict[int, Row], quizzes: list[Column]) -> None:
-    dues = {q.slug: q.due for q in quizzes}
-    extended = {
-        (e.user_id, e.slug): e.due_at
-        for e in session.scalars(select(DeadlineExtension).where(DeadlineExtension.kind == "quiz"))
-    }
+def _fill_quizzes(
+    session: Session, rows: dict[int, Row], quizzes: list[Column], dates: Dates
+) -> None:
     found = session.execute(
         select(
             QuizAttempt.user_id, QuizAttempt.lesson_slug, QuizAttempt.score, QuizAttempt.created_at
         )
         .where(
-            QuizAttempt.lesson_slug.in_(list(dues)),
+            QuizAttempt.lesson_slug.in_([q.slug for q in quizzes]),
             QuizAttempt.user_id.in_(list(rows)),
             or_(*_in_offering(session, QuizAttempt.offering_id), false()),
         )
@@ -211,9 +222,11 @@ def _fill_quizzes(session: Session, rows: dict[int, Row], quizzes: list[Column])
     for user_id, slug, score, created_at in found:
         cell = rows[user_id].quizzes.setdefault(slug, QuizCell())
         cell.attempts += 1
-        deadline = extended.get((user_id, slug), dues[slug]) if dues[slug] else None
-        if cell.best is None or score > cell.best:
-            cell.best, cell.late = score, late_at(created_at, deadline)
+        standing = dates.judge(user_id, "quiz", slug, created_at)
+        value = after_penalty(score, standing.penalty) or 0.0
+        if cell.best is None or value > cell.best:
+            cell.best, cell.late = value, standing.late
+            cell.raw, cell.penalty = score, standing.penalty
 
 
 def build_gradebook(
@@ -236,8 +249,9 @@ def build_gradebook(
         if not needle or needle in u.name.lower() or needle in u.email.lower()
     }
     if rows:
-        _fill_exercises(session, rows, [c.slug for c in exercises])
-        _fill_quizzes(session, rows, quizzes)
+        dates = _dates(session, exercises, quizzes)
+        _fill_exercises(session, rows, [c.slug for c in exercises], dates)
+        _fill_quizzes(session, rows, quizzes, dates)
     book_assessments = assessment_columns(course) if not exercise else []
     cells = assessment_cells(
         session=session, slugs=[c.slug for c in book_assessments], user_ids=list(rows)
@@ -292,14 +306,18 @@ def _when(value: dt.datetime | None) -> str:
 
 
 def gradebook_csv(book: Gradebook) -> str:
-    """The gradebook as CSV: scores are fractions 0 to 1, times are UTC."""
+    """The gradebook as CSV: scores are fractions 0 to 1 (best after the late penalty, raw
+    before it, the penalty as the share taken off), times are UTC."""
     header = ["name", "email"]
     for col in book.shown_exercises:
         header += [f"{col.slug} best", f"{col.slug} attempts", f"{col.slug} solved at"]
-        header += [f"{col.slug} late"]
+        header += [f"{col.slug} late", f"{col.slug} raw", f"{col.slug} late penalty"]
     for col in book.shown_quizzes:
         header += [f"quiz {col.slug} score", f"quiz {col.slug} late"]
-    header += [f"assessment {col.slug} score" for col in book.assessments]
+        header += [f"quiz {col.slug} raw", f"quiz {col.slug} late penalty"]
+    for acol in book.assessments:
+        header += [f"assessment {acol.slug} score", f"assessment {acol.slug} raw"]
+        header += [f"assessment {acol.slug} late penalty"]
     header += ["exercises solved", "exercise points", "quiz points", "total"]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
@@ -309,11 +327,18 @@ def gradebook_csv(book: Gradebook) -> str:
         for col in book.shown_exercises:
             ex = row.exercises.get(col.slug, ExerciseCell())
             cells += [_score(ex.best), ex.attempts, _when(ex.solved_at), "yes" if ex.late else ""]
+            cells += [_score(ex.raw), _score(ex.penalty) if ex.late else ""]
         for col in book.shown_quizzes:
             quiz = row.quizzes.get(col.slug, QuizCell())
             cells += [_score(quiz.best), "yes" if quiz.late else ""]
+            cells += [_score(quiz.raw), _score(quiz.penalty) if quiz.late else ""]
         for acol in book.assessments:
-            cells.append(_score(row.assessments.get(acol.slug, AssessmentCell()).best))
+            cell = row.assessments.get(acol.slug, AssessmentCell())
+            cells += [
+                _score(cell.best),
+                _score(cell.raw),
+                _score(cell.penalty) if cell.late else "",
+            ]
         cells += [
             row.solved,
             _score(row.exercise_points),

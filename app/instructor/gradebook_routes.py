@@ -125,12 +125,20 @@ def _row_json(book: Gradebook, row: Row) -> dict[str, Any]:
             "attempts": cell.attempts,
             "solved_at": solved_at,
             "late": cell.late,
+            "raw": cell.raw,
+            "late_penalty": cell.penalty,
             "practice": col.practice,
         }
     quizzes: dict[str, Any] = {}
     for col in book.shown_quizzes:
         quiz = row.quizzes.get(col.slug, QuizCell())
-        quizzes[col.slug] = {"best": quiz.best, "attempts": quiz.attempts, "late": quiz.late}
+        quizzes[col.slug] = {
+            "best": quiz.best,
+            "attempts": quiz.attempts,
+            "late": quiz.late,
+            "raw": quiz.raw,
+            "late_penalty": quiz.penalty,
+        }
     return {
         "id": row.user_id,
         "name": row.name,

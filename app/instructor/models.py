@@ -50,6 +50,8 @@ class SubmissionReport(Base):
     score: Mapped[float | None] = mapped_column(Float, default=None)
     report: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
     graded_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    # The course version the replaced report was graded against (the row holds the new one).
+    content_version: Mapped[str | None] = mapped_column(String(64), default=None)
     replaced_at: Mapped[dt.datetime] = created_at_column()
 
 

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import datetime as dt
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.content.loader import Course
 from app.deadlines.models import DeadlineExtension
-from app.deadlines.rules import KINDS, Kind, extension_for
+from app.deadlines.rules import KINDS, Kind, extension_for, item_due
 from app.events import grade_recorded
 from app.instructor.deadlines import refresh_late_flags
 from app.instructor.models import ScoreOverride
 from app.models_base import as_utc, utcnow
+from app.offerings.access import offering_here, offering_id_here
+from app.offerings.service import first_offering_id_query
 from app.submissions.models import Submission
 from app.users.models import User
 
@@ -86,7 +88,7 @@ def override_log(*, session: Session, submission_ids: list[int]) -> dict[int, li
 
 
 def content_due(course: Course, kind: Kind, slug: str) -> dt.datetime | None:
-    """The due date the content gives an exercise or a lesson's quiz; errors if none."""
+    """The due date the content gives an exercise or a lesson's quiz; errors if no such item."""
     if kind == "exercise":
         exercise = course.exercise(slug)
         if exercise is None:
@@ -113,13 +115,24 @@ def grant_extension(
     if kind not in KINDS:
         raise InstructorError("An extension is for an 'exercise' or a 'quiz'.")
     checked: Kind = "exercise" if kind == "exercise" else "quiz"
-    due = content_due(course, checked, slug)
+    offering_id, _ = offering_id_here(session=session)
+    due = item_due(
+        session=session,
+        offering_id=offering_id,
+        kind=checked,
+        slug=slug,
+        due=content_due(course, checked, slug),
+    )
     if due is None:
         raise InstructorError(f"'{slug}' has no due date, so there is nothing to extend.")
     text = _reason(reason, required=False)
-    row = extension_for(session=session, user_id=student.id, kind=checked, slug=slug)
+    row = extension_for(
+        session=session, user_id=student.id, kind=checked, slug=slug, offering_id=offering_id
+    )
     if row is None:
-        row = DeadlineExtension(user_id=student.id, kind=checked, slug=slug)
+        row = DeadlineExtension(
+            user_id=student.id, kind=checked, slug=slug, offering_id=offering_id
+        )
         session.add(row)
     row.due_at = as_utc(due_at)
     row.reason = text
@@ -127,14 +140,25 @@ def grant_extension(
     row.created_at = utcnow()
     session.commit()
     if checked == "exercise":
-        refresh_late_flags(session=session, user_id=student.id, slug=slug, due=due)
+        refresh_late_flags(
+            session=session,
+            user_id=student.id,
+            slug=slug,
+            due=content_due(course, checked, slug),
+            offering_id=offering_id,
+        )
     return row
 
 
 def remove_extension(*, session: Session, course: Course, extension_id: int, student: User) -> None:
     """Take an extension back; the content's due date applies again."""
     row = session.get(DeadlineExtension, extension_id)
-    if row is None or row.user_id != student.id:
+    offering_id, _ = offering_id_here(session=session)
+    if (
+        row is None
+        or row.user_id != student.id
+        or (row.offering_id is not None and row.offering_id != offering_id)
+    ):
         raise InstructorError("That extension does not exist (it may have been removed).")
     kind, slug = row.kind, row.slug
     session.delete(row)
@@ -142,15 +166,21 @@ def remove_extension(*, session: Session, course: Course, extension_id: int, stu
     if kind == "exercise":
         exercise = course.exercise(slug)
         due = exercise.meta.due if exercise is not None else None
-        refresh_late_flags(session=session, user_id=student.id, slug=slug, due=due)
+        refresh_late_flags(
+            session=session, user_id=student.id, slug=slug, due=due, offering_id=offering_id
+        )
 
 
 def extensions_of(*, session: Session, user_id: int) -> list[DeadlineExtension]:
-    """A student's extensions, by item."""
+    """A student's extensions in this request's offering, by item."""
     return list(
         session.scalars(
             select(DeadlineExtension)
-            .where(DeadlineExtension.user_id == user_id)
+            .where(
+                DeadlineExtension.user_id == user_id,
+                func.coalesce(DeadlineExtension.offering_id, first_offering_id_query())
+                == offering_here(),
+            )
             .order_by(DeadlineExtension.kind, DeadlineExtension.slug)
         )
     )

@@ -8,15 +8,19 @@ submission at a time so students' own submissions keep most of the grader pool.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import logging
 import threading
+import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from app.courses.service import exercises_dir_for
+from app.courses.service import exercises_dir_for, process_registry
+from app.courses.version import content_version
 from app.db import session_factory
 from app.grading.service import get_grader
 from app.instructor.models import RegradeJob, SubmissionReport
@@ -115,6 +119,20 @@ def start_regrade(
     return job, True
 
 
+@functools.lru_cache(maxsize=32)
+def _folder_version(folder: str, stamp: int) -> str:
+    return content_version(Path(folder))
+
+
+def version_on_disk(course_slug: str | None) -> str | None:
+    """The version of the course files the grader reads now (a regrade runs after an edit, so
+    the served version may lag); hashed once per course per second."""
+    source = process_registry().source(course_slug or "") if course_slug else None
+    if source is None:
+        return None
+    return _folder_version(str(source.folder), int(time.monotonic()))
+
+
 def regrade_one(*, session: Session, grader: Grader, submission_id: int, job_id: int) -> bool:
     """Grade one stored submission again; True when its score changed."""
     row = session.get(Submission, submission_id)
@@ -138,6 +156,7 @@ def regrade_one(*, session: Session, grader: Grader, submission_id: int, job_id:
             score=(row.report or {}).get("score", row.score),
             report=row.report,
             graded_at=row.finished_at,
+            content_version=row.content_version,
         )
     )
     before = row.score
@@ -145,6 +164,8 @@ def regrade_one(*, session: Session, grader: Grader, submission_id: int, job_id:
     row.verdict = report["verdict"]
     row.message = report["message"]
     row.duration_ms = report["duration_ms"]
+    # The course version this report was graded against (the replaced one keeps its own).
+    row.content_version = version_on_disk(row.course_slug) or row.content_version
     # An instructor's override stays in force; otherwise the new report decides.
     row.score = row.override_score if row.override_score is not None else report["score"]
     session.commit()

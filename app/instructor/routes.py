@@ -20,6 +20,7 @@ from app.instructor import (
     item_stats_routes,
     overrides_routes,
     regrade_routes,
+    settings_routes,
     similarity_routes,
     students_routes,
 )
@@ -68,5 +69,6 @@ for _module in (
     students_routes,
     overrides_routes,
     assessment_routes,
+    settings_routes,
 ):
     router.include_router(_module.router)

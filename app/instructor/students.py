@@ -10,11 +10,11 @@ from sqlalchemy.orm import Session
 
 from app.content.loader import Course
 from app.deadlines.models import DeadlineExtension
-from app.deadlines.rules import late_at
+from app.deadlines.rules import late_at, offering_dues
 from app.instructor.models import ScoreOverride, SubmissionReport
 from app.instructor.overrides import extensions_of, override_log
 from app.models_base import as_utc
-from app.offerings.access import members_here
+from app.offerings.access import members_here, offering_id_here
 from app.progress.models import QuizAttempt
 from app.submissions.models import Submission
 from app.users.models import Role, User
@@ -79,17 +79,23 @@ def _history(session: Session, ids: list[int]) -> dict[int, list[SubmissionRepor
     return found
 
 
-def _deadlines(course: Course, extensions: list[DeadlineExtension]) -> list[Deadline]:
+def _deadlines(
+    session: Session, course: Course, extensions: list[DeadlineExtension]
+) -> list[Deadline]:
+    """Every item with a due date in this offering (its own date, else the content's)."""
     by_item = {(e.kind, e.slug): e for e in extensions}
+    offering_id, _ = offering_id_here(session=session)
+    own_ex = offering_dues(session=session, offering_id=offering_id, kind="exercise")
+    own_quiz = offering_dues(session=session, offering_id=offering_id, kind="quiz")
     found = [
-        Deadline("exercise", ex.meta.slug, ex.meta.title, as_utc(ex.meta.due), None)
+        Deadline("exercise", ex.meta.slug, ex.meta.title, as_utc(due), None)
         for ex in course.exercises
-        if ex.meta.due is not None
+        if (due := own_ex.get(ex.meta.slug, ex.meta.due)) is not None
     ]
     found += [
-        Deadline("quiz", les.meta.slug, les.meta.title, as_utc(les.meta.due), None)
+        Deadline("quiz", les.meta.slug, les.meta.title, as_utc(due), None)
         for les in course.lessons
-        if les.meta.due is not None and les.meta.quiz
+        if les.meta.quiz and (due := own_quiz.get(les.meta.slug, les.meta.due)) is not None
     ]
     for item in found:
         item.extension = by_item.get((item.kind, item.slug))
@@ -111,7 +117,7 @@ def student_view(
         entry = SubmissionEntry(row, history.get(row.id, []), overrides.get(row.id, []))
         submissions.setdefault(row.exercise_slug, []).append(entry)
     extensions = extensions_of(session=session, user_id=user.id)
-    deadlines = _deadlines(course, extensions)
+    deadlines = _deadlines(session, course, extensions)
     quiz_due = {
         d.slug: (d.extension.due_at if d.extension else d.due)
         for d in deadlines

@@ -15,6 +15,7 @@ from app.content.loader import Course, Lesson
 from app.content.service import CourseDep, visible_lessons
 from app.courses.service import graded_in
 from app.db import SessionDep
+from app.progress.models import QuizAttempt
 from app.progress.service import quiz_attempts
 from app.quiz import service
 from app.users.deps import CurrentUser, OptionalUser
@@ -73,6 +74,14 @@ async def _body(request: Request) -> bytes:
     return body
 
 
+async def _submit(**kwargs: Any) -> tuple[QuizAttempt, service.GradedQuiz]:
+    """Grade and store off the event loop; a refused late attempt is a 409 saying why."""
+    try:
+        return await run_in_threadpool(service.submit_attempt, **kwargs)
+    except service.QuizRefused as exc:
+        raise HTTPException(409, str(exc)) from exc
+
+
 @router.post("/lessons/{slug}/quiz", include_in_schema=False)
 async def submit_form(
     slug: str, request: Request, session: SessionDep, course: CourseDep, user: OptionalUser
@@ -84,14 +93,14 @@ async def submit_form(
     await _body(request)
     form = await request.form()
     answers = service.answers_from_form(lesson.meta.quiz, form)
-    await run_in_threadpool(
-        service.submit_attempt,
+    await _submit(
         session=session,
         lesson_slug=slug,
         questions=lesson.meta.quiz,
         answers=answers,
         user_id=user.id,
         graded_in=graded_in(request),
+        due=lesson.meta.due,
     )
     return RedirectResponse(f"/lessons/{slug}#quiz", status_code=303)
 
@@ -114,7 +123,7 @@ def _parse(body: bytes) -> QuizAnswersIn:
 
 @router.post(
     "/api/lessons/{slug}/quiz",
-    responses=errors(401, 403, 404, 413, 422),
+    responses=errors(401, 403, 404, 409, 413, 422),
     openapi_extra={
         "requestBody": {
             "required": True,
@@ -128,14 +137,14 @@ async def submit_api(
     """Grade a quiz attempt sent as JSON and store it; 401 without login."""
     lesson = _lesson(course, slug, user)
     body = _parse(await _body(request))
-    attempt, graded = await run_in_threadpool(
-        service.submit_attempt,
+    attempt, graded = await _submit(
         session=session,
         lesson_slug=slug,
         questions=lesson.meta.quiz,
         answers=body.answers,
         user_id=user.id,
         graded_in=graded_in(request),
+        due=lesson.meta.due,
     )
     return JSONResponse(
         {

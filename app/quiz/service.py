@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -10,6 +11,12 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from app.content.schemas import MultipleChoice, Question, SingleChoice
+from app.courses.first import first_course_slug
+from app.deadlines.policy import refusal_message
+from app.deadlines.rules import lateness
+from app.models_base import utcnow
+from app.offerings.access import offering_in_request
+from app.offerings.service import offering_for_work
 from app.progress.models import QuizAttempt
 from app.progress.service import save_quiz_attempt
 from app.quiz.grading import first_variant, grade_question, variant_params
@@ -143,8 +150,17 @@ def submit_attempt(
     answers: Mapping[str, object],
     user_id: int,
     graded_in: tuple[str, str | None] | None = None,
+    due: dt.datetime | None = None,
 ) -> tuple[QuizAttempt, GradedQuiz]:
-    """Grade and store one attempt (`graded_in`: course slug and content version)."""
+    """Grade and store one attempt (`graded_in`: course slug and content version; `due`: the
+    content's due date, which the offering's own date and late policy may change)."""
+    refuse_if_closed(
+        session=session,
+        user_id=user_id,
+        lesson_slug=lesson_slug,
+        due=due,
+        course_slug=graded_in[0] if graded_in is not None else None,
+    )
     graded = grade_quiz(questions, answers, user_id=user_id)
     attempt = save_quiz_attempt(
         session=session,
@@ -156,6 +172,41 @@ def submit_attempt(
         graded_in=graded_in,
     )
     return attempt, graded
+
+
+class QuizRefused(Exception):
+    """An attempt the offering's late policy refuses; the message says when it was due."""
+
+
+def refuse_if_closed(
+    *,
+    session: Session,
+    user_id: int,
+    lesson_slug: str,
+    due: dt.datetime | None,
+    course_slug: str | None,
+) -> None:
+    """Raise QuizRefused when the offering refuses late work and this quiz is past due."""
+    offering_id = offering_for_work(
+        session=session,
+        user_id=user_id,
+        course_slug=course_slug or first_course_slug(),
+        named=offering_in_request(),
+    )
+    standing = lateness(
+        session=session,
+        user_id=user_id,
+        kind="quiz",
+        slug=lesson_slug,
+        due=due,
+        at=utcnow(),
+        offering_id=offering_id,
+    )
+    if standing.refused and standing.due is not None:
+        raise QuizRefused(
+            refusal_message(due=standing.due, what="quiz")
+            + " Your answers were not saved; they are still in the form."
+        )
 
 
 def ignored_note(ignored: Sequence[str]) -> str | None:

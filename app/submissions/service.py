@@ -10,12 +10,13 @@ from sqlalchemy.orm import Session
 
 from app.content.loader import Course
 from app.courses.first import first_course_slug
-from app.deadlines.rules import effective_due, is_late
+from app.deadlines.policy import refusal_message
+from app.deadlines.rules import effective_due, lateness
 from app.jobs import live
 from app.models_base import utcnow
 from app.offerings.access import offering_in_request
 from app.offerings.service import first_offering_id_query, is_staff, offering_for_work, role_in
-from app.submissions.models import Submission
+from app.submissions.models import Draft, Submission
 from app.users.models import Role, User
 
 log = logging.getLogger(__name__)
@@ -80,18 +81,50 @@ def create_submission(
         course_slug=course_slug or first_course_slug(),
         named=offering_in_request(),
     )
-    # Deadlines (instructor tools): work after the due date is accepted and flagged late.
-    row.late = is_late(
+    # Deadlines: the offering's dates and late policy (accept and flag, penalty, or refuse).
+    standing = lateness(
         session=session,
         user_id=user.id,
         kind="exercise",
         slug=exercise,
         due=found.meta.due,
         at=utcnow(),
+        offering_id=row.offering_id,
     )
+    if standing.refused and mode == "submit" and standing.due is not None:
+        _keep_as_draft(session=session, row=row)
+        raise SubmissionError(
+            409,
+            refusal_message(due=standing.due, what="exercise")
+            + " Your code is kept in your saved draft.",
+        )
+    row.late = standing.late
     session.add(row)
     session.commit()
     return row
+
+
+def _keep_as_draft(*, session: Session, row: Submission) -> None:
+    """Refused work is saved as the student's draft, so nothing they typed is lost."""
+    draft = session.scalar(
+        select(Draft).where(
+            Draft.user_id == row.user_id,
+            Draft.exercise_slug == row.exercise_slug,
+            Draft.framework == row.framework,
+        )
+    )
+    if draft is None:
+        session.add(
+            Draft(
+                user_id=row.user_id,
+                exercise_slug=row.exercise_slug,
+                framework=row.framework,
+                code=row.code,
+            )
+        )
+    else:
+        draft.code, draft.updated_at = row.code, utcnow()
+    session.commit()
 
 
 def visible_submission(*, session: Session, user: User, submission_id: int) -> Submission | None:
@@ -140,5 +173,6 @@ def hidden_tests_open(
         kind="exercise",
         slug=row.exercise_slug,
         due=exercise.meta.due,
+        offering_id=row.offering_id,
     )
     return due is not None and now > due

@@ -1,7 +1,7 @@
 """gradebook index: an offering's graded submissions read from one index (issue 27, point 6)
 
 Revision ID: 0011_gradebook_index
-Revises: 0009_assessments
+Revises: 0010_late_policies
 Create Date: 2026-11-23 21:20:00.000000
 
 The gradebook of a 500-student offering among 2 million submissions read ~31,000 scattered
@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from alembic import op
 
 revision: str = "0011_gradebook_index"
-down_revision: str | None = "0009_assessments"
+down_revision: str | None = "0010_late_policies"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

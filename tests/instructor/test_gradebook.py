@@ -61,10 +61,18 @@ def test_numbers_per_student(app_client: TestClient) -> None:
         "attempts": 4,
         "solved_at": "2026-11-01T12:00:00+00:00",
         "late": False,
+        "raw": 1.0,
+        "late_penalty": 0.0,
         "practice": False,
     }
     assert ada["exercises"][PAST_DUE]["late"] is True
-    assert ada["quizzes"][LESSON] == {"best": 1.0, "attempts": 2, "late": True}
+    assert ada["quizzes"][LESSON] == {
+        "best": 1.0,
+        "attempts": 2,
+        "late": True,
+        "raw": 1.0,
+        "late_penalty": 0.0,
+    }
     assert ada["solved"] == 2 and ada["total"] == 1.0
     bob = rows[ids["bob"]]
     assert bob["exercises"][EXERCISE]["best"] == 0.5
@@ -74,6 +82,8 @@ def test_numbers_per_student(app_client: TestClient) -> None:
         "attempts": 0,
         "solved_at": None,
         "late": False,
+        "raw": None,
+        "late_penalty": 0.0,
         "practice": False,
     }
     assert bob["total"] == (0.5 + 0.5) / 3

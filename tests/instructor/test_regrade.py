@@ -12,7 +12,7 @@ from sqlalchemy import select
 
 from app.db import session_factory
 from app.instructor.models import RegradeJob, SubmissionReport
-from app.instructor.regrade import job_view, run_job, start_regrade
+from app.instructor.regrade import job_view, run_job, start_regrade, version_on_disk
 from app.models_base import utcnow
 from app.submissions.models import Submission
 from app.users.models import Role, User
@@ -115,6 +115,11 @@ def test_regrade_updates_scores_and_keeps_history(app_client: TestClient, course
         assert [(h.verdict, h.score, len(h.report["tests"])) for h in history] == [  # type: ignore[index]
             ("wrong_answer", 0.1, 10)
         ]
+        # The new report names the edited course's version; the replaced one keeps its own.
+        regraded = session.get(Submission, partial["id"])
+        assert regraded is not None and history[0].content_version == partial["content_version"]
+        assert regraded.content_version == version_on_disk(regraded.course_slug)
+        assert regraded.content_version not in (None, partial["content_version"])
         assert session.get(Submission, broken).report["score"] == 1.0  # type: ignore[union-attr]
 
     grades = app_client.get("/api/instructor/gradebook", headers=teacher).json()

@@ -18,7 +18,8 @@ from tests.instructor.conftest import EXERCISE, add_submission, at, person
 from tests.instructor.test_access import ROUTES
 
 # Staff pages a teaching assistant may use: students' work, gradebook, reports, overrides,
-# extensions. Everything else (content, regrades, LMS settings, staff roles) is instructors'.
+# extensions. Everything else (content, regrades, LMS settings, staff roles, the offering's
+# settings: late policy and due dates) is instructors'.
 TA_ALLOWED = re.compile(
     r"^/(api/)?instructor(/gradebook|/exercises|/quizzes|/students|/submissions|/problems|$)"
 )
@@ -140,6 +141,21 @@ def test_access_matrix(app_client: TestClient, role: str, prefixed: bool) -> Non
         seen[key] = _outcome(answer.status_code, answer.headers.get("location", ""))
         wanted[key] = expected(role, method, path)
     assert seen == wanted
+
+
+SETTINGS = {
+    ("GET", "/instructor/settings"),
+    ("POST", "/instructor/settings/late-policy"),
+    ("POST", "/instructor/settings/due-dates"),
+    ("GET", "/api/instructor/settings"),
+    ("POST", "/api/instructor/late-policy"),
+    ("POST", "/api/instructor/due-dates"),
+}
+
+
+def test_the_matrix_covers_the_offering_settings() -> None:
+    assert set(ROUTES) >= SETTINGS
+    assert [route for route in sorted(SETTINGS) if ta_may(*route)] == []
 
 
 def test_an_instructor_of_another_offering_sees_none_of_its_people(

@@ -1,0 +1,215 @@
+"""The offering's settings page and API: late policy and due dates (instructors only)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, HTTPException, Request
+from fastapi.responses import RedirectResponse
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.responses import Response
+
+from app.content.loader import Course
+from app.content.service import CourseDep
+from app.db import SessionDep
+from app.deadlines.policy import MODE_WORDS, MODES, PolicyError, checked, policy_for, set_policy
+from app.instructor.overrides import InstructorError
+from app.instructor.settings import due_rows, set_offering_due
+from app.instructor.web import page, parse_due
+from app.offerings.access import InstructorMember, offering_in_request
+from app.web.api import errors
+
+router = APIRouter(tags=["instructor"])
+SAVED = {"policy": "The late policy is saved.", "dates": "The due dates are saved."}
+
+
+def _prefix() -> str:
+    named = offering_in_request()
+    return "" if named is None else f"/offerings/{named}"
+
+
+def _page(
+    request: Request,
+    *,
+    session: SessionDep,
+    course: Course,
+    member: InstructorMember,
+    error: str | None = None,
+    status_code: int = 200,
+) -> Response:
+    offering_id = member.offering.id
+    return page(
+        request,
+        "instructor/settings.html",
+        member.user,
+        status_code=status_code,
+        offering=member.offering,
+        policy=policy_for(session=session, offering_id=offering_id),
+        modes=[(m, MODE_WORDS[m]) for m in MODES],
+        dues=due_rows(session=session, course=course, offering_id=offering_id),
+        prefix=_prefix(),
+        error=error,
+        saved=SAVED.get(request.query_params.get("saved", "")),
+    )
+
+
+@router.get("/instructor/settings", include_in_schema=False)
+def settings_page(
+    request: Request, session: SessionDep, course: CourseDep, member: InstructorMember
+) -> Response:
+    """The offering's late policy and due dates, each in a form."""
+    return _page(request, session=session, course=course, member=member)
+
+
+def _number(text: str, name: str) -> float:
+    try:
+        return float(text.strip() or "0")
+    except ValueError as exc:
+        raise PolicyError(f"The {name} must be a number; '{text[:20]}' is not.") from exc
+
+
+@router.post("/instructor/settings/late-policy", include_in_schema=False)
+async def policy_form(
+    request: Request, session: SessionDep, course: CourseDep, member: InstructorMember
+) -> Response:
+    """Save the late policy from the settings page's form."""
+    form = await request.form()
+    field = {k: str(v) for k, v in form.items()}
+    try:
+        policy = checked(
+            mode=field.get("mode", ""),
+            percent_per_day=_number(field.get("percent_per_day", ""), "penalty per day"),
+            max_percent=_number(field.get("max_percent", "") or "100", "largest penalty"),
+            grace_minutes=int(_number(field.get("grace_minutes", ""), "grace period")),
+        )
+    except PolicyError as exc:
+        return _page(
+            request, session=session, course=course, member=member, error=str(exc), status_code=400
+        )
+    set_policy(session=session, offering_id=member.offering.id, policy=policy, by=member.user.id)
+    return RedirectResponse(f"{_prefix()}/instructor/settings?saved=policy", status_code=303)
+
+
+@router.post("/instructor/settings/due-dates", include_in_schema=False)
+async def dues_form(
+    request: Request, session: SessionDep, course: CourseDep, member: InstructorMember
+) -> Response:
+    """Save the offering's own due dates; a blank field means the content's date."""
+    form = await request.form()
+    offering_id = member.offering.id
+    try:
+        for row in due_rows(session=session, course=course, offering_id=offering_id):
+            text = str(form.get(row.field, "")).strip()
+            due = parse_due(text) if text else None
+            if due == row.own:
+                continue
+            set_offering_due(
+                session=session,
+                course=course,
+                offering_id=offering_id,
+                kind=row.kind,
+                slug=row.slug,
+                due_at=due,
+                by=member.user.id,
+            )
+    except ValueError as exc:
+        return _page(
+            request, session=session, course=course, member=member, error=str(exc), status_code=400
+        )
+    return RedirectResponse(f"{_prefix()}/instructor/settings?saved=dates", status_code=303)
+
+
+def _settings_json(session: SessionDep, course: Course, offering_id: int) -> dict[str, Any]:
+    policy = policy_for(session=session, offering_id=offering_id)
+    return {
+        "offering": offering_id,
+        "late_policy": {
+            "mode": policy.mode,
+            "percent_per_day": policy.percent_per_day,
+            "max_percent": policy.max_percent,
+            "grace_minutes": policy.grace_minutes,
+            "description": policy.describe(),
+        },
+        "due_dates": [
+            {
+                "kind": r.kind,
+                "slug": r.slug,
+                "content_due": r.content.isoformat() if r.content else None,
+                "offering_due": r.own.isoformat() if r.own else None,
+            }
+            for r in due_rows(session=session, course=course, offering_id=offering_id)
+        ],
+    }
+
+
+@router.get("/api/instructor/settings", responses=errors(401, 403))
+def settings_api(
+    session: SessionDep, course: CourseDep, member: InstructorMember
+) -> dict[str, Any]:
+    """The offering's late policy and every item's due date (the content's and its own)."""
+    return _settings_json(session, course, member.offering.id)
+
+
+class PolicyIn(BaseModel):
+    """Body of the late-policy API."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    mode: str = Field(description="accept (flag late work), penalty, or refuse.")
+    percent_per_day: float = Field(default=0.0, description="Penalty: % of the score per day.")
+    max_percent: float = Field(default=100.0, description="Penalty: the most a score loses, %.")
+    grace_minutes: int = Field(default=0, description="Minutes after the due date still on time.")
+
+
+@router.post("/api/instructor/late-policy", responses=errors(401, 403, 422))
+def policy_api(
+    body: Annotated[PolicyIn, Body()],
+    session: SessionDep,
+    course: CourseDep,
+    member: InstructorMember,
+) -> dict[str, Any]:
+    """Set the offering's late policy; grades follow at once (they are computed on reading)."""
+    try:
+        policy = checked(
+            mode=body.mode,
+            percent_per_day=body.percent_per_day,
+            max_percent=body.max_percent,
+            grace_minutes=body.grace_minutes,
+        )
+    except PolicyError as exc:
+        raise HTTPException(422, str(exc)) from exc
+    set_policy(session=session, offering_id=member.offering.id, policy=policy, by=member.user.id)
+    return _settings_json(session, course, member.offering.id)
+
+
+class DueIn(BaseModel):
+    """Body of the due-date API: one item's date in this offering, null for the content's."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: str = Field(description="exercise or quiz.")
+    slug: str = Field(max_length=100, description="The exercise's or the lesson's slug.")
+    due: str | None = Field(description="2026-12-01T23:59 (UTC); null: the content's date.")
+
+
+@router.post("/api/instructor/due-dates", responses=errors(401, 403, 422))
+def due_api(
+    body: Annotated[DueIn, Body()],
+    session: SessionDep,
+    course: CourseDep,
+    member: InstructorMember,
+) -> dict[str, Any]:
+    """Set or clear one item's due date in this offering."""
+    try:
+        set_offering_due(
+            session=session,
+            course=course,
+            offering_id=member.offering.id,
+            kind=body.kind,
+            slug=body.slug,
+            due_at=parse_due(body.due) if body.due else None,
+            by=member.user.id,
+        )
+    except (InstructorError, ValueError) as exc:
+        raise HTTPException(422, str(exc)) from exc
+    return _settings_json(session, course, member.offering.id)
