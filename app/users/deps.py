@@ -5,13 +5,21 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 
 from app.db import SessionDep, release
 from app.models_base import as_utc, utcnow
 from app.users.models import User, WebSession
 from app.users.service import hash_token, user_for_api_token
 from app.web.csrf import SESSION_COOKIE
+
+# Built once: constructing a statement and its cache key on every request cost as much CPU as
+# running it (issue 23); only the token hash changes between requests.
+_BY_SESSION = (
+    select(User, WebSession.expires_at)
+    .join(WebSession, WebSession.user_id == User.id)
+    .where(WebSession.token_hash == bindparam("token_hash"))
+)
 
 
 def get_current_user(request: Request, session: SessionDep) -> User | None:
@@ -29,11 +37,7 @@ def _lookup(request: Request, session: SessionDep) -> User | None:
     cookie = request.cookies.get(SESSION_COOKIE)
     if not cookie:
         return None
-    found = session.execute(
-        select(User, WebSession.expires_at)
-        .join(WebSession, WebSession.user_id == User.id)
-        .where(WebSession.token_hash == hash_token(cookie))
-    ).first()
+    found = session.execute(_BY_SESSION, {"token_hash": hash_token(cookie)}).first()
     if found is None or as_utc(found[1]) < utcnow():
         return None
     user: User = found[0]
