@@ -6,7 +6,7 @@ import datetime as dt
 import secrets
 from dataclasses import dataclass
 
-from sqlalchemy import ColumnElement, ScalarSelect, func, select
+from sqlalchemy import ColumnElement, ScalarSelect, bindparam, func, select
 from sqlalchemy.orm import Session
 
 from app.config import get_settings
@@ -153,14 +153,18 @@ def join_by_code(*, session: Session, user: User, code: str) -> Offering:
     return offering
 
 
+# Built once: the home page reads it on every view (issue 23).
+_MEMBERSHIPS = (
+    select(Offering, Enrollment.role)
+    .join(Enrollment, Enrollment.offering_id == Offering.id)
+    .where(Enrollment.user_id == bindparam("user_id"))
+    .order_by(Offering.id.desc())
+)
+
+
 def memberships(*, session: Session, user: User) -> list[Membership]:
     """Every offering the person is in, newest first."""
-    rows = session.execute(
-        select(Offering, Enrollment.role)
-        .join(Enrollment, Enrollment.offering_id == Offering.id)
-        .where(Enrollment.user_id == user.id)
-        .order_by(Offering.id.desc())
-    ).all()
+    rows = session.execute(_MEMBERSHIPS, {"user_id": user.id}).all()
     return [Membership(offering, OfferingRole(role)) for offering, role in rows]
 
 

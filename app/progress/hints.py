@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.progress.models import HintReveal
 
+# Built once: every exercise page view reads it (issue 23).
+_REVEALED = select(func.max(HintReveal.hint_number)).where(
+    HintReveal.user_id == bindparam("user_id"),
+    HintReveal.exercise_slug == bindparam("exercise_slug"),
+)
+
 
 def revealed_count(*, session: Session, user_id: int, exercise_slug: str) -> int:
     """How many of the exercise's hints this student has opened (always the first ones)."""
-    found = session.scalar(
-        select(func.max(HintReveal.hint_number)).where(
-            HintReveal.user_id == user_id, HintReveal.exercise_slug == exercise_slug
-        )
-    )
+    found = session.scalar(_REVEALED, {"user_id": user_id, "exercise_slug": exercise_slug})
     return int(found or 0)
 
 

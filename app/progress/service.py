@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, cast
 
-from sqlalchemy import func, select
+from sqlalchemy import BindParameter, Table, bindparam, func, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -15,23 +16,48 @@ from app.offerings.service import offering_for_work
 from app.progress.models import LessonRead, QuizAttempt
 
 
-def record_lesson_read(*, session: Session, user_id: int, lesson_slug: str) -> bool:
-    """Note the first time a student opens a lesson; True only when this call added the row."""
-    existing = session.scalar(
-        select(LessonRead.id).where(
-            LessonRead.user_id == user_id, LessonRead.lesson_slug == lesson_slug
-        )
-    )
-    if existing is not None:
-        return False
-    session.add(LessonRead(user_id=user_id, lesson_slug=lesson_slug))
+@dataclass(frozen=True)
+class LessonOpened:
+    """What opening a lesson found: whether this was the first time, and the quiz attempts."""
+
+    newly_read: bool
+    quiz_attempts: int
+
+
+_USER: BindParameter[int] = bindparam("user_id")
+_LESSON: BindParameter[str] = bindparam("lesson_slug")
+# Built once (issue 23): a lesson view asks both things in one statement, and a first view adds
+# its row with a plain INSERT instead of a unit-of-work flush.
+_LESSON_STATE = select(
+    select(LessonRead.id)
+    .where(LessonRead.user_id == _USER, LessonRead.lesson_slug == _LESSON)
+    .scalar_subquery(),
+    select(func.count(QuizAttempt.id))
+    .where(QuizAttempt.user_id == _USER, QuizAttempt.lesson_slug == _LESSON)
+    .scalar_subquery(),
+)
+_ADD_READ = insert(cast(Table, LessonRead.__table__))
+
+
+def open_lesson(*, session: Session, user_id: int, lesson_slug: str) -> LessonOpened:
+    """Note the first time a student opens a lesson, and count their attempts at its quiz."""
+    params = {"user_id": user_id, "lesson_slug": lesson_slug}
+    read_id, attempts = session.execute(_LESSON_STATE, params).one()
+    if read_id is not None:
+        return LessonOpened(newly_read=False, quiz_attempts=int(attempts or 0))
     try:
+        session.execute(_ADD_READ, params)
         session.commit()
     except IntegrityError:
         # Two tabs opened the lesson at once; the other request already recorded it.
         session.rollback()
-        return False
-    return True
+        return LessonOpened(newly_read=False, quiz_attempts=int(attempts or 0))
+    return LessonOpened(newly_read=True, quiz_attempts=int(attempts or 0))
+
+
+def record_lesson_read(*, session: Session, user_id: int, lesson_slug: str) -> bool:
+    """Note the first time a student opens a lesson; True only when this call added the row."""
+    return open_lesson(session=session, user_id=user_id, lesson_slug=lesson_slug).newly_read
 
 
 def lessons_read(*, session: Session, user_id: int) -> set[str]:
@@ -84,21 +110,23 @@ def quiz_attempts(*, session: Session, user_id: int, lesson_slug: str) -> list[Q
     )
 
 
+_LATEST_ATTEMPT = (
+    select(QuizAttempt)
+    .where(QuizAttempt.user_id == _USER, QuizAttempt.lesson_slug == _LESSON)
+    .order_by(QuizAttempt.created_at.desc(), QuizAttempt.id.desc())
+    .limit(1)
+)
+_COUNT_ATTEMPTS = select(func.count(QuizAttempt.id)).where(
+    QuizAttempt.user_id == _USER, QuizAttempt.lesson_slug == _LESSON
+)
+
+
 def latest_quiz_attempt(*, session: Session, user_id: int, lesson_slug: str) -> QuizAttempt | None:
     """The most recent attempt at one quiz, if any."""
-    return session.scalar(
-        select(QuizAttempt)
-        .where(QuizAttempt.user_id == user_id, QuizAttempt.lesson_slug == lesson_slug)
-        .order_by(QuizAttempt.created_at.desc(), QuizAttempt.id.desc())
-        .limit(1)
-    )
+    return session.scalar(_LATEST_ATTEMPT, {"user_id": user_id, "lesson_slug": lesson_slug})
 
 
 def count_quiz_attempts(*, session: Session, user_id: int, lesson_slug: str) -> int:
     """How many times this student has submitted this quiz."""
-    count = session.scalar(
-        select(func.count(QuizAttempt.id)).where(
-            QuizAttempt.user_id == user_id, QuizAttempt.lesson_slug == lesson_slug
-        )
-    )
+    count = session.scalar(_COUNT_ATTEMPTS, {"user_id": user_id, "lesson_slug": lesson_slug})
     return int(count or 0)

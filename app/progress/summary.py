@@ -1,4 +1,4 @@
-"""A student's standing in the whole course, for the home page: one or two queries per table."""
+"""A student's standing in the whole course, for the home page: two queries in all."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from sqlalchemy import and_, case, func, select
+from sqlalchemy import BindParameter, and_, bindparam, case, func, literal, null, select, union_all
 from sqlalchemy.orm import Session
 
 from app.content.loader import Exercise, Lesson
@@ -120,30 +120,37 @@ def _aware(value: dt.datetime) -> dt.datetime:
     return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
 
 
+_ACCEPTED = and_(Submission.mode == "submit", Submission.verdict == "accepted")
+_STATS_COLUMNS = (
+    Submission.exercise_slug,
+    func.count(Submission.id),
+    func.max(case((_ACCEPTED, 1), else_=0)),
+    func.max(case((Submission.mode == "submit", Submission.score), else_=None)),
+    func.sum(case((Submission.mode == "submit", 1), else_=0)),
+)
+
+
+def _exercise_progress(count: Any, solved: Any, best: Any, submitted: Any) -> ExerciseProgress:
+    state: ExerciseState = "solved" if solved else "attempted"
+    best_score = None if best is None else float(best)
+    return ExerciseProgress(state, int(count), best_score, int(submitted or 0))
+
+
 def exercise_stats(
     *, session: Session, user_id: int, slugs: Iterable[str] | None = None
 ) -> dict[str, ExerciseProgress]:
     """Per-exercise standing from one grouped query over the student's submissions."""
-    accepted = and_(Submission.mode == "submit", Submission.verdict == "accepted")
     query = (
-        select(
-            Submission.exercise_slug,
-            func.count(Submission.id),
-            func.max(case((accepted, 1), else_=0)),
-            func.max(case((Submission.mode == "submit", Submission.score), else_=None)),
-            func.sum(case((Submission.mode == "submit", 1), else_=0)),
-        )
+        select(*_STATS_COLUMNS)
         .where(Submission.user_id == user_id)
         .group_by(Submission.exercise_slug)
     )
     if slugs is not None:
         query = query.where(Submission.exercise_slug.in_(list(slugs)))
-    stats: dict[str, ExerciseProgress] = {}
-    for slug, count, solved, best, submitted in session.execute(query):
-        state: ExerciseState = "solved" if solved else "attempted"
-        best_score = None if best is None else float(best)
-        stats[str(slug)] = ExerciseProgress(state, int(count), best_score, int(submitted or 0))
-    return stats
+    return {
+        str(slug): _exercise_progress(count, solved, best, submitted)
+        for slug, count, solved, best, submitted in session.execute(query)
+    }
 
 
 def _quiz_score(results: Any, score: float, questions: int) -> QuizScore:
@@ -154,30 +161,57 @@ def _quiz_score(results: Any, score: float, questions: int) -> QuizScore:
     return QuizScore(round(score * questions), questions)
 
 
+_USER: BindParameter[int] = bindparam("user_id")
+# Built once (issue 23). Reads and quiz attempts in one statement; the quiz attempts come first
+# so the union's columns carry their types (the JSON results, the timestamps).
+_LESSON_ROWS = union_all(
+    select(
+        literal("quiz").label("kind"),
+        QuizAttempt.lesson_slug,
+        QuizAttempt.created_at,
+        QuizAttempt.score,
+        QuizAttempt.results,
+        QuizAttempt.id,
+    ).where(QuizAttempt.user_id == _USER),
+    select(
+        literal("read"),
+        LessonRead.lesson_slug,
+        LessonRead.created_at,
+        null(),
+        null(),
+        LessonRead.id,
+    ).where(LessonRead.user_id == _USER),
+)
+# Each exercise's standing and its latest submission time, for the next step.
+_EXERCISE_ROWS = (
+    select(*_STATS_COLUMNS, func.max(Submission.created_at))
+    .where(Submission.user_id == _USER)
+    .group_by(Submission.exercise_slug)
+)
+_LAST_SUBMISSION = (
+    select(Submission.exercise_slug, Submission.created_at)
+    .where(Submission.user_id == _USER)
+    .order_by(Submission.created_at.desc(), Submission.id.desc())
+    .limit(1)
+)
+
+
 def _lesson_progress(
     session: Session, user_id: int, lessons: Sequence[Lesson]
 ) -> tuple[dict[str, LessonProgress], list[tuple[dt.datetime, Kind, str]]]:
-    """Reads and quiz attempts in two queries; also returns them as dated activity."""
+    """Reads and quiz attempts in one query; also returns them as dated activity."""
     activity: list[tuple[dt.datetime, Kind, str]] = []
     read: set[str] = set()
-    for slug, when in session.execute(
-        select(LessonRead.lesson_slug, LessonRead.created_at).where(LessonRead.user_id == user_id)
-    ):
-        read.add(str(slug))
-        activity.append((_aware(when), "lesson", str(slug)))
     sizes = {les.meta.slug: len(les.meta.quiz) for les in lessons}
     attempts: dict[str, list[tuple[dt.datetime, int, float, QuizScore]]] = {}
-    for slug, score, results, when, attempt_id in session.execute(
-        select(
-            QuizAttempt.lesson_slug,
-            QuizAttempt.score,
-            QuizAttempt.results,
-            QuizAttempt.created_at,
-            QuizAttempt.id,
-        ).where(QuizAttempt.user_id == user_id)
+    for kind, slug, when, score, results, row_id in session.execute(
+        _LESSON_ROWS, {"user_id": user_id}
     ):
-        quiz = _quiz_score(results, float(score), sizes.get(str(slug), 0))
-        attempts.setdefault(str(slug), []).append((_aware(when), int(attempt_id), score, quiz))
+        if kind == "read":
+            read.add(str(slug))
+        else:
+            quiz = _quiz_score(results, float(score), sizes.get(str(slug), 0))
+            attempts.setdefault(str(slug), []).append((_aware(when), int(row_id), score, quiz))
         activity.append((_aware(when), "lesson", str(slug)))
     progress: dict[str, LessonProgress] = {}
     for lesson in lessons:
@@ -187,6 +221,31 @@ def _lesson_progress(
         best = max(mine, key=lambda a: (a[2], a[0], a[1]))[3] if mine else None
         progress[slug] = LessonProgress(slug in read, len(mine), best, latest)
     return progress, activity
+
+
+def _exercise_rows(
+    session: Session, user_id: int
+) -> tuple[dict[str, ExerciseProgress], tuple[dt.datetime, str] | None]:
+    """Every exercise's standing, and the latest submission (time, exercise), in one query.
+
+    Only when two exercises share the latest time to the microsecond does a second query ask
+    which submission came last, as the list of submissions orders them.
+    """
+    stats: dict[str, ExerciseProgress] = {}
+    newest: list[tuple[dt.datetime, str]] = []
+    for slug, count, solved, best, submitted, last in session.execute(
+        _EXERCISE_ROWS, {"user_id": user_id}
+    ):
+        stats[str(slug)] = _exercise_progress(count, solved, best, submitted)
+        when = _aware(last)
+        if not newest or when > newest[0][0]:
+            newest = [(when, str(slug))]
+        elif when == newest[0][0]:
+            newest.append((when, str(slug)))
+    if len(newest) > 1:
+        row = session.execute(_LAST_SUBMISSION, {"user_id": user_id}).one()
+        newest = [(_aware(row[1]), str(row[0]))]
+    return stats, newest[0] if newest else None
 
 
 def course_sequence(
@@ -234,16 +293,10 @@ def course_progress(
 ) -> CourseProgress:
     """The home page's view of one student: reads, quiz scores, exercise states, next step."""
     lesson_progress, activity = _lesson_progress(session, user_id, lessons)
-    stats = exercise_stats(session=session, user_id=user_id)
+    stats, last = _exercise_rows(session, user_id)
     exercise_progress = {ex.meta.slug: stats.get(ex.meta.slug, UNTOUCHED) for ex in exercises}
-    last = session.execute(
-        select(Submission.exercise_slug, Submission.created_at)
-        .where(Submission.user_id == user_id)
-        .order_by(Submission.created_at.desc(), Submission.id.desc())
-        .limit(1)
-    ).first()
     if last is not None:
-        activity.append((_aware(last[1]), "exercise", str(last[0])))
+        activity.append((last[0], "exercise", last[1]))
     # On a tie the submission (added last) wins: max keeps the first maximum it meets.
     latest = max(reversed(activity), key=lambda a: a[0]) if activity else None
     done: set[tuple[Kind, str]] = {("lesson", s) for s, p in lesson_progress.items() if p.read}

@@ -175,17 +175,28 @@ def form_questions(questions: Sequence[Question], user: User | None) -> list[Que
 
 
 def quiz_view(
-    *, session: Session, lesson: Lesson, user: User | None, retake: bool = False
+    *,
+    session: Session,
+    lesson: Lesson,
+    user: User | None,
+    retake: bool = False,
+    attempts: int | None = None,
 ) -> QuizView | None:
-    """The quiz section of a lesson page; None when the lesson has no quiz."""
+    """The quiz section of a lesson page; None when the lesson has no quiz.
+
+    `attempts` is the user's count of attempts when the caller has it already (the lesson page
+    reads it with the lesson's read state), saving a query.
+    """
     questions = lesson.meta.quiz
     if not questions:
         return None
     slug = lesson.meta.slug
     attempt = None
-    attempts = 0
-    if user is not None:
-        attempts = count_quiz_attempts(session=session, user_id=user.id, lesson_slug=slug)
+    if user is None:
+        attempts = 0
+    else:
+        if attempts is None:
+            attempts = count_quiz_attempts(session=session, user_id=user.id, lesson_slug=slug)
         if attempts and not retake:
             latest = latest_quiz_attempt(session=session, user_id=user.id, lesson_slug=slug)
             attempt = attempt_view(latest) if latest else None

@@ -18,7 +18,7 @@ from app.content.render import pygments_css
 from app.content.service import CourseDep, visible_exercises, visible_lessons
 from app.db import SessionDep
 from app.offerings.routes import my_offerings
-from app.progress.service import record_lesson_read
+from app.progress.service import open_lesson
 from app.progress.summary import course_progress
 from app.quiz.views import quiz_view
 from app.site.exercise_pages import exercise_response
@@ -84,8 +84,11 @@ def lesson_page(
         raise HTTPException(404, f"There is no lesson called '{slug}'.")
     prev, nxt = _neighbours(lessons, index)
     practice = [ex for ex in course.exercises if ex.meta.lesson == slug and not ex.meta.draft]
-    if user is not None:
-        record_lesson_read(session=session, user_id=user.id, lesson_slug=slug)
+    attempts = (
+        open_lesson(session=session, user_id=user.id, lesson_slug=slug).quiz_attempts
+        if user is not None
+        else None
+    )
     return render(
         request,
         "lesson.html",
@@ -99,7 +102,9 @@ def lesson_page(
             lesson=lessons[index],
             cache_dir=get_settings().experiments_cache_path,
         ),
-        quiz=quiz_view(session=session, lesson=lessons[index], user=user, retake=retake),
+        quiz=quiz_view(
+            session=session, lesson=lessons[index], user=user, retake=retake, attempts=attempts
+        ),
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -43,15 +43,18 @@ def check_size(code: str, max_bytes: int) -> None:
         )
 
 
+# Built once: every exercise page view reads it (issue 23).
+_DRAFT = select(Draft).where(
+    Draft.user_id == bindparam("user_id"),
+    Draft.exercise_slug == bindparam("exercise"),
+    Draft.framework == bindparam("framework"),
+)
+
+
 def get_draft(*, session: Session, user_id: int, exercise: str, framework: str) -> Draft | None:
     """This student's saved code for one exercise and framework."""
-    return session.scalar(
-        select(Draft).where(
-            Draft.user_id == user_id,
-            Draft.exercise_slug == exercise,
-            Draft.framework == framework,
-        )
-    )
+    params = {"user_id": user_id, "exercise": exercise, "framework": framework}
+    return session.scalar(_DRAFT, params)
 
 
 def save_draft(

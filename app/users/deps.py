@@ -2,41 +2,87 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import time
 from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
+from sqlalchemy.orm import Session, make_transient_to_detached
+from sqlalchemy.orm.util import identity_key
+from starlette.concurrency import run_in_threadpool
 
 from app.db import SessionDep, release
 from app.models_base import as_utc, utcnow
+from app.users import session_cache
 from app.users.models import User, WebSession
 from app.users.service import hash_token, user_for_api_token
 from app.web.csrf import SESSION_COOKIE
 
+# Built once: constructing a statement and its cache key on every request cost as much CPU as
+# running it (issue 23); only the token hash changes between requests.
+_BY_SESSION = (
+    select(User, WebSession.expires_at)
+    .join(WebSession, WebSession.user_id == User.id)
+    .where(WebSession.token_hash == bindparam("token_hash"))
+)
+_COLUMNS = User.__mapper__.column_attrs
 
-def get_current_user(request: Request, session: SessionDep) -> User | None:
-    """The logged-in account, or None for a visitor; the connection is given back at once."""
+
+async def get_current_user(request: Request, session: SessionDep) -> User | None:
+    """The logged-in account, or None for a visitor.
+
+    Async: a visitor, or a session remembered a moment ago (session_cache), is answered in the
+    event loop without a trip to the thread pool; the rest are looked up in one, and the
+    connection is given back before the endpoint's own trip.
+    """
+    auth = request.headers.get("authorization", "")
+    bearer = auth.lower().startswith("bearer ")
+    cookie = None if bearer else request.cookies.get(SESSION_COOKIE)
+    if not bearer and not cookie:
+        return None
+    token_hash = hash_token(cookie) if cookie else ""
+    if cookie and session_cache.enabled():
+        cached = session_cache.cache.get(token_hash)
+        if cached is not None:
+            return _from_cache(session, cached)
+    return await run_in_threadpool(_lookup_and_release, session, auth, token_hash)
+
+
+def _lookup_and_release(session: Session, auth: str, token_hash: str) -> User | None:
     try:
-        return _lookup(request, session)
+        if token_hash:
+            return _by_session(session, token_hash)
+        return user_for_api_token(session=session, token=auth[7:].strip())
     finally:
         release(session)  # the endpoint runs in another thread trip: hold nothing until then
 
 
-def _lookup(request: Request, session: SessionDep) -> User | None:
-    auth = request.headers.get("authorization", "")
-    if auth.lower().startswith("bearer "):
-        return user_for_api_token(session=session, token=auth[7:].strip())
-    cookie = request.cookies.get(SESSION_COOKIE)
-    if not cookie:
-        return None
-    found = session.execute(
-        select(User, WebSession.expires_at)
-        .join(WebSession, WebSession.user_id == User.id)
-        .where(WebSession.token_hash == hash_token(cookie))
-    ).first()
-    if found is None or as_utc(found[1]) < utcnow():
+def _by_session(session: Session, token_hash: str) -> User | None:
+    generation = session_cache.cache.generation
+    found = session.execute(_BY_SESSION, {"token_hash": token_hash}).first()
+    if found is None:
         return None
     user: User = found[0]
+    expires_at: dt.datetime = found[1]
+    if session_cache.enabled():
+        values = {attr.key: getattr(user, attr.key) for attr in _COLUMNS}
+        entry = session_cache.CachedSession(values, expires_at, time.monotonic())
+        session_cache.cache.put(token_hash, entry, generation)
+    return None if as_utc(expires_at) < utcnow() else user
+
+
+def _from_cache(session: Session, cached: session_cache.CachedSession) -> User | None:
+    """The remembered user as a persistent object of this request's session, with no query."""
+    if as_utc(cached.expires_at) < utcnow():
+        return None
+    key = identity_key(User, cached.user["id"])
+    present = session.identity_map.get(key)
+    if isinstance(present, User):
+        return present
+    user = User(**cached.user)
+    make_transient_to_detached(user)  # as if just loaded: no history, no INSERT at flush
+    session.add(user)
     return user
 
 

@@ -53,6 +53,11 @@ def count_queries() -> Iterator[list[str]]:
         event.remove(engine, "before_cursor_execute", record)
 
 
+def _page_reads(statements: list[str]) -> list[str]:
+    """The page's own statements, without the session lookup."""
+    return [q for q in statements if "web_sessions" not in q]
+
+
 def test_visitor_sees_outline_and_a_signup_prompt(client: TestClient) -> None:
     html = client.get("/").text
     assert 'href="/signup?next=/"' in html
@@ -144,7 +149,8 @@ def test_home_queries_do_not_grow_with_the_work_done(client: TestClient) -> None
         add_submission(user.id, slug, verdict="wrong_answer", created=at(10 + minute))
     with count_queries() as many:
         assert client.get("/").status_code == 200
-    assert len(many) == len(few)
+    # The session's own lookup may be remembered between the two (app/users/session_cache.py).
+    assert len(_page_reads(many)) == len(_page_reads(few))
     progress_queries = [
         q for q in many if any(t in q for t in ("lesson_reads", "quiz_attempts", "submissions"))
     ]

@@ -1,0 +1,103 @@
+"""Who a session cookie belongs to, remembered for a few seconds by the one web process.
+
+Why: looking the session up was a fifth of a page's CPU and one trip to the thread pool on
+every request (issue 23), though a student's five pages in a row ask the same thing.
+
+Why it stays correct: only the embedded mode uses it, where one web process serves (`serve`
+refuses `--workers` there), and every write to `users` or `web_sessions` made in this process
+(logout, a role or password change, an account deleted) forgets everything, once when the
+statement runs and again when its connection goes back to the pool after the commit. A
+lookup that raced with such a write is not kept: each clearing starts a new generation, and
+an answer is stored only under the generation it began in. Writes from another process
+(a CLI command) are seen within `SECONDS`. Scale-out (several web processes) never caches.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Engine, event
+from sqlalchemy.pool import Pool
+
+from app.config import get_settings
+
+SECONDS = 5.0
+MAX_ENTRIES = 10_000  # a class is a few hundred; past this the cache starts over
+_AUTH_WRITE = re.compile(r'\s*(UPDATE|DELETE\s+FROM)\s+"?(users|web_sessions)\b', re.IGNORECASE)
+_CHANGED_KEY = "changed_sessions_or_users"
+
+
+@dataclass(frozen=True)
+class CachedSession:
+    """A user's column values and their session's expiry, as read at `read_at` (monotonic)."""
+
+    user: dict[str, Any]
+    expires_at: dt.datetime
+    read_at: float
+
+
+class SessionCache:
+    """Token hash to the session's user, for `seconds`; cleared by any change to either table."""
+
+    def __init__(self, seconds: float) -> None:
+        self._seconds = seconds
+        self._entries: dict[str, CachedSession] = {}
+        self._lock = threading.Lock()
+        self.generation = 0
+
+    def get(self, token_hash: str) -> CachedSession | None:
+        """The entry while it is fresh, else None."""
+        found = self._entries.get(token_hash)
+        if found is None or time.monotonic() - found.read_at > self._seconds:
+            return None
+        return found
+
+    def put(self, token_hash: str, entry: CachedSession, generation: int) -> None:
+        """Keep an answer read in `generation`, unless something changed since it began."""
+        with self._lock:
+            if generation != self.generation:
+                return
+            if len(self._entries) >= MAX_ENTRIES:
+                self._entries.clear()
+            self._entries[token_hash] = entry
+
+    def clear(self) -> None:
+        """Forget everything and start a new generation."""
+        with self._lock:
+            self.generation += 1
+            self._entries.clear()
+
+
+cache = SessionCache(SECONDS)
+
+
+def enabled() -> bool:
+    """Only where this process is the one web process (the embedded mode)."""
+    settings = get_settings()
+    return settings.grades_in_web and not settings.distributed
+
+
+def _on_statement(conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+    if _AUTH_WRITE.match(statement):
+        conn.info[_CHANGED_KEY] = True
+        cache.clear()
+
+
+def _on_checkin(_dbapi_connection: Any, record: Any) -> None:
+    if record is not None and record.info.pop(_CHANGED_KEY, False):
+        cache.clear()  # committed (or rolled back) now: a lookup from here on reads the new rows
+
+
+def _on_invalidate(_dbapi_connection: Any, record: Any, *_args: Any) -> None:
+    _on_checkin(_dbapi_connection, record)
+
+
+# On the classes, so every engine of the process (web, background, tests') is watched.
+event.listen(Engine, "before_cursor_execute", _on_statement)
+event.listen(Pool, "checkin", _on_checkin)
+event.listen(Pool, "invalidate", _on_invalidate)

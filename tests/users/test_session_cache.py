@@ -1,0 +1,78 @@
+"""A remembered session costs no query, and any change to users or sessions is seen at once."""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import delete, update
+
+from app.config import get_settings
+from app.db import session_factory
+from app.users import session_cache
+from app.users.models import User, WebSession
+from tests.site.test_routes import statements
+from tests.users.helpers import logged_in_client
+
+
+def test_a_remembered_session_costs_no_statement(client: TestClient) -> None:
+    logged_in_client(client, "ada@example.org")
+    assert client.get("/api/exercises").status_code == 200
+    with statements() as seen:
+        assert client.get("/api/exercises").status_code == 200
+    assert seen == []
+
+
+def test_a_name_changed_elsewhere_in_the_process_shows_on_the_next_page(
+    client: TestClient,
+) -> None:
+    user = logged_in_client(client, "ada@example.org", name="Ada")
+    assert "(Ada)" in client.get("/").text
+    with session_factory()() as session:
+        session.execute(update(User).where(User.id == user.id).values(name="Countess"))
+        session.commit()
+    html = client.get("/").text
+    assert "(Countess)" in html and "(Ada)" not in html
+
+
+def test_a_session_deleted_elsewhere_in_the_process_ends_at_once(client: TestClient) -> None:
+    logged_in_client(client, "ada@example.org")
+    assert "Log out" in client.get("/").text
+    with session_factory()() as session:
+        session.execute(delete(WebSession))
+        session.commit()
+    assert "Log out" not in client.get("/").text
+    assert client.get("/api/exercises").status_code == 200  # a visitor again
+
+
+def _entry() -> session_cache.CachedSession:
+    expires = dt.datetime.now(dt.UTC) + dt.timedelta(hours=1)
+    return session_cache.CachedSession({"id": 1}, expires, time.monotonic())
+
+
+def test_a_lookup_that_began_before_a_change_is_not_kept() -> None:
+    cache = session_cache.SessionCache(seconds=60)
+    began = cache.generation
+    cache.clear()  # a write to users or web_sessions happened meanwhile
+    cache.put("hash", _entry(), began)
+    assert cache.get("hash") is None
+    cache.put("hash", _entry(), cache.generation)
+    assert cache.get("hash") is not None
+
+
+def test_an_entry_is_forgotten_after_its_seconds() -> None:
+    cache = session_cache.SessionCache(seconds=0)
+    cache.put("hash", _entry(), cache.generation)
+    time.sleep(0.01)
+    assert cache.get("hash") is None
+
+
+def test_several_web_processes_never_remember(
+    data_dir: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert session_cache.enabled()
+    monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:6379/0")
+    get_settings.cache_clear()
+    assert not session_cache.enabled()
