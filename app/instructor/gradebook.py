@@ -156,6 +156,10 @@ class Dates:
             due = self.extended.get((user_id, kind, slug), due)
         return judge(self.policy, at=at, due=due)
 
+    def has_due(self, kind: str, slug: str) -> bool:
+        """False when nothing can be late for this item (most cells: judging costs per row)."""
+        return self.dues.get((kind, slug)) is not None
+
 
 def _dates(session: Session, exercises: list[Column], quizzes: list[Column]) -> Dates:
     offering_id, _ = offering_id_here(session=session)
@@ -176,31 +180,41 @@ def _dates(session: Session, exercises: list[Column], quizzes: list[Column]) -> 
 
 
 def _fill_exercises(session: Session, rows: dict[int, Row], slugs: list[str], dates: Dates) -> None:
-    found = session.execute(
-        select(
-            Submission.user_id,
-            Submission.exercise_slug,
-            Submission.score,
-            Submission.created_at,
+    # Core, not ORM, rows: a 500-student offering reads tens of thousands (issue 27, point 6).
+    found = (
+        session.connection()
+        .execute(
+            select(
+                Submission.user_id,
+                Submission.exercise_slug,
+                Submission.score,
+                Submission.created_at,
+            )
+            .where(
+                Submission.exercise_slug.in_(slugs),
+                Submission.mode == "submit",
+                Submission.status == "done",
+                Submission.user_id.in_(list(rows)),
+                or_(*_in_offering(session, Submission.offering_id), false()),
+            )
+            .order_by(Submission.created_at, Submission.id)
         )
-        .where(
-            Submission.exercise_slug.in_(slugs),
-            Submission.mode == "submit",
-            Submission.status == "done",
-            Submission.user_id.in_(list(rows)),
-            or_(*_in_offering(session, Submission.offering_id), false()),
-        )
-        .order_by(Submission.created_at, Submission.id)
-    ).all()
+        .all()
+    )
+    dated = {slug for slug in slugs if dates.has_due("exercise", slug)}
     for user_id, slug, score, created_at in found:
         cell = rows[user_id].exercises.setdefault(slug, ExerciseCell())
         cell.attempts += 1
         raw = score or 0.0
-        standing = dates.judge(user_id, "exercise", slug, created_at)
-        value = after_penalty(raw, standing.penalty) or 0.0
-        if cell.best is None or value > cell.best:
-            cell.best, cell.late = value, standing.late
-            cell.raw, cell.penalty = raw, standing.penalty
+        if slug not in dated:
+            if cell.best is None or raw > cell.best:
+                cell.best, cell.late, cell.raw, cell.penalty = raw, False, raw, 0.0
+        else:
+            standing = dates.judge(user_id, "exercise", slug, created_at)
+            value = after_penalty(raw, standing.penalty) or 0.0
+            if cell.best is None or value > cell.best:
+                cell.best, cell.late = value, standing.late
+                cell.raw, cell.penalty = raw, standing.penalty
         if raw >= SOLVED and cell.solved_at is None:
             cell.solved_at = as_utc(created_at)
 
