@@ -15,6 +15,7 @@ from starlette.responses import Response
 from app.content.service import CourseDep
 from app.instructor import (
     analytics_routes,
+    assessment_items_routes,
     assessment_routes,
     gradebook_routes,
     item_stats_routes,
@@ -68,5 +69,6 @@ for _module in (
     students_routes,
     overrides_routes,
     assessment_routes,
+    assessment_items_routes,
 ):
     router.include_router(_module.router)
