@@ -66,7 +66,8 @@ def cmd_assessment_items(args: argparse.Namespace) -> int:
     reliability = found["reliability"]
     print(
         f"{spec.slug}: {found['students']} student(s); reliability "
-        f"{'–' if reliability is None else f'{reliability:.2f}'} ({found['reliability_note']})"
+        f"{'–' if reliability is None else f'{reliability:.2f}'} ({found['reliability_note']}; "
+        f"{found['reliability_students']} student(s) with every item graded)"
     )
     for item in found["items"]:
         _print_item(item)

@@ -175,7 +175,7 @@ def _reliability(taken: Sequence[Sitting]) -> tuple[float | None, str, int]:
     return cronbach_alpha(shares * points), ALPHA, len(full)
 
 
-def _note(spec: AssessmentFile, method: str, students: int) -> str:
+def _note(spec: AssessmentFile, method: str) -> str:
     """How the reliability was computed, in the instructor's words."""
     slots = spec.item_count
     pooled = any(p.draw is not None and p.draw < len(p.items) for p in spec.parts)
@@ -186,7 +186,7 @@ def _note(spec: AssessmentFile, method: str, students: int) -> str:
         else f"over the {slots} items"
     )
     weights = "" if method == KR20 else ", each item weighted by its points"
-    return f"{method} {how}{weights}; {students} student(s) with every item graded."
+    return f"{method} {how}{weights}"
 
 
 def assessment_stats(
@@ -211,7 +211,7 @@ def assessment_stats(
         reliability=reliability,
         reliability_method=method,
         reliability_students=counted,
-        reliability_note=_note(spec, method, counted),
+        reliability_note=_note(spec, method),
         flags=[f"{row.id}: {flag}" for row in rows for flag in row.flags],
     )
 
@@ -231,6 +231,7 @@ def json_items(stats: AssessmentStats) -> dict[str, Any]:
         "reliability": stats.reliability,
         "reliability_method": stats.reliability_method,
         "reliability_note": stats.reliability_note,
+        "reliability_students": stats.reliability_students,
         "items": [
             {
                 "item": row.id,
