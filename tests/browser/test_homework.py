@@ -14,9 +14,10 @@ import yaml
 from playwright.sync_api import expect
 
 from app.config import ROOT
+from tests.browser.a11y import assert_accessible
 from tests.browser.conftest import PASSWORD, Server, Shots, _watch, launch, log_in, sign_up
 
-RELEASE_AFTER = dt.timedelta(seconds=60)  # long enough to answer, reload and hand in first
+RELEASE_AFTER = dt.timedelta(seconds=90)  # the server starts, then she answers and hands in first
 SHAPE = '[data-item="q:learned-absolute/table-shape"]'
 PARAMS = '[data-item="q:learned-absolute/bert-base-params"]'
 MODELS = '[data-item="q:learned-absolute/which-models-learned"]'
@@ -33,7 +34,7 @@ class Homework:
 @pytest.fixture(scope="module")
 def homework(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Homework]:
     """The course with one homework in this test's own folder: no time limit, open for three
-    hours, scores released a minute after the server starts."""
+    hours, scores released 90 s after this fixture starts the server."""
     content = tmp_path_factory.mktemp("homework-content")
     (content / "lessons").symlink_to(ROOT / "lessons")
     (content / "exercises").symlink_to(ROOT / "exercises")
@@ -149,4 +150,5 @@ def test_a_student_answers_reloads_hands_in_and_sees_the_released_score(
     expect(table.locator(f"tr{SHAPE} td.num").nth(2)).to_have_text("100%")
     expect(table.locator(f"tr{PARAMS} td.num").nth(2)).to_have_text("0%")
     expect(table.locator(f"tr{PARAMS}")).to_contain_text("786432")
+    assert_accessible(teacher, "instructor-assessment")
     shots.take(teacher, "item-statistics")
