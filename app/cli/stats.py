@@ -11,6 +11,8 @@ from app.cli.common import fail
 
 def cmd_stats_items(args: argparse.Namespace) -> int:
     """Print every quiz question's and exercise's statistics; the last line is JSON with --json."""
+    if args.assessment is not None:
+        return cmd_assessment_items(args)
     from app.content.service import load_from_settings
     from app.db import session_factory
     from app.instructor.item_stats import (
@@ -33,14 +35,46 @@ def cmd_stats_items(args: argparse.Namespace) -> int:
             session=session, slugs=exercises, quiz_lessons=[les.meta.slug for les in lessons]
         )
     for item in items:
-        share = "–" if item["difficulty"] is None else f"{item['difficulty']:.0%}"
-        r = item["discrimination"]
-        print(
-            f"{item['item']}: {item['attempts']} student(s), {share} right, "
-            f"discrimination {'–' if r is None else f'{r:.2f}'}"
-        )
+        _print_item(item)
     if args.json:
         print(json.dumps(items))
+    return 0
+
+
+def _print_item(item: dict[str, Any]) -> None:
+    share = "–" if item["difficulty"] is None else f"{item['difficulty']:.0%}"
+    r = item["discrimination"]
+    print(
+        f"{item['item']}: {item['attempts']} student(s), {share} right, "
+        f"discrimination {'–' if r is None else f'{r:.2f}'}"
+    )
+
+
+def cmd_assessment_items(args: argparse.Namespace) -> int:
+    """Print one assessment's item statistics and reliability; the last line is JSON with --json."""
+    from app.assessments.loader import assessments_for
+    from app.content.service import load_from_settings
+    from app.db import session_factory
+    from app.instructor.assessment_items import json_items, stats_for
+
+    course = load_from_settings()
+    spec = assessments_for(course).get(args.assessment)
+    if spec is None:
+        return fail(f"there is no assessment called '{args.assessment}'")
+    with session_factory()() as session:
+        found = json_items(stats_for(session=session, spec=spec, course=course))
+    reliability = found["reliability"]
+    print(
+        f"{spec.slug}: {found['students']} student(s); reliability "
+        f"{'–' if reliability is None else f'{reliability:.2f}'} ({found['reliability_note']}; "
+        f"{found['reliability_students']} student(s) with every item graded)"
+    )
+    for item in found["items"]:
+        _print_item(item)
+        for flag in item["flags"]:
+            print(f"  flag: {flag}")
+    if args.json:
+        print(json.dumps(found))
     return 0
 
 
@@ -86,6 +120,12 @@ def add_parser(sub: Any) -> None:
         "items", help="difficulty, discrimination and options picked, per question and exercise"
     )
     items.add_argument("--json", action="store_true", help="end with one line of JSON")
+    items.add_argument(
+        "--assessment",
+        metavar="SLUG",
+        default=None,
+        help="one assessment's items (over the items each student drew) and its reliability",
+    )
     items.set_defaults(func=cmd_stats_items, needs_database=True)
     similar = sub.add_parser(
         "similarity", help="pairs of students' final submissions that look alike"

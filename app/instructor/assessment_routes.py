@@ -22,6 +22,8 @@ from app.assessments.service import AssessmentError
 from app.content.loader import Course
 from app.content.service import CourseDep
 from app.db import SessionDep
+from app.instructor.assessment_items import stats_for
+from app.instructor.item_stats import MIN_FOR_FLAGS
 from app.instructor.web import page, parse_due
 from app.models_base import utcnow
 from app.offerings.access import InstructorUser
@@ -77,6 +79,8 @@ def _render(
         spec=spec,
         attempts=[(a, u, released(a, now)) for a, u in rows],
         accommodations=accommodations.accommodations_of(session=session, slug=spec.slug),
+        items=stats_for(session=session, spec=spec, course=course),
+        min_for_flags=MIN_FOR_FLAGS,
         error=error,
     )
 

@@ -64,7 +64,7 @@ class QuizStats:
     kr20: float | None  # KR-20, which is Cronbach's alpha for right/wrong items
 
 
-def _corr(x: np.ndarray, y: np.ndarray) -> float | None:
+def correlation(x: np.ndarray, y: np.ndarray) -> float | None:
     """Pearson's r, or None when either side does not vary (r is undefined)."""
     if x.size < 2 or x.std() == 0 or y.std() == 0:
         return None
@@ -84,6 +84,17 @@ def kr20(matrix: np.ndarray) -> float | None:
     return float(items / (items - 1) * (1 - (p * (1 - p)).sum() / variance))
 
 
+def cronbach_alpha(matrix: np.ndarray) -> float | None:
+    """Cronbach's alpha of a students × items matrix of scores (KR-20 when they are all 0/1)."""
+    students, items = matrix.shape
+    if items < 2 or students < 2:
+        return None
+    variance = matrix.sum(axis=1).var()
+    if variance == 0:
+        return None
+    return float(items / (items - 1) * (1 - matrix.var(axis=0).sum() / variance))
+
+
 def upper_lower(matrix: np.ndarray, share: float = 0.27) -> list[float | None]:
     """Per item: share right among the top `share` of students by total minus the bottom's."""
     students = matrix.shape[0]
@@ -99,22 +110,26 @@ def item_table(matrix: np.ndarray) -> tuple[list[float], list[float | None], lis
     """Difficulty, corrected point-biserial and upper-lower index of every item (column)."""
     totals = matrix.sum(axis=1)
     difficulty = [float(v) for v in matrix.mean(axis=0)]
-    discrimination = [_corr(matrix[:, j], totals - matrix[:, j]) for j in range(matrix.shape[1])]
+    discrimination = [
+        correlation(matrix[:, j], totals - matrix[:, j]) for j in range(matrix.shape[1])
+    ]
     return difficulty, discrimination, upper_lower(matrix)
 
 
-def _answer_text(answer: object) -> str:
+def answer_text(answer: object) -> str:
+    """An answer as one short line, so equal answers count together."""
     return " ".join(str(answer).split())[:80] if answer not in (None, "") else "(no answer)"
 
 
-def _flags(item: ItemStats) -> list[str]:
+def item_flags(item: ItemStats, whole: str = "quiz") -> list[str]:
+    """Warnings an instructor should act on, once enough students answered to trust them."""
     if item.answered < MIN_FOR_FLAGS:
         return []
     flags = []
     if item.discrimination is not None and item.discrimination < 0:
         flags.append(
-            "negative discrimination: students who did well on the rest of the quiz got this "
-            "one wrong more often; check the key and the wording"
+            f"negative discrimination: students who did well on the rest of the {whole} got "
+            "this one wrong more often; check the key and the wording"
         )
     unpicked = [c.text for c in item.choices if not c.correct and c.picked == 0]
     if unpicked:
@@ -156,9 +171,9 @@ def quiz_stats(
                 ChoiceCount(str(c.id), str(c.text), bool(c.correct), picked[c.id]) for c in options
             ]
         else:
-            wrong = Counter(_answer_text(a.get("answer")) for a in answers if not a.get("correct"))
+            wrong = Counter(answer_text(a.get("answer")) for a in answers if not a.get("correct"))
             item.common_wrong = wrong.most_common(TOP_WRONG)
-        item.flags = _flags(item)
+        item.flags = item_flags(item)
         items.append(item)
     reliability = kr20(matrix) if matrix.size else None
     return QuizStats(lesson=lesson, students=len(by_student), items=items, kr20=reliability)
@@ -218,7 +233,7 @@ def exercise_items(
     for slug in slugs:
         solved = {uid: float(score >= SOLVED) for (uid, s), score in latest.items() if s == slug}
         both = [uid for uid in solved if uid in shares]
-        discrimination = _corr(
+        discrimination = correlation(
             np.array([solved[u] for u in both]), np.array([shares[u] for u in both])
         )
         items.append(

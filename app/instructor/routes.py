@@ -15,6 +15,7 @@ from starlette.responses import Response
 from app.content.service import CourseDep
 from app.instructor import (
     analytics_routes,
+    assessment_items_routes,
     assessment_routes,
     gradebook_routes,
     item_stats_routes,
@@ -70,5 +71,6 @@ for _module in (
     overrides_routes,
     assessment_routes,
     settings_routes,
+    assessment_items_routes,
 ):
     router.include_router(_module.router)

@@ -65,6 +65,8 @@ def test_the_route_list_is_complete() -> None:
         "/api/instructor/submissions/{submission_id}/override",
         "/instructor/students/{user_id}/extensions",
         "/api/content/problems",
+        "/instructor/assessments/{slug}/items.csv",
+        "/api/instructor/assessments/{slug}/items",
     ):
         assert expected in paths
     assert len(ROUTES) >= 20

@@ -18,10 +18,12 @@ from tests.instructor.conftest import EXERCISE, add_submission, at, person
 from tests.instructor.test_access import ROUTES
 
 # Staff pages a teaching assistant may use: students' work, gradebook, reports, overrides,
-# extensions. Everything else (content, regrades, LMS settings, staff roles, the offering's
-# settings: late policy and due dates) is instructors'.
+# extensions, item statistics (quizzes' and assessments'). Everything else (content, regrades,
+# assessments' attempts and accommodations, LMS settings, staff roles, the offering's settings:
+# late policy and due dates) is instructors'.
 TA_ALLOWED = re.compile(
-    r"^/(api/)?instructor(/gradebook|/exercises|/quizzes|/students|/submissions|/problems|$)"
+    r"^/(api/)?instructor(/gradebook|/exercises|/quizzes|/students|/submissions|/problems"
+    r"|/assessments/\{slug\}/items|$)"
 )
 TA_REFUSED_ANYWAY = re.compile(r"(/regrade$|/students/\{user_id\}/role$)")
 ROLES = ("admin", "instructor", "ta", "student", "other_instructor", "visitor")

@@ -1,0 +1,96 @@
+"""An assessment's item statistics as CSV and JSON, for instructors and teaching assistants.
+
+The table itself is on the assessment's page (assessment_routes); these give the same numbers
+to a spreadsheet or a script. Under `/offerings/{id}/...` they count that offering's students.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import asdict
+from typing import Any
+
+from fastapi import APIRouter
+from starlette.responses import Response
+
+from app.assessments.routes import spec_or_404
+from app.content.service import CourseDep
+from app.db import SessionDep
+from app.instructor.assessment_items import AssessmentStats, stats_for
+from app.instructor.gradebook import csv_cell
+from app.offerings.access import StaffUser
+from app.web.api import errors
+
+router = APIRouter(tags=["instructor"])
+
+CSV_HEADER = [
+    "item",
+    "type",
+    "part",
+    "points",
+    "attempts",
+    "difficulty",
+    "discrimination",
+    "choices picked",
+    "common wrong answers",
+    "flags",
+    "reliability",
+    "reliability method",
+]
+
+
+def _number(value: float | None) -> str:
+    return "" if value is None else f"{value:.3f}"
+
+
+def items_csv(stats: AssessmentStats) -> str:
+    """One row per item; choice counts and common wrong answers as 'text: count' lists."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(CSV_HEADER)
+    for item in stats.items:
+        choices = "; ".join(
+            f"{c.id}{' (key)' if c.correct else ''}: {c.picked}" for c in item.choices
+        )
+        wrong = "; ".join(f"{text}: {n}" for text, n in item.common_wrong)
+        cells: list[object] = [
+            item.id,
+            item.type,
+            item.part,
+            f"{item.points:g}",
+            item.answered,
+            _number(item.difficulty),
+            _number(item.discrimination),
+            choices,
+            wrong,
+            " | ".join(item.flags),
+            _number(stats.reliability),
+            stats.reliability_method,
+        ]
+        writer.writerow([csv_cell(c) for c in cells])
+    return out.getvalue()
+
+
+@router.get(
+    "/instructor/assessments/{slug}/items.csv",
+    responses={200: {"content": {"text/csv": {}}}, **errors(401, 403, 404, 422, html=True)},
+)
+def assessment_items_csv(
+    slug: str, session: SessionDep, course: CourseDep, user: StaffUser
+) -> Response:
+    """The assessment's item statistics as CSV (each student's latest handed-in attempt)."""
+    stats = stats_for(session=session, spec=spec_or_404(course, slug), course=course)
+    return Response(
+        items_csv(stats),
+        media_type="text/csv; charset=utf-8",
+        headers={"content-disposition": f'attachment; filename="assessment-{slug}-items.csv"'},
+    )
+
+
+@router.get("/api/instructor/assessments/{slug}/items", responses=errors(401, 403, 404, 422))
+def assessment_items(
+    slug: str, session: SessionDep, course: CourseDep, user: StaffUser
+) -> dict[str, Any]:
+    """The same statistics as JSON (shares 0 to 1; null where a number is undefined)."""
+    return asdict(stats_for(session=session, spec=spec_or_404(course, slug), course=course))
