@@ -133,9 +133,6 @@ def cmd_worker(args: argparse.Namespace) -> int:
     unknown = sorted(set(lanes) - set(LANES))
     if unknown or not lanes:
         return _fail(f"unknown lanes {unknown or lanes}: choose from {', '.join(LANES)}", 2)
-    from app.lti import outbox
-
-    outbox.subscribe()  # this process stores the reports, so it queues their LMS grade posts
     return run_worker(concurrency=args.concurrency, lanes=lanes)
 
 
@@ -395,6 +392,9 @@ def main(argv: list[str] | None = None) -> int:
     except ValidationError as exc:
         return _fail("; ".join(str(e["msg"]).removeprefix("Value error, ") for e in exc.errors()))
     from app.db import DataDirError, ensure_data_dir
+    from app.wiring import wire
+
+    wire()  # a command (`worker`, `users create`, ...) records grades and creates accounts too
 
     try:
         # Commands that use the database say so (`needs_database`): a fresh install then gets

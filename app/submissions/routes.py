@@ -12,7 +12,6 @@ from fastapi import APIRouter, Body, Header, HTTPException, Query, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.assessments.locks import exam_lock
 from app.config import get_settings
 from app.content.service import CourseDep
 from app.courses.service import content_of, course_or_404
@@ -25,6 +24,7 @@ from app.submissions import (
     service,
     views,
 )
+from app.submissions.locks import lock_reason
 from app.submissions.models import Submission
 from app.users.deps import CurrentUser
 from app.users.models import Role
@@ -121,7 +121,7 @@ def _visible(session: Any, user: Any, submission_id: int) -> Submission:
 def _hidden_open(session: Any, course: Any, user: Any, row: Submission) -> bool:
     if user.role == Role.instructor:
         return False  # instructors see hidden tests whole anyway
-    if exam_lock(
+    if lock_reason(
         session=session,
         user_id=user.id,
         exercise_slug=row.exercise_slug,
