@@ -17,6 +17,7 @@ from app.assessments.loader import find_exercise, find_question
 from app.assessments.models import Accommodation, AssessmentAnswer, AssessmentAttempt
 from app.assessments.schema import COURSE_SLUG, AssessmentFile, Item
 from app.content.loader import Course
+from app.errors import DomainError
 from app.models_base import as_utc
 from app.quiz.service import normalise_answer
 from app.users.models import User
@@ -24,13 +25,8 @@ from app.users.models import User
 Enqueue = Callable[[int], None]
 
 
-class AssessmentError(Exception):
+class AssessmentError(DomainError):
     """A request the rules refuse; carries the HTTP status and a plain message."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
 
 
 def stamp(value: dt.datetime) -> str:

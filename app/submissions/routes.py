@@ -74,25 +74,18 @@ def create(
     """
     if body.course is not None:
         course = course_or_404(request, body.course)
-    try:
-        accepted = intake.accept(
-            request=request,
-            session=session,
-            course=course,
-            course_slug=body.course,
-            user=user,
-            exercise=body.exercise,
-            code=body.code,
-            framework=body.framework,
-            mode=body.mode,
-            key=idempotency_key or body.client_id,
-        )
-    except intake.TooMany as exc:
-        raise HTTPException(
-            429, exc.message, headers={"retry-after": str(exc.retry_after)}
-        ) from exc
-    except service.SubmissionError as exc:
-        raise HTTPException(exc.status, exc.message) from exc
+    accepted = intake.accept(
+        request=request,
+        session=session,
+        course=course,
+        course_slug=body.course,
+        user=user,
+        exercise=body.exercise,
+        code=body.code,
+        framework=body.framework,
+        mode=body.mode,
+        key=idempotency_key or body.client_id,
+    )
     row = accepted.row
     headers = {"idempotent-replayed": "true"} if accepted.repeated else {}
     if not accepted.repeated:
@@ -163,12 +156,9 @@ def stop(
     submission_id: RowId, session: SessionDep, course: CourseDep, user: CurrentUser
 ) -> dict[str, Any]:
     """Stop a queued or running experiment; its report then says it was stopped."""
-    try:
-        was = service.stop_experiment(
-            session=session, course=course, user=user, submission_id=submission_id
-        )
-    except service.SubmissionError as exc:
-        raise HTTPException(exc.status, exc.message) from exc
+    was = service.stop_experiment(
+        session=session, course=course, user=user, submission_id=submission_id
+    )
     return {"id": submission_id, "status": was, "stopping": True}
 
 
