@@ -23,7 +23,6 @@ from app.grading.service import get_grader, shutdown_grader
 from app.instructor import routes as instructor_routes
 from app.jobs.logs import configure_logging
 from app.lti import admin_routes as lti_admin_routes
-from app.lti import outbox as lti_outbox
 from app.lti import routes as lti_routes
 from app.lti.grades import OutboxWorker
 from app.offerings import routes as offering_routes
@@ -42,6 +41,7 @@ from app.web.csrf import install_csrf
 from app.web.errors import install_error_handlers
 from app.web.security import SecurityHeadersMiddleware
 from app.web.templating import compile_templates
+from app.wiring import wire
 
 log = logging.getLogger(__name__)
 STATIC_DIR = ROOT / "frontend" / "dist"
@@ -58,7 +58,6 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         log.warning("front-end assets are missing in %s: run `make assets`", STATIC_DIR)
     settings = get_settings()
     configure_logging(settings.log_format)
-    lti_outbox.subscribe()  # recorded grades go to the LMS outbox, in their own transaction
     # Request handlers' threads: as many as the web pool has connections for, and no more.
     anyio.to_thread.current_default_thread_limiter().total_tokens = settings.web_threads
     # Jobs: embedded threads, or (REDIS_URL) only queue them for `worker` processes.
@@ -97,6 +96,7 @@ def create_app() -> FastAPI:
         lifespan=lifespan,
     )
     settings = get_settings()
+    wire()  # events, locks and scores across floors, before any request or job (app/wiring.py)
     app.state.course_lookup = course_or_404  # CourseDep of /courses/{course}/ (content is below)
     install_csrf(app)
     # Before any other work: a request waiting for its turn holds nothing but its socket

@@ -20,9 +20,14 @@ from app.main import create_app
 from app.migrate import upgrade_head
 from app.users.models import Role
 from app.users.service import create_user, issue_api_token
+from app.wiring import wire
 
 # End-to-end scenarios (real servers, workers, a browser): `make test-scenarios`, not `make test`.
 SCENARIOS = ("tests/browser/", "tests/test_bench.py", "tests/jobs/test_scale_out.py")
+
+# The test process is an entry point too: it creates accounts and records grades outside the
+# web app, so it wires the domains as `create_app` and the command line do (tests/test_wiring.py).
+wire()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -1,17 +1,20 @@
-"""The "grade recorded" event: delivered once per subscriber, in the recorder's transaction."""
+"""The "grade recorded" and "account created" events: delivered once per subscriber, in the
+recorder's transaction."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from fastapi.testclient import TestClient
 
 from app import events
 from app.db import session_factory
-from app.events import GradeRecorded
-from app.lti import outbox
-from app.main import create_app
+from app.events import AccountCreated, GradeRecorded
+from app.offerings.models import OfferingRole
+from app.offerings.service import memberships
+from app.users.service import create_user
+
+PASSWORD = "correct horse"
 
 
 @pytest.fixture
@@ -46,9 +49,40 @@ def test_a_failing_subscriber_fails_the_recording(
         events.grade_recorded(session=session, user_id=7, kind="exercise", slug="alibi-bias")
 
 
-def test_the_web_app_subscribes_the_lms_outbox_when_it_starts(
-    data_dir: Path, no_subscribers: list[events.GradeSubscriber]
+@pytest.fixture
+def no_account_subscribers(monkeypatch: pytest.MonkeyPatch) -> list[events.AccountSubscriber]:
+    """An empty account subscriber list for this test."""
+    subscribers: list[events.AccountSubscriber] = []
+    monkeypatch.setattr(events, "_account_subscribers", subscribers)
+    return subscribers
+
+
+def test_each_account_subscriber_hears_each_new_account_once(
+    data_dir: Path, no_account_subscribers: list[events.AccountSubscriber]
 ) -> None:
-    assert no_subscribers == []
-    with TestClient(create_app()):
-        assert no_subscribers == [outbox.post_recorded_grade]
+    heard: list[AccountCreated] = []
+    events.on_account_created(heard.append)
+    events.on_account_created(heard.append)
+    with session_factory()() as session:
+        user, created = create_user(session=session, email="ann@example.org", password=PASSWORD)
+        assert created
+        create_user(session=session, email="ann@example.org", password=PASSWORD)  # exists
+        lms, _ = create_user(
+            session=session, email="lms@example.org", password=PASSWORD, join_first_offering=False
+        )
+        assert heard == [
+            AccountCreated(session=session, user_id=user.id, enrolled_by_creator=False),
+            AccountCreated(session=session, user_id=lms.id, enrolled_by_creator=True),
+        ]
+
+
+def test_a_new_account_joins_the_first_offering_unless_its_creator_places_it(
+    data_dir: Path,
+) -> None:
+    with session_factory()() as session:
+        ann, _ = create_user(session=session, email="ann@example.org", password=PASSWORD)
+        lms, _ = create_user(
+            session=session, email="lms@example.org", password=PASSWORD, join_first_offering=False
+        )
+        assert [m.role for m in memberships(session=session, user=ann)] == [OfferingRole.student]
+        assert memberships(session=session, user=lms) == []

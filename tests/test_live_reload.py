@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from app.cli import serve_options
+from app.cli.server import serve_options
 from app.config import get_settings
 from app.grading.service import get_grader
 from app.live_reload import ContentWatcher, exercise_slugs, with_content_watcher

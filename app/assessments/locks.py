@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Literal
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.assessments.models import AssessmentAttempt
 from app.models_base import as_utc
+from app.submissions.locks import Lockable, provide_locks
 
-Lockable = Literal["hints", "solutions", "hidden_tests"]
 WORDS = {"hints": "Hints", "solutions": "Model solutions", "hidden_tests": "Hidden tests"}
 
 
@@ -35,3 +34,8 @@ def exam_lock(
                 f"'{attempt.assessment_slug}' runs (until {until})."
             )
     return None
+
+
+def subscribe() -> None:
+    """Close hints, solutions and hidden tests of a running exam's exercises in this process."""
+    provide_locks(exam_lock)

@@ -15,7 +15,6 @@ from app.assessments.loader import assessments_for
 from app.assessments.models import AssessmentAttempt
 from app.assessments.schema import AssessmentFile
 from app.assessments.scoring import released
-from app.assessments.service import AssessmentError
 from app.assessments.views import attempt_state, item_views, picked, window_view
 from app.config import get_settings
 from app.content.loader import Course
@@ -78,10 +77,7 @@ def _attempt(
     request: Request, session: Session, course: Course, user: User, attempt_id: int
 ) -> tuple[AssessmentAttempt, AssessmentFile]:
     """The student's own attempt, handed in first if its time ran out."""
-    try:
-        attempt = service.own_attempt(session=session, attempt_id=attempt_id, user=user)
-    except AssessmentError as exc:
-        raise HTTPException(exc.status, exc.message) from exc
+    attempt = service.own_attempt(session=session, attempt_id=attempt_id, user=user)
     service.finish_if_due(
         session=session, course=course, attempt=attempt, now=utcnow(), enqueue=enqueue_for(request)
     )
@@ -138,17 +134,14 @@ def start_form(
 def _start(
     request: Request, session: Session, course: Course, user: User, slug: str
 ) -> AssessmentAttempt:
-    try:
-        return service.start_attempt(
-            session=session,
-            course=course,
-            spec=spec_or_404(course, slug),
-            user=user,
-            now=utcnow(),
-            enqueue=enqueue_for(request),
-        )
-    except AssessmentError as exc:
-        raise HTTPException(exc.status, exc.message) from exc
+    return service.start_attempt(
+        session=session,
+        course=course,
+        spec=spec_or_404(course, slug),
+        user=user,
+        now=utcnow(),
+        enqueue=enqueue_for(request),
+    )
 
 
 @router.get("/assessments/attempts/{attempt_id}", include_in_schema=False)
@@ -215,19 +208,16 @@ def _save(
     key: str,
     value: Any,
 ) -> Any:
-    try:
-        return service.save_answer(
-            session=session,
-            course=course,
-            attempt=attempt,
-            item_key=key,
-            value=value,
-            now=utcnow(),
-            max_code_bytes=get_settings().max_code_bytes,
-            enqueue=enqueue_for(request),
-        )
-    except AssessmentError as exc:
-        raise HTTPException(exc.status, exc.message) from exc
+    return service.save_answer(
+        session=session,
+        course=course,
+        attempt=attempt,
+        item_key=key,
+        value=value,
+        now=utcnow(),
+        max_code_bytes=get_settings().max_code_bytes,
+        enqueue=enqueue_for(request),
+    )
 
 
 @router.post(
@@ -265,10 +255,7 @@ def save_api(
     user: CurrentUser,
 ) -> dict[str, Any]:
     """Autosave one answer; 409 after the deadline (nothing saved, the attempt handed in)."""
-    try:
-        attempt = service.own_attempt(session=session, attempt_id=attempt_id, user=user)
-    except AssessmentError as exc:
-        raise HTTPException(exc.status, exc.message) from exc
+    attempt = service.own_attempt(session=session, attempt_id=attempt_id, user=user)
     row = _save(request, session, course, attempt, body.item, body.value)
     return {"item": row.item_key, "saves": row.saves, "saved_at": row.updated_at.isoformat()}
 

@@ -16,6 +16,8 @@ from app.config import get_settings
 from app.content.loader import Course
 from app.content.schemas import Question
 from app.courses.service import process_registry
+from app.events import GradeRecorded, on_grade_recorded
+from app.lti.grades import read_scores_of
 from app.lti.outbox import queue_grade
 from app.models_base import as_utc, utcnow
 from app.quiz.grading import grade_question, variant_params
@@ -172,6 +174,12 @@ def settle_for_submission(*, session: Session, submission_id: int) -> None:
         settle(session=session, attempt=attempt)
 
 
+def settle_recorded_grade(event: GradeRecorded) -> None:
+    """The subscriber: a graded submission settles the exam attempt it belongs to, if any."""
+    if event.submission_id is not None:
+        settle_for_submission(session=event.session, submission_id=event.submission_id)
+
+
 def release_time(
     *,
     release: str | dt.datetime,
@@ -258,3 +266,10 @@ def regrade(*, session: Session, course: Course, attempt: AssessmentAttempt) -> 
     session.commit()
     settle(session=session, attempt=attempt)
     return attempt.score
+
+
+def subscribe() -> None:
+    """In this process: settle exam scores as their exercises are graded, and give the LMS
+    outbox the released score of an assessment."""
+    on_grade_recorded(settle_recorded_grade)
+    read_scores_of("assessment", released_score)

@@ -18,6 +18,7 @@ from app.assessments.models import Accommodation, AssessmentAnswer, AssessmentAt
 from app.assessments.schema import COURSE_SLUG, AssessmentFile, Item
 from app.content.loader import Course
 from app.deadlines.policy import DEFAULT, Lateness, judge, policy_for, refusal_message
+from app.errors import DomainError
 from app.models_base import as_utc
 from app.offerings.access import offering_in_request
 from app.offerings.service import offering_for_work
@@ -27,13 +28,8 @@ from app.users.models import User
 Enqueue = Callable[[int], None]
 
 
-class AssessmentError(Exception):
+class AssessmentError(DomainError):
     """A request the rules refuse; carries the HTTP status and a plain message."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
 
 
 def stamp(value: dt.datetime) -> str:

@@ -14,7 +14,6 @@ from typing import Any
 from sqlalchemy import func, or_, select, update
 from sqlalchemy.orm import Session
 
-from app.assessments.scoring import settle_for_submission
 from app.events import grade_recorded
 from app.models_base import utcnow
 from app.submissions.models import Submission
@@ -121,13 +120,19 @@ def finish(*, session: Session, held: Claim, report: dict[str, Any]) -> bool:
     )
     stored = bool(result.rowcount == 1)  # type: ignore[attr-defined]
     if stored and held.mode == "submit":
-        # Same transaction as the report: a stored grade is never left unsent to an LMS.
+        # Same transaction as the report: a stored grade is never left unsent to an LMS, nor an
+        # exam's exercise score unsettled (their subscribers run here).
         user_id = session.scalar(
             select(Submission.user_id).where(Submission.id == held.submission_id)
         )
         if user_id is not None:
-            grade_recorded(session=session, user_id=user_id, kind="exercise", slug=held.exercise)
-            settle_for_submission(session=session, submission_id=held.submission_id)
+            grade_recorded(
+                session=session,
+                user_id=user_id,
+                kind="exercise",
+                slug=held.exercise,
+                submission_id=held.submission_id,
+            )
     session.commit()
     return stored
 

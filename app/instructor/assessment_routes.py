@@ -202,19 +202,16 @@ def set_api(
     user: InstructorUser,
 ) -> dict[str, Any]:
     """Give one student extra time and/or their own window (replaces an earlier one)."""
-    try:
-        row = accommodations.set_accommodation(
-            session=session,
-            spec=spec_or_404(course, slug),
-            user_id=user_id,
-            extra_minutes=body.extra_minutes,
-            opens_at=body.opens_at,
-            closes_at=body.closes_at,
-            reason=body.reason,
-            by=user,
-        )
-    except AssessmentError as exc:
-        raise HTTPException(exc.status, exc.message) from exc
+    row = accommodations.set_accommodation(
+        session=session,
+        spec=spec_or_404(course, slug),
+        user_id=user_id,
+        extra_minutes=body.extra_minutes,
+        opens_at=body.opens_at,
+        closes_at=body.closes_at,
+        reason=body.reason,
+        by=user,
+    )
     return accommodations.view(row)
 
 

@@ -16,6 +16,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from app.config import get_settings
+from app.errors import DomainError
 from app.lti.models import LtiNonce, LtiPlatform
 from app.lti.registry import deployment_known, find_platform
 from app.models_base import as_utc, utcnow
@@ -31,13 +32,11 @@ _jwks_clients: dict[str, jwt.PyJWKClient] = {}
 _jwks_lock = threading.Lock()
 
 
-class LaunchError(Exception):
+class LaunchError(DomainError):
     """A refused login or launch: HTTP status, a sentence for the user, and why (for the log)."""
 
     def __init__(self, status: int, message: str, reason: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
+        super().__init__(status, message)
         self.reason = reason
 
 

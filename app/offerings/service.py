@@ -10,6 +10,7 @@ from sqlalchemy import ColumnElement, ScalarSelect, bindparam, func, select
 from sqlalchemy.orm import Session
 
 from app.config import get_settings
+from app.events import AccountCreated, on_account_created
 from app.offerings.models import FIRST_COURSE, STAFF, Enrollment, Offering, OfferingRole
 from app.users.models import Role, User
 
@@ -134,6 +135,20 @@ def join_first(*, session: Session, user: User) -> Enrollment | None:
     role = OfferingRole.instructor if user.role == Role.instructor else OfferingRole.student
     offering = first_offering(session=session)
     return enroll(session=session, offering=offering, user=user, role=role, source="signup")
+
+
+def join_first_on_creation(event: AccountCreated) -> None:
+    """The subscriber: a new account joins the first offering, unless its creator places it."""
+    if event.enrolled_by_creator:
+        return
+    user = event.session.get(User, event.user_id)
+    if user is not None:
+        join_first(session=event.session, user=user)
+
+
+def subscribe() -> None:
+    """Place every account created in this process in the first offering (if so set)."""
+    on_account_created(join_first_on_creation)
 
 
 def join_by_code(*, session: Session, user: User, code: str) -> Offering:

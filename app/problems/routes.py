@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi import APIRouter, Form, Request
 from fastapi.responses import RedirectResponse
 from starlette.responses import Response
 
@@ -86,8 +86,5 @@ def problems_page(
 @router.post("/instructor/problems/{report_id}/resolve")
 def resolve_form(report_id: RowId, session: SessionDep, user: StaffUser) -> Response:
     """Mark one report resolved, then back to the list of open reports."""
-    try:
-        service.resolve(session=session, report_id=report_id, instructor=user)
-    except service.ProblemError as exc:
-        raise HTTPException(exc.status, exc.message) from exc
+    service.resolve(session=session, report_id=report_id, instructor=user)
     return RedirectResponse("/instructor/problems", status_code=303)

@@ -9,6 +9,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.content.loader import Course
+from app.errors import DomainError
 from app.models_base import utcnow
 from app.offerings.access import is_member_here, members_here
 from app.problems.models import ProblemReport
@@ -19,13 +20,8 @@ MAX_MESSAGE = 2000
 Kind = Literal["exercise", "quiz"]
 
 
-class ProblemError(Exception):
+class ProblemError(DomainError):
     """A report that cannot be taken, with the plain words to show and an HTTP status."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
 
 
 def _check_target(course: Course, kind: str, slug: str, question_id: str | None) -> None:

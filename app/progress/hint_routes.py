@@ -9,12 +9,12 @@ from fastapi.responses import RedirectResponse
 from sqlalchemy.orm import Session
 from starlette.responses import Response
 
-from app.assessments.locks import exam_lock
 from app.content.loader import Exercise
 from app.content.service import CourseDep
 from app.db import SessionDep
 from app.models_base import utcnow
 from app.progress.hints import reveal_next, revealed_count
+from app.submissions.locks import lock_reason
 from app.users.deps import OptionalUser
 from app.users.models import Role, User
 
@@ -53,7 +53,7 @@ def open_hint(slug: str, session: SessionDep, course: CourseDep, user: OptionalU
         return RedirectResponse(f"/login?next=/exercises/{slug}%23hints", status_code=303)
     if not exercise.hints:
         raise HTTPException(404, "This exercise has no hints.")
-    locked = exam_lock(
+    locked = lock_reason(
         session=session, user_id=user.id, exercise_slug=slug, what="hints", now=utcnow()
     )
     if locked:

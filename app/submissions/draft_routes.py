@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, HTTPException
+from fastapi import APIRouter, Body
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.config import get_settings
@@ -12,7 +12,6 @@ from app.content.service import CourseDep
 from app.db import SessionDep
 from app.models_base import as_utc
 from app.submissions import drafts
-from app.submissions.service import SubmissionError
 from app.users.deps import CurrentUser
 from app.web.api import errors
 
@@ -36,12 +35,9 @@ def read_draft(
     framework: str | None = None,
 ) -> dict[str, Any]:
     """Your saved code for this exercise and framework; `code` is null when nothing is saved."""
-    try:
-        found, chosen = drafts.check_target(
-            course=course, user=user, exercise=exercise, framework=framework
-        )
-    except SubmissionError as exc:
-        raise HTTPException(exc.status, exc.message) from exc
+    found, chosen = drafts.check_target(
+        course=course, user=user, exercise=exercise, framework=framework
+    )
     row = drafts.get_draft(
         session=session, user_id=user.id, exercise=found.meta.slug, framework=chosen
     )
@@ -63,20 +59,17 @@ def write_draft(
     framework: str | None = None,
 ) -> dict[str, Any]:
     """Replace your saved code for this exercise and framework."""
-    try:
-        found, chosen = drafts.check_target(
-            course=course, user=user, exercise=exercise, framework=framework
-        )
-        drafts.check_size(body.code, get_settings().max_code_bytes)
-        row = drafts.save_draft(
-            session=session,
-            user_id=user.id,
-            exercise=found.meta.slug,
-            framework=chosen,
-            code=body.code,
-        )
-    except SubmissionError as exc:
-        raise HTTPException(exc.status, exc.message) from exc
+    found, chosen = drafts.check_target(
+        course=course, user=user, exercise=exercise, framework=framework
+    )
+    drafts.check_size(body.code, get_settings().max_code_bytes)
+    row = drafts.save_draft(
+        session=session,
+        user_id=user.id,
+        exercise=found.meta.slug,
+        framework=chosen,
+        code=body.code,
+    )
     return {
         "exercise": found.meta.slug,
         "framework": chosen,

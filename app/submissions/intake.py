@@ -74,7 +74,7 @@ class TooMany(service.SubmissionError):
     """429: this account sent too many runs and submissions in the last minute."""
 
     def __init__(self, retry_after: int, message: str) -> None:
-        super().__init__(429, message)
+        super().__init__(429, message, headers={"retry-after": str(retry_after)})
         self.retry_after = retry_after
 
 

@@ -12,7 +12,6 @@ from fastapi import APIRouter, Body, Header, HTTPException, Query, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.assessments.locks import exam_lock
 from app.config import get_settings
 from app.content.service import CourseDep
 from app.courses.service import content_of, course_or_404
@@ -25,6 +24,7 @@ from app.submissions import (
     service,
     views,
 )
+from app.submissions.locks import lock_reason
 from app.submissions.models import Submission
 from app.submissions.presenter import Viewer, submission_json
 from app.users.deps import CurrentUser
@@ -75,25 +75,18 @@ def create(
     """
     if body.course is not None:
         course = course_or_404(request, body.course)
-    try:
-        accepted = intake.accept(
-            request=request,
-            session=session,
-            course=course,
-            course_slug=body.course,
-            user=user,
-            exercise=body.exercise,
-            code=body.code,
-            framework=body.framework,
-            mode=body.mode,
-            key=idempotency_key or body.client_id,
-        )
-    except intake.TooMany as exc:
-        raise HTTPException(
-            429, exc.message, headers={"retry-after": str(exc.retry_after)}
-        ) from exc
-    except service.SubmissionError as exc:
-        raise HTTPException(exc.status, exc.message) from exc
+    accepted = intake.accept(
+        request=request,
+        session=session,
+        course=course,
+        course_slug=body.course,
+        user=user,
+        exercise=body.exercise,
+        code=body.code,
+        framework=body.framework,
+        mode=body.mode,
+        key=idempotency_key or body.client_id,
+    )
     row = accepted.row
     headers = {"idempotent-replayed": "true"} if accepted.repeated else {}
     if not accepted.repeated:
@@ -122,7 +115,7 @@ def _visible(session: Any, user: Any, submission_id: int) -> Submission:
 def _hidden_open(session: Any, course: Any, user: Any, row: Submission) -> bool:
     if user.role == Role.instructor:
         return False  # instructors see hidden tests whole anyway
-    if exam_lock(
+    if lock_reason(
         session=session,
         user_id=user.id,
         exercise_slug=row.exercise_slug,
@@ -162,12 +155,9 @@ def stop(
     submission_id: RowId, session: SessionDep, course: CourseDep, user: CurrentUser
 ) -> dict[str, Any]:
     """Stop a queued or running experiment; its report then says it was stopped."""
-    try:
-        was = service.stop_experiment(
-            session=session, course=course, user=user, submission_id=submission_id
-        )
-    except service.SubmissionError as exc:
-        raise HTTPException(exc.status, exc.message) from exc
+    was = service.stop_experiment(
+        session=session, course=course, user=user, submission_id=submission_id
+    )
     return {"id": submission_id, "status": was, "stopping": True}
 
 

@@ -12,6 +12,7 @@ from app.content.loader import Course
 from app.courses.first import first_course_slug
 from app.deadlines.policy import refusal_message
 from app.deadlines.rules import effective_due, lateness
+from app.errors import DomainError
 from app.jobs import live
 from app.models_base import utcnow
 from app.offerings.access import offering_in_request
@@ -22,13 +23,8 @@ from app.users.models import Role, User
 log = logging.getLogger(__name__)
 
 
-class SubmissionError(Exception):
+class SubmissionError(DomainError):
     """A submission that cannot be accepted; carries the HTTP status and a plain message."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
 
 
 def create_submission(

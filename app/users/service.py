@@ -9,6 +9,7 @@ from pwdlib import PasswordHash
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.events import account_created
 from app.users.models import ApiToken, Role, User
 
 _hasher = PasswordHash.recommended()
@@ -48,8 +49,9 @@ def create_user(
 ) -> tuple[User, bool]:
     """Create an account; the same email again returns the existing one (created=False).
 
-    A new account joins the first offering with its role, as everyone joined the one course
-    before offerings existed (unless join_first_offering is off: LMS accounts join their own).
+    Subscribers hear "account created" (offerings: a new account joins the first offering with
+    its role, as everyone joined the one course before offerings existed), unless
+    join_first_offering is off: LMS and roster accounts are enrolled by their creator.
     """
     email = normalize_email(email)
     if "@" not in email or email.startswith("@") or email.endswith("@"):
@@ -61,10 +63,7 @@ def create_user(
     user = User(email=email, name=name.strip(), password_hash=_hasher.hash(password), role=role)
     session.add(user)
     session.commit()
-    if join_first_offering:
-        from app.offerings.service import join_first  # offerings build on accounts
-
-        join_first(session=session, user=user)
+    account_created(session=session, user_id=user.id, enrolled_by_creator=not join_first_offering)
     return user, True
 
 

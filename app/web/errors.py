@@ -12,6 +12,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
 from app.config import get_settings
+from app.errors import DomainError
 from app.web.capacity import BUSY_DETAIL, BUSY_PAGE
 from app.web.templating import render
 
@@ -71,6 +72,12 @@ def install_error_handlers(app: FastAPI) -> None:
             detail=detail,
             status=exc.status_code,
         )
+
+    @app.exception_handler(DomainError)
+    async def domain_error(request: Request, exc: DomainError) -> Response:
+        """A domain's refusal answers as the route's own HTTPException would: one place."""
+        refusal = StarletteHTTPException(exc.status, exc.message, headers=exc.headers)
+        return await http_error(request, refusal)
 
     @app.exception_handler(sqlalchemy.exc.TimeoutError)
     async def database_busy(request: Request, exc: sqlalchemy.exc.TimeoutError) -> Response:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from app.db import session_factory
+from app.lti import grades
+from app.lti.http import LmsError
 from app.lti.models import LtiLink
 from tests.lti.conftest import INSTRUCTOR, LEARNER, launch
 from tests.lti.helpers import (
@@ -90,3 +93,14 @@ def test_a_404_for_a_line_item_that_still_exists_makes_no_second_column(
     _wait(lambda: len(platform.scores) == 2 and _all_sent())
     assert len(platform.lineitems) == 1 and platform.next_lineitem == 2  # none made or lost
     assert platform.scores[1]["lineitem"] == _path(platform.lineitems[0]["id"], platform)
+
+
+def test_a_kind_no_reader_scores_is_refused_not_scored_as_an_exercise(
+    data_dir: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(grades, "_score_readers", {})  # a process nobody wired
+    with (
+        session_factory()() as session,
+        pytest.raises(LmsError, match="no score reader for 'assessment' items is registered"),
+    ):
+        grades.score_for(session=session, user_id=1, kind="assessment", slug="quick", policy="best")

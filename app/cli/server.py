@@ -1,0 +1,136 @@
+"""`serve`, `migrate` and `worker`: running the service and its grading workers."""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import socket
+from typing import Any
+
+from app.cli.common import fail as _fail
+from app.config import ROOT, get_settings
+
+
+def _port_free(host: str, port: int) -> str | None:
+    """None when the port can be bound, else a sentence saying why not."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                return (
+                    f"port {port} on {host} is already in use (another server is running?); "
+                    f"stop it or choose another port with --port"
+                )
+            return f"cannot listen on {host}:{port}: {exc.strerror}"
+    return None
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Serve the web app after checking the things that make a start fail confusingly."""
+    import uvicorn
+
+    problem = _port_free(args.host, args.port)
+    if problem:
+        return _fail(problem)
+    if args.workers > 1 and get_settings().grades_in_web:
+        return _fail(
+            "--workers above 1 needs the scale-out mode (REDIS_URL set, graders in `worker` "
+            "processes): each web process would otherwise start a grader pool of its own"
+        )
+    if args.workers > 1 and args.reload:
+        return _fail("--reload runs one process; leave out --workers or --reload")
+    from app.web.capacity import raise_open_files_limit
+
+    raise_open_files_limit()
+    print(f"Serving the course on http://{args.host}:{args.port}", flush=True)
+    options = serve_options(reload=args.reload)
+    if args.workers > 1:
+        options["workers"] = args.workers
+    uvicorn.run(**options, host=args.host, port=args.port)
+    return 0
+
+
+def serve_options(*, reload: bool) -> dict[str, Any]:
+    """How uvicorn runs the app; with reload, code changes restart it and content reloads live.
+
+    Uvicorn restarts the process when Python code changes; lessons and exercises are re-read in
+    place by the content watcher of `create_dev_app` (no restart, the grader pool stays warm).
+    """
+    if not reload:
+        return {
+            "app": "app.main:create_app",
+            "factory": True,
+            "log_level": "info",
+            "access_log": get_settings().web_access_log,
+        }
+    return {
+        "app": "app.live_reload:create_dev_app",
+        "factory": True,
+        "log_level": "info",
+        "reload": True,
+        "reload_dirs": [str(ROOT / d) for d in ("app", "graders")],
+    }
+
+
+def cmd_migrate(_args: argparse.Namespace) -> int:
+    """Bring the schema to the newest migration."""
+    from app.db import ensure_data_dir
+    from app.migrate import upgrade_head
+
+    ensure_data_dir()
+    upgrade_head()
+    print("database is up to date")
+    return 0
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    """Grade jobs from the Redis queue (scale-out mode) until SIGTERM drains this process."""
+    from app.grading.worker import check_health, run_worker
+
+    if args.health:
+        return check_health()
+    from app.jobs.lanes import LANES
+
+    lanes = tuple(lane.strip() for lane in args.lanes.split(",") if lane.strip())
+    unknown = sorted(set(lanes) - set(LANES))
+    if unknown or not lanes:
+        return _fail(f"unknown lanes {unknown or lanes}: choose from {', '.join(LANES)}", 2)
+    return run_worker(concurrency=args.concurrency, lanes=lanes)
+
+
+def add_serve(sub: Any) -> None:
+    """Register `serve` on the command line's subparsers."""
+    serve = sub.add_parser("serve", help="serve the web app")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument(
+        "--reload", action="store_true", help="restart on code change, reload content live"
+    )
+    serve.add_argument("--workers", type=int, default=1, help="web processes (scale-out mode only)")
+    serve.set_defaults(func=cmd_serve, needs_database=True)
+
+
+def add_migrate(sub: Any) -> None:
+    """Register `migrate`."""
+    sub.add_parser("migrate", help="apply database migrations").set_defaults(func=cmd_migrate)
+
+
+def add_worker(sub: Any) -> None:
+    """Register `worker`."""
+    worker = sub.add_parser("worker", help="grade jobs from the Redis queue (needs REDIS_URL)")
+    worker.add_argument(
+        "--concurrency", type=int, help="jobs graded at once (default: GRADING_WORKERS)"
+    )
+    worker.add_argument(
+        "--health", action="store_true", help="exit 0 if a worker on this host is alive"
+    )
+    worker.add_argument(
+        "--lanes",
+        default="grading",
+        help="queues to take jobs from: grading, experiments or both, comma-separated "
+        "(experiments run one at a time per worker; default: grading)",
+    )
+    worker.set_defaults(func=cmd_worker)

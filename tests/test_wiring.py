@@ -1,0 +1,91 @@
+"""Every entry point wires the domains alike: the web app, the command line and its worker."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app import cli, events
+from app.assessments import locks as assessment_locks
+from app.assessments import scoring as assessment_scoring
+from app.db import session_factory
+from app.lti import grades, outbox
+from app.main import create_app
+from app.offerings import service as offerings
+from app.offerings.models import OfferingRole
+from app.submissions import locks
+from app.users.service import get_user_by_email
+from app.wiring import wire
+
+
+@dataclass
+class Registries:
+    """This test's own (empty) subscriber lists; the process's own come back afterwards."""
+
+    grades: list[events.GradeSubscriber]
+    accounts: list[events.AccountSubscriber]
+    locks: list[locks.LockProvider]
+    scores: dict[str, grades.ScoreReader]
+
+    def wired(self) -> bool:
+        """Whether everything `wire` registers is registered, once and in order."""
+        return (
+            self.grades == [outbox.post_recorded_grade, assessment_scoring.settle_recorded_grade]
+            and self.accounts == [offerings.join_first_on_creation]
+            and self.locks == [assessment_locks.exam_lock]
+            and self.scores == {"assessment": assessment_scoring.released_score}
+        )
+
+
+@pytest.fixture
+def empty(monkeypatch: pytest.MonkeyPatch) -> Registries:
+    """Nothing subscribed or registered, as in a process that has just started."""
+    found = Registries(grades=[], accounts=[], locks=[], scores={})
+    monkeypatch.setattr(events, "_grade_subscribers", found.grades)
+    monkeypatch.setattr(events, "_account_subscribers", found.accounts)
+    monkeypatch.setattr(locks, "_providers", found.locks)
+    monkeypatch.setattr(grades, "_score_readers", found.scores)
+    return found
+
+
+def test_wiring_twice_registers_each_once(empty: Registries) -> None:
+    assert not empty.wired()
+    wire()
+    wire()  # the web app may start twice in one process
+    assert empty.wired()
+
+
+def test_the_web_app_is_wired_when_built(data_dir: Path, empty: Registries) -> None:
+    create_app()  # built, not started: requests and jobs can only come after this
+    assert empty.wired()
+
+
+def test_the_started_web_app_stays_wired(data_dir: Path, empty: Registries) -> None:
+    with TestClient(create_app()):
+        assert empty.wired()
+
+
+def test_the_worker_command_is_wired_before_it_runs(
+    data_dir: Path, empty: Registries, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main(["worker"]) == 1  # no REDIS_URL here: it stops at once, already wired
+    assert "set REDIS_URL" in capsys.readouterr().err
+    assert empty.wired()
+
+
+def test_a_command_line_command_is_wired(
+    data_dir: Path, empty: Registries, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["users", "create", "--email", "ann@example.org", "--password", "correct horse"]
+    assert cli.main(args) == 0
+    assert "created: ann@example.org" in capsys.readouterr().out
+    assert empty.wired()
+    with session_factory()() as session:  # and the account joined the first offering
+        user = get_user_by_email(session=session, email="ann@example.org")
+        assert user is not None
+        assert [m.role for m in offerings.memberships(session=session, user=user)] == [
+            OfferingRole.student
+        ]
