@@ -24,7 +24,6 @@ from app.submissions import (
     service,
     views,
 )
-from app.submissions.locks import lock_reason
 from app.submissions.models import Submission
 from app.submissions.presenter import Viewer, submission_json
 from app.users.deps import CurrentUser
@@ -115,14 +114,6 @@ def _visible(session: Any, user: Any, submission_id: int) -> Submission:
 def _hidden_open(session: Any, course: Any, user: Any, row: Submission) -> bool:
     if user.role == Role.instructor:
         return False  # instructors see hidden tests whole anyway
-    if lock_reason(
-        session=session,
-        user_id=user.id,
-        exercise_slug=row.exercise_slug,
-        what="hidden_tests",
-        now=utcnow(),
-    ):
-        return False
     return service.hidden_tests_open(
         session=session, course=course, user=user, row=row, now=utcnow()
     )

@@ -17,6 +17,7 @@ from app.jobs import live
 from app.models_base import utcnow
 from app.offerings.access import offering_in_request
 from app.offerings.service import first_offering_id_query, is_staff, offering_for_work, role_in
+from app.submissions.locks import lock_reason
 from app.submissions.models import Draft, Submission
 from app.users.models import Role, User
 
@@ -157,9 +158,20 @@ def stop_experiment(*, session: Session, course: Course, user: User, submission_
 def hidden_tests_open(
     *, session: Session, course: Course, user: User, row: Submission, now: dt.datetime
 ) -> bool:
-    """Whether this student may see the inputs and values of the exercise's hidden tests."""
+    """Whether this student may see the inputs and values of the exercise's hidden tests.
+
+    A lock (a running exam) closes them here, so every page and the API agree.
+    """
     exercise = course.exercise(row.exercise_slug)
     if exercise is None or exercise.meta.hidden_tests == "hidden":
+        return False
+    if lock_reason(
+        session=session,
+        user_id=user.id,
+        exercise_slug=row.exercise_slug,
+        what="hidden_tests",
+        now=now,
+    ):
         return False
     if exercise.meta.hidden_tests == "visible":
         return True
