@@ -4,17 +4,71 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.cli.common import fail
+
+if TYPE_CHECKING:
+    from app.content.loader import Course
+
+
+def _scope(args: argparse.Namespace) -> Course:
+    """The course `--course` names (default: the first), once `--offering` is known to run it.
+
+    Why: scripts name the course and the offering as on the instructors' pages
+    (`/offerings/{id}/instructor/...`); the statistics then read that offering's students only.
+    """
+    from app.content.service import load_from_settings
+    from app.courses.first import first_course_slug
+    from app.courses.service import process_registry
+    from app.db import session_factory
+    from app.offerings.models import Offering
+
+    slug = args.course or first_course_slug()
+    course = load_from_settings() if args.course is None else process_registry().content(slug)
+    if course is None:
+        known = ", ".join(process_registry().slugs())
+        raise CommandError(f"unknown course '{args.course}' (courses: {known})", 2)
+    if args.offering is None:
+        return course
+    with session_factory()() as session:
+        offering = session.get(Offering, args.offering)
+        if offering is None:
+            raise CommandError(f"there is no offering {args.offering}", 2)
+        if offering.course_slug != slug:
+            raise CommandError(
+                f"offering {args.offering} runs the course '{offering.course_slug}', not "
+                f"'{slug}': name that course with --course",
+                2,
+            )
+    return course
+
+
+class CommandError(Exception):
+    """A bad `--course` or `--offering`: the message and the exit status."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.message, self.status = message, status
 
 
 def cmd_stats_items(args: argparse.Namespace) -> int:
     """Print every quiz question's and exercise's statistics; the last line is JSON with --json."""
-    if args.assessment is not None:
-        return cmd_assessment_items(args)
-    from app.content.service import load_from_settings
     from app.db import session_factory
+    from app.offerings.access import offering_scope
+
+    try:
+        course = _scope(args)
+    except CommandError as exc:
+        return fail(exc.message, exc.status)
+    with offering_scope(args.offering):
+        if args.assessment is not None:
+            return cmd_assessment_items(args, course)
+        return _quiz_and_exercise_items(args, course, session_factory)
+
+
+def _quiz_and_exercise_items(args: argparse.Namespace, course: Course, session_factory: Any) -> int:
+    """Every quiz question's and exercise's statistics in the scope already set."""
     from app.instructor.item_stats import (
         exercise_items,
         latest_attempts,
@@ -22,7 +76,6 @@ def cmd_stats_items(args: argparse.Namespace) -> int:
         quiz_stats,
     )
 
-    course = load_from_settings()
     lessons = [les for les in course.lessons if les.meta.quiz and not les.meta.draft]
     exercises = [ex.meta.slug for ex in course.exercises if not ex.meta.draft]
     items: list[dict[str, Any]] = []
@@ -50,14 +103,12 @@ def _print_item(item: dict[str, Any]) -> None:
     )
 
 
-def cmd_assessment_items(args: argparse.Namespace) -> int:
+def cmd_assessment_items(args: argparse.Namespace, course: Course) -> int:
     """Print one assessment's item statistics and reliability; the last line is JSON with --json."""
     from app.assessments.loader import assessments_for
-    from app.content.service import load_from_settings
     from app.db import session_factory
     from app.instructor.assessment_items import json_items, stats_for
 
-    course = load_from_settings()
     spec = assessments_for(course).get(args.assessment)
     if spec is None:
         return fail(f"there is no assessment called '{args.assessment}'")
@@ -80,15 +131,19 @@ def cmd_assessment_items(args: argparse.Namespace) -> int:
 
 def cmd_similarity(args: argparse.Namespace) -> int:
     """Print the exercise's most similar pairs; the last line is JSON with --json."""
-    from app.content.service import load_from_settings
     from app.db import session_factory
     from app.instructor.similarity import compare_exercise
     from app.instructor.similarity_routes import shared_code
+    from app.offerings.access import offering_scope
 
-    exercise = load_from_settings().exercise(args.exercise)
+    try:
+        course = _scope(args)
+    except CommandError as exc:
+        return fail(exc.message, exc.status)
+    exercise = course.exercise(args.exercise)
     if exercise is None:
         return fail(f"there is no exercise called '{args.exercise}'")
-    with session_factory()() as session:
+    with offering_scope(args.offering), session_factory()() as session:
         comparison = compare_exercise(
             session=session, slug=exercise.meta.slug, shared_code=shared_code(exercise)
         )
@@ -112,6 +167,17 @@ def cmd_similarity(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_scope_arguments(parser: Any) -> None:
+    parser.add_argument("--course", default=None, help="the course's slug (default: the first)")
+    parser.add_argument(
+        "--offering",
+        type=int,
+        default=None,
+        metavar="ID",
+        help="that offering's students only (default: the course's first offering)",
+    )
+
+
 def add_parser(sub: Any) -> None:
     """Register `stats`, its sub-command, and `similarity`."""
     stats = sub.add_parser("stats", help="item statistics of quizzes and exercises")
@@ -126,6 +192,7 @@ def add_parser(sub: Any) -> None:
         default=None,
         help="one assessment's items (over the items each student drew) and its reliability",
     )
+    _add_scope_arguments(items)
     items.set_defaults(func=cmd_stats_items, needs_database=True)
     similar = sub.add_parser(
         "similarity", help="pairs of students' final submissions that look alike"
@@ -133,4 +200,5 @@ def add_parser(sub: Any) -> None:
     similar.add_argument("exercise", help="the exercise's slug")
     similar.add_argument("--top", type=int, default=20, help="pairs printed before the JSON")
     similar.add_argument("--json", action="store_true", help="end with one line of JSON")
+    _add_scope_arguments(similar)
     similar.set_defaults(func=cmd_similarity, needs_database=True)

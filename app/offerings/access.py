@@ -8,7 +8,8 @@ prefix, so each page exists once and its check reads the offering from the reque
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Annotated
@@ -62,6 +63,16 @@ class OfferingPrefixMiddleware:
             await self.app(scope, receive, send)
         finally:
             _current.reset(token)
+
+
+@contextmanager
+def offering_scope(offering_id: int | None) -> Iterator[None]:
+    """Staff queries inside the block read this offering, as under its URL (the command line)."""
+    token = _current.set(offering_id)
+    try:
+        yield
+    finally:
+        _current.reset(token)
 
 
 def offering_in_request() -> int | None:

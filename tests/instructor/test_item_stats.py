@@ -191,3 +191,37 @@ def test_stats_items_json_lists_questions_and_exercises(
     assert gather["attempts"] == 1 and gather["difficulty"] == 1.0
     assert gather["discrimination"] is None  # one student, no quiz: undefined, not 0
     assert set(gather) == {"item", "attempts", "difficulty", "discrimination", "choices"}
+
+
+def test_stats_items_reads_the_course_and_offering_a_script_names(
+    quiz_class: dict[str, str], data_dir: Path
+) -> None:
+    """`--course` and `--offering` (interfaces.md): the named offering's students only."""
+    from app.offerings.service import create_offering, first_offering
+
+    with session_factory()() as session:
+        first = first_offering(session=session).id
+        session.commit()
+        later = create_offering(
+            session=session, course_slug="positional-embeddings", title="Spring 2027"
+        ).id
+        other = create_offering(
+            session=session, course_slug="attention-step-by-step", title="Attention, spring"
+        ).id
+    env = {"APP_DATA_DIR": str(data_dir)}
+
+    def items(*scope: str) -> dict[str, dict[str, object]]:
+        result = run_cli("stats", "items", *scope, "--json", env=env)
+        assert result.returncode == 0, result.stderr
+        return {i["item"]: i for i in json.loads(result.stdout.strip().splitlines()[-1])}
+
+    everyone = items()
+    assert items("--course", "positional-embeddings", "--offering", str(first)) == everyone
+    assert everyone["why-position/dog-bites-man"]["attempts"] == 3
+    assert items("--offering", str(later))["why-position/dog-bites-man"]["attempts"] == 0
+    wrong = run_cli("stats", "items", "--offering", str(other), env=env)
+    assert wrong.returncode == 2 and "runs the course 'attention-step-by-step'" in wrong.stderr
+    missing = run_cli("stats", "items", "--offering", "9999", env=env)
+    assert missing.returncode == 2 and "no offering 9999" in missing.stderr
+    unknown = run_cli("stats", "items", "--course", "no-such-course", env=env)
+    assert unknown.returncode == 2 and "unknown course 'no-such-course'" in unknown.stderr

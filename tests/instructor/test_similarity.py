@@ -141,3 +141,34 @@ def test_similarity_cli_prints_pairs_then_json(copied: dict[str, object], data_d
     assert 0 < rows[0]["score"] <= 1
     missing = run_cli("similarity", "no-such", env={"APP_DATA_DIR": str(data_dir)})
     assert missing.returncode == 1 and "no exercise called 'no-such'" in missing.stderr
+
+
+def test_similarity_cli_reads_the_offering_a_script_names(
+    copied: dict[str, object], data_dir: Path
+) -> None:
+    from app.db import session_factory
+    from app.offerings.service import create_offering, first_offering
+
+    with session_factory()() as session:
+        first = first_offering(session=session).id
+        session.commit()
+        later = create_offering(
+            session=session, course_slug="positional-embeddings", title="Spring 2027"
+        ).id
+    env = {"APP_DATA_DIR": str(data_dir)}
+    scoped = run_cli(
+        "similarity",
+        EXERCISE,
+        "--course",
+        "positional-embeddings",
+        "--offering",
+        str(first),
+        "--json",
+        env=env,
+    )
+    assert scoped.returncode == 0, scoped.stderr
+    rows = json.loads(scoped.stdout.strip().splitlines()[-1])
+    assert {rows[0]["a"], rows[0]["b"]} == {copied["s0"], copied["s1"]}
+    empty = run_cli("similarity", EXERCISE, "--offering", str(later), "--json", env=env)
+    assert empty.returncode == 0, empty.stderr
+    assert json.loads(empty.stdout.strip().splitlines()[-1]) == []  # nobody of that offering
