@@ -48,6 +48,11 @@ class Settings(BaseSettings):
         description="Grading checks `validate` saw pass, so a rerun grades only what changed; "
         "default validate-cache in app_data_dir.",
     )
+    session_cache: bool = Field(
+        default=True,
+        description="The embedded web process remembers a session's user for a few seconds "
+        "(no query per page); a change from another process (a CLI command) shows within them.",
+    )
     database_url: str | None = Field(
         default=None, description="SQLAlchemy URL; default is a SQLite file in app_data_dir."
     )

@@ -79,7 +79,7 @@ cache = SessionCache(SECONDS)
 def enabled() -> bool:
     """Only where this process is the one web process (the embedded mode)."""
     settings = get_settings()
-    return settings.grades_in_web and not settings.distributed
+    return settings.session_cache and settings.grades_in_web and not settings.distributed
 
 
 def _on_statement(conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:

@@ -92,6 +92,10 @@ def launch(
         "POOL_WARM_ON_START": "true",
         "GRADING_WORKERS": "2",
         "CONTENT_DIR": str(content_dir),
+        # `expire_sessions` ends sessions by writing the database from outside the server,
+        # which a server remembering sessions (issue 23) would see only after a few seconds; a
+        # real time-out is seen at once (tests/users/test_session_cache.py).
+        "SESSION_CACHE": "false",
         **env_extra,
     }
     migrate = subprocess.run(

@@ -47,6 +47,35 @@ def test_a_session_deleted_elsewhere_in_the_process_ends_at_once(client: TestCli
     assert client.get("/api/exercises").status_code == 200  # a visitor again
 
 
+def test_a_remembered_session_still_ends_at_its_expiry(client: TestClient) -> None:
+    # Why: a real time-out must be seen at once, cache or not (the cache keeps the expiry).
+    logged_in_client(client, "ada@example.org")
+    assert "Log out" in client.get("/").text
+    past = dt.datetime.now(dt.UTC) - dt.timedelta(seconds=1)
+    for token, entry in list(session_cache.cache._entries.items()):
+        session_cache.cache._entries[token] = session_cache.CachedSession(
+            entry.user, past, entry.read_at
+        )
+    assert "Log out" not in client.get("/").text
+
+
+def test_the_setting_turns_the_cache_off(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SESSION_CACHE", "false")
+    get_settings.cache_clear()
+    try:
+        assert not session_cache.enabled()
+        logged_in_client(client, "ada@example.org")
+        client.get("/api/exercises")
+        with statements() as seen:
+            assert client.get("/api/exercises").status_code == 200
+        assert any("web_sessions" in s for s in seen)
+    finally:
+        monkeypatch.delenv("SESSION_CACHE")
+        get_settings.cache_clear()
+
+
 def _entry() -> session_cache.CachedSession:
     expires = dt.datetime.now(dt.UTC) + dt.timedelta(hours=1)
     return session_cache.CachedSession({"id": 1}, expires, time.monotonic())
