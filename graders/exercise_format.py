@@ -233,7 +233,9 @@ class MistakesFile(Strict):
 
 
 def _read_yaml(path: Path) -> Any:
-    return yaml.safe_load(path.read_text(encoding="utf-8"))
+    # libyaml when PyYAML has it: the same objects, 15x faster than the pure-Python parser.
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return yaml.load(path.read_text(encoding="utf-8"), Loader=loader)  # noqa: S506 - safe
 
 
 def read_exercise_meta(folder: Path) -> ExerciseMeta:

@@ -371,3 +371,16 @@ def test_experiments_prints_the_cached_table_and_refuses_unknown_slugs(data_dir:
     assert lines[5].split() == ["sinusoidal", "1.000", "1.000", "0.220", "5.0"]
     result = run_cli("experiments", "--exercise", "no-such-lab", env=_env(data_dir))
     assert result.returncode == 2 and "no experiment exercise" in result.stderr
+
+
+def test_prepare_readies_every_course_not_only_the_first(data_dir: Path) -> None:
+    # The caches are keyed by content: after `make prepare` this only checks they are current.
+    result = run_cli("prepare", env=_env(data_dir), timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    courses = [
+        line.split(":", 1)[0] for line in result.stdout.splitlines() if " is up to date " in line
+    ]
+    first = ROOT.joinpath("course.yaml").read_text(encoding="utf-8")
+    assert courses[0] in first  # the repository root's course comes first
+    others = sorted(p.name for p in (ROOT / "courses").iterdir() if (p / "course.yaml").is_file())
+    assert sorted(courses[1:]) == others

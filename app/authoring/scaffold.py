@@ -13,6 +13,7 @@ from pathlib import Path
 
 import yaml
 
+from app import yamlio
 from graders import FRAMEWORKS, SLUG_RE
 
 SCHEMA_DIR = "docs/json-schemas"
@@ -50,7 +51,7 @@ def _next_order(paths: list[Path], front_matter: bool) -> int:
             text = path.read_text(encoding="utf-8")
             if front_matter:
                 text = text.split("\n---\n", 1)[0].removeprefix("---\n")
-            data = yaml.safe_load(text)
+            data = yamlio.safe_load(text)
         except (OSError, UnicodeDecodeError, yaml.YAMLError):
             continue
         if isinstance(data, dict) and isinstance(data.get("order"), int):

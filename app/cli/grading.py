@@ -11,12 +11,28 @@ from app.cli.common import fail as _fail
 
 
 def cmd_prepare(_args: argparse.Namespace) -> int:
-    """Build what grading needs before the first start: JAX's cache, known mistakes' outputs."""
-    from app.grading.service import jax_cache_dir, prepare_jax_cache, prepare_mistakes
+    """Build what grading needs before the first start: JAX's cache, known mistakes' outputs.
 
-    seconds = prepare_jax_cache()
-    print(f"JAX compilation cache in {jax_cache_dir()} is up to date ({seconds:.1f} s)")
-    print(f"expected outputs and known mistakes of {prepare_mistakes()} exercises are ready")
+    For every course the site serves, so no course's first JAX job compiles while a student waits.
+    """
+    from app.config import get_settings
+    from app.courses.registry import discover
+    from app.courses.service import extra_dirs
+    from app.grading.service import jax_cache_dir, prepare_jax_cache, prepare_mistakes
+    from app.migrate import schema_problem
+
+    settings = get_settings()
+    # Folders added at run time are listed in the database; before `migrate`, the others still are.
+    setting_dirs = [(folder, "setting") for folder in settings.course_dirs]
+    extra = extra_dirs("background") if schema_problem() is None else setting_dirs
+    sources, _problems = discover(settings.content_dir, extra)
+    for source in sources:
+        seconds = prepare_jax_cache(exercises_dir=source.exercises_dir)
+        count = prepare_mistakes(exercises_dir=source.exercises_dir)
+        print(
+            f"{source.slug}: JAX compilation cache in {jax_cache_dir()} is up to date "
+            f"({seconds:.1f} s); expected outputs and known mistakes of {count} exercises are ready"
+        )
     return 0
 
 

@@ -6,8 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from app import yamlio
 from graders import load_or_run, schemes_of
 
 
@@ -15,7 +14,7 @@ def lab_folders(exercises_dir: Path, slug: str | None = None) -> list[Path]:
     """Experiment exercise folders (one if `slug` is given); raises LookupError for a bad slug."""
     found = []
     for folder in sorted(p for p in exercises_dir.iterdir() if (p / "exercise.yaml").is_file()):
-        meta = yaml.safe_load((folder / "exercise.yaml").read_text(encoding="utf-8"))
+        meta = yamlio.safe_load((folder / "exercise.yaml").read_text(encoding="utf-8"))
         if (meta.get("entry") or {}).get("kind") == "experiment" and slug in (None, folder.name):
             found.append(folder)
     if slug is not None and not found:

@@ -13,8 +13,7 @@ import html
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from app import yamlio
 from graders import cached, schemes_of
 
 WIDTH, HEIGHT, LEFT, RIGHT, TOP, BOTTOM = 560, 260, 48, 150, 16, 40
@@ -68,7 +67,7 @@ def trained(run: dict[str, Any], length: str) -> float | None:
 def lab_chance(folder: Path) -> float | None:
     """1 / vocabulary of the exercise's task, or None if it cannot be read."""
     try:
-        meta = yaml.safe_load((folder / "exercise.yaml").read_text(encoding="utf-8"))
+        meta = yamlio.safe_load((folder / "exercise.yaml").read_text(encoding="utf-8"))
         return 1.0 / float(meta["experiment"].get("vocab", 10))
     except (OSError, KeyError, TypeError, ValueError, AttributeError):
         return None

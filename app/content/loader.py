@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -10,6 +12,8 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from app import yamlio
+from app.content.digest import tree_digest
 from app.content.hints import HINTS_DIR, HintError, load_hints
 from app.content.plot_blocks import parse_problems
 from app.content.render import plot_fences, render_markdown
@@ -101,7 +105,7 @@ def _read_text(path: Path) -> str:
 
 def _load_yaml(text: str, *, line_offset: int = 0) -> Any:
     try:
-        return yaml.safe_load(text)
+        return yamlio.safe_load(text)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         line = mark.line + 1 + line_offset if mark is not None else None
@@ -251,6 +255,37 @@ def _load_discussion(folder: Path, root: Path, problems: list[Problem]) -> str:
 
 
 def load_course(lessons_dir: Path, exercises_dir: Path) -> Course:
+    """The course in these folders; files byte-identical to a recent load give that Course back.
+
+    Why: a refresh, a second app or a test's app that finds nothing changed costs a hash of the
+    files (~5 ms) instead of parsing every lesson and exercise again (~150 ms). A Course is never
+    changed once built, so sharing one is safe.
+    """
+    key = (
+        str(lessons_dir.resolve()),
+        tree_digest(lessons_dir.parent, [lessons_dir.name]),
+        str(exercises_dir.resolve()),
+        tree_digest(exercises_dir.parent, [exercises_dir.name]),
+    )
+    with _recent_lock:
+        known = _recent.get(key)
+        if known is not None:
+            _recent.move_to_end(key)
+            return known
+    course = _read_course(lessons_dir, exercises_dir)
+    with _recent_lock:
+        _recent[key] = course
+        while len(_recent) > RECENT_COURSES:
+            _recent.popitem(last=False)
+    return course
+
+
+RECENT_COURSES = 8  # several courses served at once, plus a test's broken copies
+_recent: OrderedDict[tuple[str, str, str, str], Course] = OrderedDict()
+_recent_lock = threading.Lock()
+
+
+def _read_course(lessons_dir: Path, exercises_dir: Path) -> Course:
     """Load everything that can be loaded and collect a Problem for everything else."""
     root = lessons_dir.parent
     course = Course()

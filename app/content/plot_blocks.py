@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import yaml
 
+from app import yamlio
 from app.content.plots import (
     PLOTS,
     IntParam,
@@ -47,7 +48,7 @@ def _key_line(text: str, key: str | None) -> int | None:
 def parse_block(text: str) -> PlotBlock:
     """Read a fence body; PlotError.line is the line inside the block when it can be found."""
     try:
-        data = yaml.safe_load(text)
+        data = yamlio.safe_load(text)
     except yaml.YAMLError as exc:
         error = PlotError(f"the plot block is not valid YAML: {getattr(exc, 'problem', exc)}")
         mark = getattr(exc, "problem_mark", None)

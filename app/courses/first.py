@@ -7,6 +7,8 @@ from pathlib import Path
 
 import yaml
 
+from app import yamlio
+
 FALLBACK_SLUG = "positional-embeddings"  # the first course's slug since before course.yaml
 
 
@@ -14,7 +16,7 @@ FALLBACK_SLUG = "positional-embeddings"  # the first course's slug since before 
 def slug_in(folder: Path) -> str:
     """The slug in FOLDER/course.yaml, or FALLBACK_SLUG when it is missing or unreadable."""
     try:
-        data = yaml.safe_load((folder / "course.yaml").read_text(encoding="utf-8"))
+        data = yamlio.safe_load((folder / "course.yaml").read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return FALLBACK_SLUG
     slug = data.get("slug") if isinstance(data, dict) else None

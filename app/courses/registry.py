@@ -19,6 +19,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from app import yamlio
 from app.content.loader import Course, Problem, load_course
 from app.courses.first import FALLBACK_SLUG
 from app.courses.schema import COURSE_FILE, CourseMeta
@@ -99,7 +100,7 @@ def read_meta(folder: Path) -> CourseMeta | Problem:
     path = folder / COURSE_FILE
     where = str(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yamlio.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return Problem(where, "missing: a course folder needs a course.yaml (slug, title, ...)")
     except (OSError, UnicodeDecodeError) as exc:

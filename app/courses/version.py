@@ -6,30 +6,19 @@ refresh never silently rewrites history; a version must change whenever the cont
 
 from __future__ import annotations
 
-import hashlib
 import subprocess
 from pathlib import Path
 
+from app.content.digest import tree_digest
 from app.courses.schema import COURSE_FILE
 
 CONTENT_PARTS = (COURSE_FILE, "lessons", "exercises")  # what a course's content is made of
 GIT_TIMEOUT_S = 10
-SKIPPED_DIRS = frozenset({"__pycache__", ".pytest_cache", ".mypy_cache"})
 
 
 def files_hash(folder: Path) -> str:
     """SHA-256 over the relative paths and bytes of the course's content files."""
-    digest = hashlib.sha256()
-    for part in CONTENT_PARTS:
-        top = folder / part
-        paths = [top] if top.is_file() else sorted(top.rglob("*")) if top.is_dir() else []
-        for path in paths:
-            rel = path.relative_to(folder)
-            if not path.is_file() or any(p in SKIPPED_DIRS or p.startswith(".") for p in rel.parts):
-                continue
-            digest.update(rel.as_posix().encode() + b"\0")
-            digest.update(path.read_bytes() + b"\0")
-    return digest.hexdigest()
+    return tree_digest(folder, CONTENT_PARTS)
 
 
 def _git(folder: Path, *args: str) -> str | None:

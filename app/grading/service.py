@@ -30,9 +30,9 @@ def jax_cache_dir() -> Path:
     return get_settings().jax_cache_path
 
 
-def prepare_jax_cache() -> float:
+def prepare_jax_cache(*, exercises_dir: Path | None = None) -> float:
     """Fill the JAX compilation cache now (no-op when up to date); seconds it took."""
-    exercises = get_settings().exercises_dir
+    exercises = exercises_dir or get_settings().exercises_dir
     return fill_jax_cache(exercises, jax_cache_dir(), base_env())
 
 
@@ -41,9 +41,9 @@ def mistakes_cache_dir() -> Path:
     return get_settings().mistakes_cache_path
 
 
-def prepare_mistakes() -> int:
+def prepare_mistakes(*, exercises_dir: Path | None = None) -> int:
     """Compute (or load) every exercise's expected and known mistakes' outputs; how many."""
-    exercises = get_settings().exercises_dir
+    exercises = exercises_dir or get_settings().exercises_dir
     grader = Grader(exercises, pool_settings(warm=False), mistakes_cache_dir=mistakes_cache_dir())
     return grader.prime()
 

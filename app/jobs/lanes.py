@@ -12,6 +12,8 @@ from pathlib import Path
 
 import yaml
 
+from app import yamlio
+
 GRADING, EXPERIMENTS = "grading", "experiments"
 LANES = (GRADING, EXPERIMENTS)
 
@@ -30,7 +32,7 @@ def exercise_lane(exercises_dir: Path, slug: str) -> str:
         kind = _kinds.get(key)
     if kind is None:
         try:
-            meta = yaml.safe_load(path.read_text(encoding="utf-8"))
+            meta = yamlio.safe_load(path.read_text(encoding="utf-8"))
             kind = str(meta["entry"]["kind"])
         except (OSError, yaml.YAMLError, KeyError, TypeError):
             kind = "unknown"

@@ -221,3 +221,28 @@ def test_a_copied_exercise_keeping_its_uuid_is_a_problem(root: Path) -> None:
         "exercise 'gather-two' has the uuid of 'gather': a copied folder keeps its uuid, so give "
         "this one a new one (python -c 'import uuid; print(uuid.uuid4())')"
     ]
+
+
+def test_unchanged_files_give_the_course_already_loaded(root: Path) -> None:
+    first = load(root)
+    assert load(root) is first  # a refresh that finds nothing changed parses nothing
+
+
+def test_a_changed_byte_is_read_again_even_at_the_same_size(root: Path) -> None:
+    first = load(root)
+    path = root / "lessons" / "02-second.md"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("order: 2", "order: 0"), encoding="utf-8")  # same length
+    again = load(root)
+    assert again is not first
+    assert [les.meta.slug for les in again.lessons] == ["second", "good"]
+
+
+def test_a_broken_file_fixed_and_broken_again_is_reported_each_time(root: Path) -> None:
+    broken = root / "lessons" / "03-broken.md"
+    broken.write_text("---\nslug: [unclosed\n---\nbody\n", encoding="utf-8")
+    assert len(load(root).problems) == 1
+    broken.unlink()
+    assert load(root).problems == []
+    broken.write_text("---\nslug: [unclosed\n---\nbody\n", encoding="utf-8")
+    assert len(load(root).problems) == 1
