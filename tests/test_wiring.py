@@ -9,10 +9,11 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app import cli, events
+from app.assessments import links as assessment_links
 from app.assessments import locks as assessment_locks
 from app.assessments import scoring as assessment_scoring
 from app.db import session_factory
-from app.lti import grades, outbox
+from app.lti import grades, linkables, outbox
 from app.main import create_app
 from app.offerings import service as offerings
 from app.offerings.models import OfferingRole
@@ -29,6 +30,7 @@ class Registries:
     accounts: list[events.AccountSubscriber]
     locks: list[locks.LockProvider]
     scores: dict[str, grades.ScoreReader]
+    links: dict[str, linkables.LinkKind]
 
     def wired(self) -> bool:
         """Whether everything `wire` registers is registered, once and in order."""
@@ -37,17 +39,19 @@ class Registries:
             and self.accounts == [offerings.join_first_on_creation]
             and self.locks == [assessment_locks.exam_lock]
             and self.scores == {"assessment": assessment_scoring.released_score}
+            and self.links == {"assessment": assessment_links.ASSESSMENT_LINKS}
         )
 
 
 @pytest.fixture
 def empty(monkeypatch: pytest.MonkeyPatch) -> Registries:
     """Nothing subscribed or registered, as in a process that has just started."""
-    found = Registries(grades=[], accounts=[], locks=[], scores={})
+    found = Registries(grades=[], accounts=[], locks=[], scores={}, links={})
     monkeypatch.setattr(events, "_grade_subscribers", found.grades)
     monkeypatch.setattr(events, "_account_subscribers", found.accounts)
     monkeypatch.setattr(locks, "_providers", found.locks)
     monkeypatch.setattr(grades, "_score_readers", found.scores)
+    monkeypatch.setattr(linkables, "_kinds", found.links)
     return found
 
 

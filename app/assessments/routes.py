@@ -186,8 +186,10 @@ async def attempt_form(
                 continue
             try:
                 _save(request, session, course, attempt, key, value)
-            except HTTPException:
-                break  # time ran out meanwhile: the attempt is handed in, the result page says so
+            except service.AssessmentError as exc:
+                if exc.status != 409:
+                    raise
+                break  # handed in meanwhile (the clock, another tab): the result page says so
         if form.get("action") == "submit" and attempt.status == "open":
             service.finish_attempt(
                 session=session,

@@ -221,6 +221,36 @@ def _clean_value(course: Course, key: str, raw: Any, max_code_bytes: int) -> Any
     return {"framework": framework, "code": code}
 
 
+def handed_in(attempt: AssessmentAttempt) -> AssessmentError:
+    """The 409 for an answer that arrives once the attempt is handed in: it was not saved."""
+    when = stamp(attempt.submitted_at or attempt.deadline)
+    how = " when its time ran out" if attempt.submitted_by == "clock" else ""
+    return AssessmentError(
+        409,
+        f"This attempt was already handed in at {when}{how}, so this answer was not saved; "
+        "the answers saved before the hand-in were graded.",
+    )
+
+
+def _hold_open(session: Session, attempt: AssessmentAttempt) -> None:
+    """Lock the attempt as still open until this transaction ends, or refuse: handed in.
+
+    Why: the attempt was read earlier in the request; a hand-in may have committed since, and
+    an answer written after it read the answers would be stored but never graded. The guarded
+    write takes the attempt's row lock (PostgreSQL) or the database's write lock (SQLite), so
+    `finish_attempt`'s claim waits for this save to commit and then grades its answer.
+    """
+    held = session.execute(
+        update(AssessmentAttempt)
+        .where(AssessmentAttempt.id == attempt.id, AssessmentAttempt.status == "open")
+        .values(status="open")
+    )
+    if held.rowcount != 1:  # type: ignore[attr-defined]
+        session.rollback()
+        session.refresh(attempt)
+        raise handed_in(attempt)
+
+
 def save_answer(
     *,
     session: Session,
@@ -232,12 +262,14 @@ def save_answer(
     max_code_bytes: int,
     enqueue: Enqueue,
 ) -> AssessmentAnswer:
-    """Store one answer; after the deadline nothing changes and the attempt is handed in."""
+    """Store one answer; after the deadline nothing changes and the attempt is handed in.
+
+    The answer is written only while the attempt is still open, checked in the same transaction
+    that writes it (`_hold_open`), so a hand-in racing the save either waits and grades it or has
+    happened, and the save is refused: an answer is never stored after its attempt was graded.
+    """
     if attempt.status != "open":
-        when = stamp(attempt.submitted_at or attempt.deadline)
-        raise AssessmentError(
-            409, f"This attempt was handed in at {when}; it takes no more answers."
-        )
+        raise handed_in(attempt)
     if now >= as_utc(attempt.deadline):
         finish_if_due(session=session, course=course, attempt=attempt, now=now, enqueue=enqueue)
         raise AssessmentError(
@@ -248,6 +280,7 @@ def save_answer(
     if item_key not in {item["key"] for item in attempt.items}:
         raise AssessmentError(422, f"'{item_key[:120]}' is not one of this attempt's questions.")
     cleaned = _clean_value(course, item_key, value, max_code_bytes)
+    _hold_open(session, attempt)
     row = session.scalar(
         select(AssessmentAnswer).where(
             AssessmentAnswer.attempt_id == attempt.id, AssessmentAnswer.item_key == item_key

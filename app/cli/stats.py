@@ -96,10 +96,11 @@ def _quiz_and_exercise_items(args: argparse.Namespace, course: Course, session_f
 
 def _print_item(item: dict[str, Any]) -> None:
     share = "–" if item["difficulty"] is None else f"{item['difficulty']:.0%}"
-    r = item["discrimination"]
+    r, ul = item["discrimination"], item["upper_lower"]
     print(
         f"{item['item']}: {item['attempts']} student(s), {share} right, "
-        f"discrimination {'–' if r is None else f'{r:.2f}'}"
+        f"discrimination {'–' if r is None else f'{r:.2f}'}, "
+        f"upper-lower {'–' if ul is None else f'{ul:.2f}'}"
     )
 
 

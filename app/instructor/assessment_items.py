@@ -32,6 +32,7 @@ from app.instructor.item_stats import (
     cronbach_alpha,
     item_flags,
     kr20,
+    upper_lower_index,
 )
 from app.offerings.access import students_here
 from app.users.models import User
@@ -116,6 +117,13 @@ def _rest_share(sitting: Sitting, key: str) -> float | None:
     return sum((sitting.shares[k] or 0.0) * sitting.points[k] for k in others) / possible
 
 
+def _total_share(sitting: Sitting) -> float:
+    """The student's share of the points of all their graded items (the key given is graded)."""
+    graded = [k for k in sitting.keys if sitting.shares[k] is not None]
+    possible = sum(sitting.points[k] for k in graded)
+    return sum((sitting.shares[k] or 0.0) * sitting.points[k] for k in graded) / possible
+
+
 def _describe(course: Course, item: Item, part: str) -> AssessmentItem:
     """The item's row before any numbers: what it is and what it is worth."""
     question = find_question(course, item)
@@ -134,7 +142,12 @@ def _describe(course: Course, item: Item, part: str) -> AssessmentItem:
 
 
 def _fill(row: AssessmentItem, given: Sequence[Sitting]) -> None:
-    """Attempts, difficulty, discrimination, choices picked and common wrong answers."""
+    """Attempts, difficulty, discrimination, choices picked and common wrong answers.
+
+    The upper-lower index ranks the students given the item by their share of the points of the
+    whole assessment (this item included, as `total` in the quiz statistics) and compares their
+    mean share of this item's points in the top 27% and the bottom 27%.
+    """
     key = row.key
     row.answered = len(given)
     graded = [s for s in given if s.shares[key] is not None]
@@ -144,6 +157,10 @@ def _fill(row: AssessmentItem, given: Sequence[Sitting]) -> None:
     kept = [(x, y) for x, y in pairs if y is not None]
     row.discrimination = correlation(
         np.array([x for x, _ in kept], dtype=float), np.array([y for _, y in kept], dtype=float)
+    )
+    row.upper_lower = upper_lower_index(
+        np.array([s.shares[key] for s in graded], dtype=float),
+        np.array([_total_share(s) for s in graded], dtype=float),
     )
     if row.choices:
         picked: Counter[str] = Counter()
@@ -224,7 +241,8 @@ def stats_for(*, session: Session, spec: AssessmentFile, course: Course) -> Asse
 
 
 def json_items(stats: AssessmentStats) -> dict[str, Any]:
-    """The `stats items --assessment` shape: the quiz items' keys, plus points and flags."""
+    """The `stats items --assessment` shape: the quiz items' keys (with `upper_lower`), plus
+    points and flags."""
     return {
         "assessment": stats.slug,
         "students": stats.students,
@@ -241,6 +259,7 @@ def json_items(stats: AssessmentStats) -> dict[str, Any]:
                 "attempts": row.answered,
                 "difficulty": row.difficulty,
                 "discrimination": row.discrimination,
+                "upper_lower": row.upper_lower,
                 "choices": {
                     c.id: (c.picked / row.answered if row.answered else 0.0) for c in row.choices
                 },

@@ -95,15 +95,43 @@ def cronbach_alpha(matrix: np.ndarray) -> float | None:
     return float(items / (items - 1) * (1 - matrix.var(axis=0).sum() / variance))
 
 
-def upper_lower(matrix: np.ndarray, share: float = 0.27) -> list[float | None]:
-    """Per item: share right among the top `share` of students by total minus the bottom's."""
-    students = matrix.shape[0]
-    group = math.floor(students * share + 0.5)
-    if group < 1 or 2 * group > students:
-        return [None] * matrix.shape[1]
-    order = np.argsort(matrix.sum(axis=1), kind="stable")
-    low, high = matrix[order[:group]], matrix[order[-group:]]
-    return [float(v) for v in high.mean(axis=0) - low.mean(axis=0)]
+UPPER_LOWER_SHARE = 0.27  # Kelley's 27%: the top and bottom groups the index compares
+
+
+def _top_weights(totals: np.ndarray, size: int) -> np.ndarray:
+    """Each student's place in the `size` highest totals: 1 above the edge, the places left
+    shared equally among those tied at it, else 0."""
+    edge = np.sort(totals)[::-1][size - 1]
+    above = totals > edge
+    tied = totals == edge
+    weights: np.ndarray = above.astype(float)
+    weights[tied] = (size - int(above.sum())) / int(tied.sum())
+    return weights
+
+
+def upper_lower_index(
+    scores: np.ndarray, totals: np.ndarray, share: float = UPPER_LOWER_SHARE
+) -> float | None:
+    """Mean score of the top `share` by total minus the bottom's; ties at an edge share its places.
+
+    Each group holds round(share × students) students (half up), at least one, and the groups do
+    not outnumber the class; otherwise None. Students tied at a group's edge each count with the
+    same fractional weight (the mean over every way of breaking the tie), so the index never
+    depends on the order students are listed in. Scores are 0/1 (share right) or shares 0..1.
+    """
+    students = int(totals.size)
+    size = math.floor(students * share + 0.5)
+    if size < 1 or 2 * size > students:
+        return None
+    rounded = np.round(totals.astype(float), 9)  # equal totals reached by different sums tie
+    high, low = _top_weights(rounded, size), _top_weights(-rounded, size)
+    return float((high @ scores - low @ scores) / size)
+
+
+def upper_lower(matrix: np.ndarray, share: float = UPPER_LOWER_SHARE) -> list[float | None]:
+    """Per item (column): the upper-lower index, students ranked by their total over all items."""
+    totals = matrix.sum(axis=1)
+    return [upper_lower_index(matrix[:, j], totals, share) for j in range(matrix.shape[1])]
 
 
 def item_table(matrix: np.ndarray) -> tuple[list[float], list[float | None], list[float | None]]:
@@ -214,7 +242,8 @@ def exercise_items(
     """Per exercise: students who submitted, share solved (latest submission), discrimination.
 
     Discrimination here is solved-or-not against the student's share right over the quizzes
-    (the rest of the course), among students who did both; None while that is undefined.
+    (the rest of the course), among students who did both; None while that is undefined. The
+    upper-lower index ranks those students by that share too.
     """
     rows = session.execute(
         select(Submission.user_id, Submission.exercise_slug, Submission.score)
@@ -233,15 +262,16 @@ def exercise_items(
     for slug in slugs:
         solved = {uid: float(score >= SOLVED) for (uid, s), score in latest.items() if s == slug}
         both = [uid for uid in solved if uid in shares]
-        discrimination = correlation(
-            np.array([solved[u] for u in both]), np.array([shares[u] for u in both])
-        )
+        right = np.array([solved[u] for u in both])
+        rest = np.array([shares[u] for u in both])
+        discrimination = correlation(right, rest)
         items.append(
             {
                 "item": slug,
                 "attempts": len(solved),
                 "difficulty": sum(solved.values()) / len(solved) if solved else None,
                 "discrimination": discrimination,
+                "upper_lower": upper_lower_index(right, rest),
                 "choices": {},
             }
         )
@@ -249,13 +279,17 @@ def exercise_items(
 
 
 def question_items(stats: QuizStats) -> list[dict[str, Any]]:
-    """A quiz's questions in the `stats items` shape (choices as shares of the answers)."""
+    """A quiz's questions in the `stats items` shape (choices as shares of the answers).
+
+    `upper_lower` was added beside the keys interfaces.md lists; theirs keep their meaning.
+    """
     return [
         {
             "item": f"{stats.lesson}/{item.id}",
             "attempts": item.answered,
             "difficulty": item.difficulty,
             "discrimination": item.discrimination,
+            "upper_lower": item.upper_lower,
             "choices": {c.id: c.picked / item.answered for c in item.choices}
             if item.answered
             else {c.id: 0.0 for c in item.choices},

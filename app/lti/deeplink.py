@@ -15,6 +15,7 @@ from typing import Any
 from app.content.loader import Course
 from app.lti import keys
 from app.lti.launch import LTI
+from app.lti.linkables import registered_kinds
 from app.lti.models import LtiPlatform
 from app.lti.service import DEEP_LINKING, check_item, graded_in_lms, target_path
 
@@ -38,7 +39,8 @@ class Choice:
 
 
 def choices(course: Course) -> list[Choice]:
-    """Every lesson, every quiz and every published exercise."""
+    """Every lesson, every quiz, every published exercise, then each registered kind's items
+    (the course's assessments, once `app/wiring.py` registered them)."""
     found: list[Choice] = []
     for lesson in course.lessons:
         found.append(Choice("lesson", lesson.meta.slug, lesson.meta.title))
@@ -47,6 +49,8 @@ def choices(course: Course) -> list[Choice]:
     for exercise in course.exercises:
         if not exercise.meta.draft:
             found.append(Choice("exercise", exercise.meta.slug, exercise.meta.title))
+    for extra in registered_kinds():
+        found.extend(Choice(extra.kind, item.slug, item.title) for item in extra.items(course))
     return found
 
 

@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 from app.content.loader import Course
 from app.lti.accounts import existing_account, role_for, settle_role, upsert_member, upsert_user
 from app.lti.launch import LTI, LaunchError
+from app.lti.linkables import kind_of_folder, registered
 from app.lti.models import LtiContext, LtiLink, LtiPlatform
 from app.users.models import Role, User
 
@@ -31,7 +32,10 @@ class Launched:
 
 
 def target_path(kind: str, slug: str) -> str:
-    """Our page for a linked item."""
+    """Our page for a linked item (a registered kind's own page, e.g. an assessment's)."""
+    extra = registered(kind)
+    if extra is not None:
+        return extra.path(slug)
     if kind == "exercise":
         return f"/exercises/{slug}"
     if kind == "quiz":
@@ -54,6 +58,9 @@ def parse_target(claims: dict[str, Any]) -> tuple[str, str] | None:
         return ("exercise" if parts[0] == "exercises" else "lesson", parts[1])
     if len(parts) == 3 and parts[0] == "lessons" and parts[2] == "quiz":
         return ("quiz", parts[1])
+    extra = kind_of_folder(parts[0]) if len(parts) == 2 else None
+    if extra is not None:
+        return (extra.kind, parts[1])
     return None
 
 
@@ -65,18 +72,25 @@ def graded_in_lms(course: Course, kind: str, slug: str) -> bool:
     """
     if kind == "quiz":
         return True
+    extra = registered(kind)
+    if extra is not None:
+        return extra.graded
     exercise = course.exercise(slug) if kind == "exercise" else None
     return exercise is not None and exercise.meta.entry.kind != "experiment"
 
 
 def check_item(course: Course, kind: str, slug: str) -> None:
     """404 LaunchError unless the item exists (and a quiz has questions)."""
-    if kind not in KINDS:
+    extra = registered(kind)
+    if kind not in KINDS and extra is None:
         raise LaunchError(404, f"'{kind}' is not something the course can link to.", "bad kind")
-    lesson = course.lesson(slug) if kind != "exercise" else None
-    exists = course.exercise(slug) is not None if kind == "exercise" else lesson is not None
-    if kind == "quiz" and lesson is not None and not lesson.meta.quiz:
-        exists = False
+    if extra is not None:
+        exists = extra.has(course, slug)
+    else:
+        lesson = course.lesson(slug) if kind != "exercise" else None
+        exists = course.exercise(slug) is not None if kind == "exercise" else lesson is not None
+        if kind == "quiz" and lesson is not None and not lesson.meta.quiz:
+            exists = False
     if not exists:
         raise LaunchError(
             404,

@@ -52,7 +52,7 @@ def test_start_save_reload_and_hand_in(exam_client: TestClient) -> None:
     assert done["status"] == "submitted" and done["submitted_by"] == "student"
     assert done["released"] is True and abs(done["score"] - 2 / 3) < 1e-9
     late = save(exam_client, h, state["id"], "q:learned-absolute/table-shape", "(max_len, d_model)")
-    assert late.status_code == 409 and "handed in" in late.json()["detail"]
+    assert late.status_code == 409 and "already handed in" in late.json()["detail"]
     result = exam_client.get(f"/assessments/attempts/{state['id']}", headers=h)
     assert "You handed in this attempt" in result.text and "66.7%" in result.text
     assert exam_client.post(START, headers=h).status_code == 409  # one attempt allowed

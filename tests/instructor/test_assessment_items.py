@@ -79,6 +79,13 @@ def _sitting(user: int, marks: dict[str, tuple[float | None, Any]]) -> Sitting:
 #   .1875 + .1875 + .5 = .875; totals (4,2,1,1) have variance 1.5;
 #   alpha = 3/2 * (1 - .875 / 1.5) = 0.625. Questions only, rows (1,1) (1,0) (0,0) (1,0):
 #   KR-20 = 2 * (1 - (.1875 + .1875) / .5) = 0.5.
+# Upper-lower, ranking those given the item by their share of all their points (totals: S1 4/4,
+# S2 2/4, S3 1/4, S4 1/4), 27% of the group rounded half up (3 or 4 -> 1, 2 -> 1):
+#   Q1 (S1, S2, S3): top S1 (1) minus bottom S3 (0) = 1.0
+#   Q2 (S1, S3, S4): top S1 (1); S3 and S4 tie at 1/4 for the bottom place, each counts 1/2:
+#     (0 + 1) / 2 = 0.5, so 1 - 0.5 = 0.5
+#   Q3 (S2, S4): top S2 (0) minus bottom S4 (0) = 0.0
+#   X (all): top S1 (1.0); S3 (.5) and S4 (0) tie for the bottom place: .25, so 0.75
 CLASS = [
     _sitting(1, {Q1: (1.0, "identical"), Q2: (1.0, "(max_len, d_model)"), X: (1.0, None)}),
     _sitting(2, {Q1: (1.0, "identical"), Q3: (0.0, "393216000"), X: (0.5, None)}),
@@ -104,6 +111,7 @@ def test_each_statistic_matches_the_hand_computation(course: Course) -> None:
     assert items[Q2].discrimination == pytest.approx(1 / math.sqrt(28))
     assert items[Q3].discrimination is None
     assert items[X].discrimination == pytest.approx(0.5)
+    assert [items[k].upper_lower for k in (Q1, Q2, Q3, X)] == pytest.approx([1.0, 0.5, 0.0, 0.75])
     picked = {c.id: c.picked for c in items[Q1].choices}
     assert picked == {"identical": 2, "different-role": 0, "same-row": 0, "random": 1}
     assert items[Q2].common_wrong == [("(d_model, max_len)", 1)]
@@ -117,6 +125,14 @@ def test_each_statistic_matches_the_hand_computation(course: Course) -> None:
         and "weighted by its points" in stats.reliability_note
     )
     assert all(item.flags == [] for item in stats.items)  # fewer than MIN_FOR_FLAGS students
+
+
+def test_upper_lower_ties_at_the_edge_share_the_place_whatever_the_order(course: Course) -> None:
+    """S3 and S4 tie for the bottom 27% of Q2 and X: each counts half, in either order."""
+    forwards = _by_key(assessment_stats(spec=_spec(), course=course, taken=CLASS).items)
+    backwards = _by_key(assessment_stats(spec=_spec(), course=course, taken=CLASS[::-1]).items)
+    assert forwards[Q2].upper_lower == backwards[Q2].upper_lower == pytest.approx(0.5)
+    assert forwards[X].upper_lower == backwards[X].upper_lower == pytest.approx(0.75)
 
 
 def test_right_or_wrong_items_of_equal_points_give_kr20(course: Course) -> None:
@@ -135,6 +151,7 @@ def test_an_exercise_still_grading_counts_as_drawn_but_not_in_the_numbers(course
     items = _by_key(stats.items)
     assert items[X].answered == 5 and items[X].difficulty == pytest.approx(0.5)
     assert items[X].discrimination == pytest.approx(0.5)  # the same four students as above
+    assert items[X].upper_lower == pytest.approx(0.75)
     assert stats.reliability_students == 4 and stats.reliability == pytest.approx(0.625)
 
 
@@ -170,5 +187,7 @@ def test_the_json_keeps_the_stats_items_keys(course: Course) -> None:
     assert first["item"] == "why-position/dog-bites-man" and first["attempts"] == 3
     assert first["choices"]["identical"] == pytest.approx(2 / 3)
     assert {"difficulty", "discrimination", "points", "common_wrong", "flags"} <= set(first)
+    assert first["upper_lower"] == pytest.approx(1.0)
+    assert [i["upper_lower"] for i in found["items"]] == pytest.approx([1.0, 0.5, 0.0, 0.75])
     assert found["items"][-1]["item"] == "position-embedding-gather"
     assert found["items"][-1]["kind"] == "exercise"

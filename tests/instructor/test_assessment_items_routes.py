@@ -113,6 +113,12 @@ def test_the_page_csv_and_json_show_the_same_numbers(taken: TestClient) -> None:
     assert rows[0]["difficulty"] == "0.333" and rows[0]["attempts"] == "3"
     assert rows[1]["common wrong answers"] == "786432: 1"
     assert rows[2]["reliability method"] == "KR-20"
+    # totals (2/3 Ann, 1/3 Bob, 1/3 Cy); 27% of 3 rounds to 1. Shape: Ann (right) on top; Bob
+    # and Cy tie at the bottom (both wrong): 1. Parameters: Ann (right); Bob (right) and Cy
+    # (wrong) tie at the bottom, each counts half: 1 - 0.5 = 0.5.
+    assert items[SHAPE]["upper_lower"] == 1.0 and items[PARAMS]["upper_lower"] == 0.5
+    assert rows[0]["upper_lower"] == "1.000" and rows[1]["upper_lower"] == "0.500"
+    assert "Upper − lower" in page.text
 
 
 def test_students_are_refused_and_staff_may_read(taken: TestClient) -> None:
@@ -144,7 +150,7 @@ def test_stats_items_for_an_assessment_ends_with_json(taken: TestClient, data_di
     assert found["assessment"] == "quick" and found["students"] == 3
     first = found["items"][0]
     assert first["item"] == "learned-absolute/table-shape" and first["attempts"] == 3
-    assert first["difficulty"] == pytest.approx(1 / 3)
+    assert first["difficulty"] == pytest.approx(1 / 3) and first["upper_lower"] == 1.0
     unknown = run_cli(
         "stats", "items", "--assessment", "nothing", env={"APP_DATA_DIR": str(data_dir)}
     )

@@ -16,7 +16,13 @@ from fastapi.testclient import TestClient
 from app.config import ROOT
 from app.content.loader import load_course
 from app.db import session_factory
-from app.instructor.item_stats import MIN_FOR_FLAGS, item_table, kr20, quiz_stats
+from app.instructor.item_stats import (
+    MIN_FOR_FLAGS,
+    item_table,
+    kr20,
+    quiz_stats,
+    upper_lower_index,
+)
 from app.quiz.service import submit_attempt
 from app.users.models import Role
 from tests.conftest import run_cli
@@ -36,6 +42,41 @@ def test_difficulty_discrimination_and_reliability_match_the_hand_computation() 
     assert discrimination[0] == pytest.approx(0.327327, abs=1e-6)
     assert upper_lower == pytest.approx([1.0, 1.0, 1.0])
     assert kr20(HAND) == pytest.approx(0.576923, abs=1e-6)
+
+
+# Eight students, three questions, with ties at both 27% edges. 27% of 8 = 2.16 rounds to 2:
+#   totals (3, 2, 2, 2, 1, 1, 1, 0). Top two: A (3) and one place for B, C, D tied at 2, so each
+#   counts 1/3; bottom two: H (0) and one place for E, F, G tied at 1, each 1/3.
+#   question 1: top (1 + (1 + 1 + 0) / 3) / 2 = 5/6, bottom (0 + (1 + 0 + 0) / 3) / 2 = 1/6;
+#   upper - lower = 2/3 (questions 2 and 3 alike, by symmetry). Breaking the ties by the order
+#   listed instead (A and D on top, E and H at the bottom) would give question 1 0.5 - 0.5 = 0.
+TIED = np.array(
+    [
+        [1, 1, 1],  # A
+        [1, 1, 0],  # B
+        [1, 0, 1],  # C
+        [0, 1, 1],  # D
+        [1, 0, 0],  # E
+        [0, 0, 1],  # F
+        [0, 1, 0],  # G
+        [0, 0, 0],  # H
+    ],
+    dtype=float,
+)
+
+
+def test_upper_lower_shares_the_places_at_a_tied_edge_equally() -> None:
+    """Ties at the 27% edge: the tied students share the places left, each with equal weight."""
+    _, _, upper_lower = item_table(TIED)
+    assert upper_lower == pytest.approx([2 / 3, 2 / 3, 2 / 3])
+    shuffled = TIED[np.random.default_rng(7).permutation(len(TIED))]
+    assert item_table(shuffled)[2] == pytest.approx(upper_lower)  # the order listed never counts
+    # A hand check of the weights on one item: S1..S4 with totals (2, 1, 1, 0), scores (1, 1, 0, 0).
+    # 27% of 4 rounds to 1: top S1 (1), bottom S4 (0): 1.0. With the two middle students alone
+    # (totals 1, 1; one place each side), both groups are the same half-and-half: 0.
+    assert upper_lower_index(np.array([1, 1, 0, 0.0]), np.array([2, 1, 1, 0.0])) == 1.0
+    assert upper_lower_index(np.array([1, 0.0]), np.array([1, 1.0])) == 0.0
+    assert upper_lower_index(np.array([1.0]), np.array([1.0])) is None  # 27% of one is nobody
 
 
 def test_kr20_equals_cronbach_alpha_for_right_wrong_items() -> None:
@@ -158,6 +199,8 @@ def test_an_instructor_sees_each_quiz_its_page_its_csv_and_its_json(
     assert answer.headers["content-type"].startswith("text/csv")
     rows = list(csv.DictReader(io.StringIO(answer.text)))
     assert rows[0]["question"] == first["id"] and rows[0]["difficulty"] == "0.667"
+    assert first["upper_lower"] == 1.0 and rows[0]["upper_lower"] == "1.000"
+    assert "Upper − lower" in page.text
 
 
 def test_students_and_unknown_quizzes_are_refused(
@@ -190,7 +233,13 @@ def test_stats_items_json_lists_questions_and_exercises(
     gather = items["position-embedding-gather"]
     assert gather["attempts"] == 1 and gather["difficulty"] == 1.0
     assert gather["discrimination"] is None  # one student, no quiz: undefined, not 0
-    assert set(gather) == {"item", "attempts", "difficulty", "discrimination", "choices"}
+    assert gather["upper_lower"] is None  # nobody to rank it against
+    # interfaces.md's keys keep their meaning; `upper_lower` is the one added beside them
+    listed = {"item", "attempts", "difficulty", "discrimination", "choices"}
+    assert set(gather) == set(question) == listed | {"upper_lower"}
+    # three students (totals 1, 0, 1 on the one question answered): 27% rounds to 1; the top
+    # place is shared by the two right (both 1), the bottom is the one wrong: 1 - 0 = 1
+    assert question["upper_lower"] == 1.0
 
 
 def test_stats_items_reads_the_course_and_offering_a_script_names(

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import jwt
+import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import select
 
-from tests.lti.conftest import INSTRUCTOR, launch
+from app.config import ROOT, get_settings
+from app.db import session_factory
+from app.lti.models import LtiGradePost, LtiLink
+from tests.assessments.conftest import exam, write
+from tests.lti.conftest import INSTRUCTOR, LEARNER, launch
 from tests.lti.platform import LTI, Platform
 
 DL = "https://purl.imsglobal.org/spec/lti-dl/claim/"
@@ -140,3 +147,89 @@ def test_a_lab_is_linked_as_practice_without_a_line_item(
     lab, graded = items
     assert lab["custom"] == {"target": "exercise:lab-learned-vs-sinusoidal"}
     assert "lineItem" not in lab and "lineItem" in graded
+
+
+@pytest.fixture
+def with_exam(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data_dir: Path) -> Path:
+    """The real lessons and exercises plus the `quick` exam (request it before lti_client)."""
+    root = tmp_path / "content"
+    root.mkdir()
+    (root / "lessons").symlink_to(ROOT / "lessons")
+    (root / "exercises").symlink_to(ROOT / "exercises")
+    write(root, exam(title="Midterm: positions"))
+    monkeypatch.setenv("CONTENT_DIR", str(root))
+    get_settings.cache_clear()
+    return root
+
+
+def test_the_offerings_assessments_are_offered_and_their_links_launch_them(
+    with_exam: Path, lti_client: TestClient, platform: Platform
+) -> None:
+    ticket, page = _picker(lti_client, platform, accept_types=["ltiResourceLink"])
+    assert 'value="assessment:quick"' in page and "Midterm: positions" in page
+    answer = _submit(lti_client, ticket, page, ["assessment:quick", "lesson:why-position"])
+    assert answer.status_code == 200, answer.text
+    items = _response_claims(lti_client, platform, answer.text)[DL + "content_items"]
+    assert items[0] == {
+        "type": "ltiResourceLink",
+        "title": "Midterm: positions",
+        "url": "https://testserver/assessments/quick",
+        "custom": {"target": "assessment:quick"},
+        "lineItem": {
+            "scoreMaximum": 100,
+            "label": "Midterm: positions",
+            "tag": "assessment:quick",
+        },
+    }
+    assert "lineItem" not in items[1]  # a lesson has no score
+    # A student follows the link from the LMS: signed in on the assessment's own page, and the
+    # link is remembered so the released score goes back to its gradebook column.
+    claims = {LTI + "custom": items[0]["custom"]}
+    launched = launch(lti_client, platform, sub="s-1", roles=[LEARNER], claims=claims)
+    assert launched.status_code == 303, launched.text
+    landed = lti_client.get(launched.headers["location"], follow_redirects=False)
+    assert landed.headers["location"] == "/assessments/quick"
+    intro = lti_client.get("/assessments/quick")
+    assert intro.status_code == 200 and "Midterm: positions" in intro.text
+    csrf = {"x-csrf-token": intro.text.split('name="csrf-token" content="')[1].split('"')[0]}
+    with session_factory()() as session:
+        link = session.scalar(select(LtiLink))
+        assert link is not None and (link.kind, link.slug) == ("assessment", "quick")
+    started = lti_client.post("/api/assessments/quick/attempts", headers=csrf)
+    assert started.status_code == 201, started.text
+    attempt = started.json()["id"]
+    handed = lti_client.post(f"/api/assessments/attempts/{attempt}/submit", headers=csrf)
+    assert handed.status_code == 200 and handed.json()["status"] == "submitted"
+    with session_factory()() as session:
+        post = session.scalar(select(LtiGradePost))
+        assert post is not None and post.link_id == link.id  # released on hand-in: queued
+
+
+def test_assessments_as_web_links_and_by_their_url(
+    with_exam: Path, lti_client: TestClient, platform: Platform
+) -> None:
+    ticket, page = _picker(lti_client, platform, accept_types=["link"])
+    answer = _submit(lti_client, ticket, page, ["assessment:quick"])
+    items = _response_claims(lti_client, platform, answer.text)[DL + "content_items"]
+    assert items == [
+        {
+            "type": "link",
+            "title": "Midterm: positions",
+            "url": "https://testserver/assessments/quick",
+        }
+    ]
+    by_url = {LTI + "target_link_uri": "https://testserver/assessments/quick"}
+    launched = launch(lti_client, platform, sub="s-2", roles=[LEARNER], claims=by_url)
+    landed = lti_client.get(launched.headers["location"], follow_redirects=False)
+    assert landed.headers["location"] == "/assessments/quick"
+
+
+def test_an_assessment_the_course_does_not_have_is_refused(
+    with_exam: Path, lti_client: TestClient, platform: Platform
+) -> None:
+    ticket, page = _picker(lti_client, platform, accept_types=["ltiResourceLink"])
+    gone = _submit(lti_client, ticket, page, ["assessment:final"])
+    assert gone.status_code == 404 and "assessment &#39;final&#39;" in gone.text
+    missing = {LTI + "custom": {"target": "assessment:final"}}
+    refused = launch(lti_client, platform, sub="s-3", roles=[LEARNER], claims=missing)
+    assert refused.status_code == 404 and "final" in refused.text
