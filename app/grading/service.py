@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import Annotated
+
+from fastapi import Depends
 
 from app.config import get_settings
 from graders import Grader, PoolSettings, base_env, fill_jax_cache
@@ -76,3 +79,14 @@ def shutdown_grader() -> None:
         if _grader is not None:
             _grader.stop()
             _grader = None
+
+
+def process_grader() -> Grader:
+    """The dependency behind `GraderDep`: this process's grader, started on first use."""
+    return get_grader()
+
+
+# Routes take the grader as a dependency (tests override `process_grader` or `current_grader`).
+GraderDep = Annotated[Grader, Depends(process_grader)]
+# The grader if one has started, else None: for readers that must not start one (metrics).
+RunningGraderDep = Annotated[Grader | None, Depends(current_grader)]

@@ -10,10 +10,12 @@ from fastapi.testclient import TestClient
 
 from app.assessments.models import AssessmentAnswer, AssessmentAttempt
 from app.db import session_factory
+from app.jobs.deps import get_queue
 from app.main import create_app
 from app.users.models import Role
 from tests.assessments.conftest import RIGHT, exam, write
 from tests.conftest import make_token
+from tests.jobs.helpers import RecordingQueue
 
 START = "/api/assessments/quick/attempts"
 
@@ -174,3 +176,24 @@ def test_an_exercise_in_an_exam_is_graded_by_the_submission_path(course_root: Pa
         )
         assert regraded.status_code == 303
         assert client.post("/instructor/assessments/quick/regrade", headers=h).status_code == 403
+
+
+def test_a_handed_in_exercise_goes_to_the_queue_the_dependency_gives(course_root: Path) -> None:
+    spec = exam()
+    spec["parts"] = [{"title": "Code", "items": [{"exercise": "position-embedding-gather"}]}]
+    write(course_root, spec)
+    queue = RecordingQueue()
+    app = create_app()
+    app.dependency_overrides[get_queue] = lambda: queue
+    with TestClient(app) as client:
+        h = headers("ann@example.org")
+        attempt = client.post(START, headers=h).json()["id"]
+        code = {"framework": "numpy", "code": "def position_embedding_gather(p, t):\n    return t"}
+        assert save(client, h, attempt, "x:position-embedding-gather", code).status_code == 200
+        state = client.post(f"/api/assessments/attempts/{attempt}/submit", headers=h).json()
+        assert state["status"] == "submitted"
+    from app.submissions.models import Submission
+
+    with session_factory()() as session:
+        assert queue.ids == [row.id for row in session.query(Submission).all()]
+        assert len(queue.ids) == 1
