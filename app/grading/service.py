@@ -82,11 +82,22 @@ def shutdown_grader() -> None:
 
 
 def process_grader() -> Grader:
-    """The dependency behind `GraderDep`: this process's grader, started on first use."""
+    """The dependency behind `GraderDep`: this process's grader, started on first use.
+
+    Synchronous, so FastAPI calls it in the thread pool: starting the pool blocks.
+    """
     return get_grader()
 
 
-# Routes take the grader as a dependency (tests override `process_grader` or `current_grader`).
+async def running_grader() -> Grader | None:
+    """The dependency behind `RunningGraderDep`: the grader if one has started, else None.
+
+    Async: it only reads, so it costs the request no trip to the thread pool.
+    """
+    return _grader
+
+
+# Routes take the grader as a dependency; tests override `process_grader` or `running_grader`.
 GraderDep = Annotated[Grader, Depends(process_grader)]
-# The grader if one has started, else None: for readers that must not start one (metrics).
-RunningGraderDep = Annotated[Grader | None, Depends(current_grader)]
+# For readers that must not start a grader (metrics).
+RunningGraderDep = Annotated[Grader | None, Depends(running_grader)]

@@ -9,10 +9,11 @@ from fastapi import Depends, Request
 from app.jobs.base import JobQueue
 
 
-def get_queue(request: Request) -> JobQueue:
+async def get_queue(request: Request) -> JobQueue:
     """The queue the app's lifespan started (`app.state.queue`, app/main.py).
 
-    Tests replace it with `app.dependency_overrides[get_queue]`.
+    Async: it does no I/O, so it costs the request no trip to the thread pool (issue 23). Tests
+    replace it with `app.dependency_overrides[get_queue]`.
     """
     queue: JobQueue = request.app.state.queue
     return queue

@@ -107,8 +107,11 @@ def auth_limiter() -> FailureLimiter:
     )
 
 
-def get_auth_limiter(request: Request) -> FailureLimiter:
-    """The app's limiter for logins and sign-ups, set when the app was built (app/main.py)."""
+async def get_auth_limiter(request: Request) -> FailureLimiter:
+    """The app's limiter for logins and sign-ups, set when the app was built (app/main.py).
+
+    Async: it does no I/O, so it costs the request no trip to the thread pool (issue 23).
+    """
     limiter: FailureLimiter = request.app.state.auth_limiter
     return limiter
 

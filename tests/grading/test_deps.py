@@ -7,7 +7,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from app.grading import service
-from app.grading.service import GraderDep, RunningGraderDep, process_grader
+from app.grading.service import GraderDep, RunningGraderDep, process_grader, running_grader
 
 
 class FakeGrader:
@@ -52,3 +52,10 @@ def test_a_test_can_replace_the_grader() -> None:
     app.dependency_overrides[process_grader] = lambda: fake
     with TestClient(app) as client:
         assert client.get("/grader").json() == id(fake)
+
+
+def test_a_test_can_replace_the_running_grader() -> None:
+    app = _app()
+    app.dependency_overrides[running_grader] = lambda: None
+    with TestClient(app) as client:
+        assert client.get("/running").json() is False
