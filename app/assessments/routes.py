@@ -197,7 +197,7 @@ async def attempt_form(
                 continue
             try:
                 _save(queue, session, course, attempt, key, value)
-            except HTTPException:
+            except service.AssessmentError:
                 break  # time ran out meanwhile: the attempt is handed in, the result page says so
         if form.get("action") == "submit" and attempt.status == "open":
             service.finish_attempt(
