@@ -21,6 +21,8 @@ from app.content.loader import Course
 from app.content.render import render_markdown
 from app.content.service import CourseDep
 from app.db import SessionDep
+from app.jobs.base import JobQueue
+from app.jobs.deps import QueueDep
 from app.models_base import utcnow
 from app.quiz.service import MAX_ANSWER_CHARS
 from app.users.deps import CurrentUser, OptionalUser
@@ -59,12 +61,6 @@ class SubmitIn(BaseModel):
     )
 
 
-def enqueue_for(request: Request) -> service.Enqueue:
-    """Hands a new submission to this app's job queue."""
-    queue = request.app.state.queue
-    return lambda submission_id: queue.enqueue(submission_id)
-
-
 def spec_or_404(course: Course, slug: str) -> AssessmentFile:
     """The loaded assessment, or a 404 that names the slug."""
     spec = assessments_for(course).get(slug)
@@ -74,12 +70,12 @@ def spec_or_404(course: Course, slug: str) -> AssessmentFile:
 
 
 def _attempt(
-    request: Request, session: Session, course: Course, user: User, attempt_id: int
+    queue: JobQueue, session: Session, course: Course, user: User, attempt_id: int
 ) -> tuple[AssessmentAttempt, AssessmentFile]:
     """The student's own attempt, handed in first if its time ran out."""
     attempt = service.own_attempt(session=session, attempt_id=attempt_id, user=user)
     service.finish_if_due(
-        session=session, course=course, attempt=attempt, now=utcnow(), enqueue=enqueue_for(request)
+        session=session, course=course, attempt=attempt, now=utcnow(), enqueue=queue.enqueue
     )
     return attempt, spec_or_404(course, attempt.assessment_slug)
 
@@ -94,7 +90,12 @@ def list_page(request: Request, course: CourseDep, user: CurrentUser) -> Respons
 
 @router.get("/assessments/{slug}", include_in_schema=False)
 def intro_page(
-    slug: str, request: Request, session: SessionDep, course: CourseDep, user: OptionalUser
+    slug: str,
+    request: Request,
+    session: SessionDep,
+    course: CourseDep,
+    user: OptionalUser,
+    queue: QueueDep,
 ) -> Response:
     """The rules, the student's own window and time, past attempts, and the start button."""
     spec = spec_or_404(course, slug)
@@ -104,7 +105,7 @@ def intro_page(
     attempts = service.attempts_of(session=session, slug=slug, user_id=user.id)
     for attempt in attempts:
         service.finish_if_due(
-            session=session, course=course, attempt=attempt, now=now, enqueue=enqueue_for(request)
+            session=session, course=course, attempt=attempt, now=now, enqueue=queue.enqueue
         )
     window = service.window_for(session=session, spec=spec, user_id=user.id)
     return render(
@@ -124,15 +125,15 @@ def intro_page(
 
 @router.post("/assessments/{slug}/start", include_in_schema=False)
 def start_form(
-    slug: str, request: Request, session: SessionDep, course: CourseDep, user: CurrentUser
+    slug: str, session: SessionDep, course: CourseDep, user: CurrentUser, queue: QueueDep
 ) -> Response:
     """Start (or continue) an attempt, then show it."""
-    attempt = _start(request, session, course, user, slug)
+    attempt = _start(queue, session, course, user, slug)
     return RedirectResponse(f"/assessments/attempts/{attempt.id}", status_code=303)
 
 
 def _start(
-    request: Request, session: Session, course: Course, user: User, slug: str
+    queue: JobQueue, session: Session, course: Course, user: User, slug: str
 ) -> AssessmentAttempt:
     return service.start_attempt(
         session=session,
@@ -140,16 +141,21 @@ def _start(
         spec=spec_or_404(course, slug),
         user=user,
         now=utcnow(),
-        enqueue=enqueue_for(request),
+        enqueue=queue.enqueue,
     )
 
 
 @router.get("/assessments/attempts/{attempt_id}", include_in_schema=False)
 def attempt_page(
-    attempt_id: RowId, request: Request, session: SessionDep, course: CourseDep, user: CurrentUser
+    attempt_id: RowId,
+    request: Request,
+    session: SessionDep,
+    course: CourseDep,
+    user: CurrentUser,
+    queue: QueueDep,
 ) -> Response:
     """The exam while it runs (answers filled in from the server), else its result."""
-    attempt, spec = _attempt(request, session, course, user, attempt_id)
+    attempt, spec = _attempt(queue, session, course, user, attempt_id)
     answers = service.answers_of(session=session, attempt=attempt)
     now = utcnow()
     name = "assessments/exam.html" if attempt.status == "open" else "assessments/result.html"
@@ -167,11 +173,16 @@ def attempt_page(
 
 @router.post("/assessments/attempts/{attempt_id}", include_in_schema=False)
 async def attempt_form(
-    attempt_id: RowId, request: Request, session: SessionDep, course: CourseDep, user: CurrentUser
+    attempt_id: RowId,
+    request: Request,
+    session: SessionDep,
+    course: CourseDep,
+    user: CurrentUser,
+    queue: QueueDep,
 ) -> Response:
     """Without JavaScript: save every field of the form, and hand in when asked."""
     form = await request.form()
-    attempt, _ = _attempt(request, session, course, user, attempt_id)
+    attempt, _ = _attempt(queue, session, course, user, attempt_id)
     now = utcnow()
     if attempt.status == "open":
         for index, entry in enumerate(attempt.items):
@@ -185,7 +196,7 @@ async def attempt_form(
             if value is None:
                 continue
             try:
-                _save(request, session, course, attempt, key, value)
+                _save(queue, session, course, attempt, key, value)
             except service.AssessmentError as exc:
                 if exc.status != 409:
                     raise
@@ -197,13 +208,13 @@ async def attempt_form(
                 attempt=attempt,
                 now=now,
                 by="student",
-                enqueue=enqueue_for(request),
+                enqueue=queue.enqueue,
             )
     return RedirectResponse(f"/assessments/attempts/{attempt.id}", status_code=303)
 
 
 def _save(
-    request: Request,
+    queue: JobQueue,
     session: Session,
     course: Course,
     attempt: AssessmentAttempt,
@@ -218,7 +229,7 @@ def _save(
         value=value,
         now=utcnow(),
         max_code_bytes=get_settings().max_code_bytes,
-        enqueue=enqueue_for(request),
+        enqueue=queue.enqueue,
     )
 
 
@@ -226,20 +237,20 @@ def _save(
     "/api/assessments/{slug}/attempts", status_code=201, responses=errors(401, 403, 404, 409, 422)
 )
 def start_api(
-    slug: str, request: Request, session: SessionDep, course: CourseDep, user: CurrentUser
+    slug: str, session: SessionDep, course: CourseDep, user: CurrentUser, queue: QueueDep
 ) -> dict[str, Any]:
     """Start an attempt (or get the one running): its items, deadline and saved answers."""
-    attempt = _start(request, session, course, user, slug)
+    attempt = _start(queue, session, course, user, slug)
     answers = service.answers_of(session=session, attempt=attempt)
     return attempt_state(attempt, answers, utcnow())
 
 
 @router.get("/api/assessments/attempts/{attempt_id}", responses=errors(401, 403, 404, 422))
 def read_api(
-    attempt_id: RowId, request: Request, session: SessionDep, course: CourseDep, user: CurrentUser
+    attempt_id: RowId, session: SessionDep, course: CourseDep, user: CurrentUser, queue: QueueDep
 ) -> dict[str, Any]:
     """Your attempt: time left, items, saved answers; its score once released."""
-    attempt, _ = _attempt(request, session, course, user, attempt_id)
+    attempt, _ = _attempt(queue, session, course, user, attempt_id)
     answers = service.answers_of(session=session, attempt=attempt)
     return attempt_state(attempt, answers, utcnow())
 
@@ -251,14 +262,14 @@ def read_api(
 def save_api(
     attempt_id: RowId,
     body: Annotated[AnswerIn, Body()],
-    request: Request,
     session: SessionDep,
     course: CourseDep,
     user: CurrentUser,
+    queue: QueueDep,
 ) -> dict[str, Any]:
     """Autosave one answer; 409 after the deadline (nothing saved, the attempt handed in)."""
     attempt = service.own_attempt(session=session, attempt_id=attempt_id, user=user)
-    row = _save(request, session, course, attempt, body.item, body.value)
+    row = _save(queue, session, course, attempt, body.item, body.value)
     return {"item": row.item_key, "saves": row.saves, "saved_at": row.updated_at.isoformat()}
 
 
@@ -267,14 +278,14 @@ def save_api(
 )
 def submit_api(
     attempt_id: RowId,
-    request: Request,
     session: SessionDep,
     course: CourseDep,
     user: CurrentUser,
+    queue: QueueDep,
     body: Annotated[SubmitIn | None, Body()] = None,
 ) -> dict[str, Any]:
     """Hand the attempt in now (the page calls it when its clock reaches zero)."""
-    attempt, _ = _attempt(request, session, course, user, attempt_id)
+    attempt, _ = _attempt(queue, session, course, user, attempt_id)
     if attempt.status == "open":
         service.finish_attempt(
             session=session,
@@ -282,7 +293,7 @@ def submit_api(
             attempt=attempt,
             now=utcnow(),
             by="clock" if body is not None and body.reason == "time" else "student",
-            enqueue=enqueue_for(request),
+            enqueue=queue.enqueue,
         )
     answers = service.answers_of(session=session, attempt=attempt)
     return attempt_state(attempt, answers, utcnow())

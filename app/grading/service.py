@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import Annotated
+
+from fastapi import Depends
 
 from app.config import get_settings
 from graders import Grader, PoolSettings, base_env, fill_jax_cache
@@ -76,3 +79,25 @@ def shutdown_grader() -> None:
         if _grader is not None:
             _grader.stop()
             _grader = None
+
+
+def process_grader() -> Grader:
+    """The dependency behind `GraderDep`: this process's grader, started on first use.
+
+    Synchronous, so FastAPI calls it in the thread pool: starting the pool blocks.
+    """
+    return get_grader()
+
+
+async def running_grader() -> Grader | None:
+    """The dependency behind `RunningGraderDep`: the grader if one has started, else None.
+
+    Async: it only reads, so it costs the request no trip to the thread pool.
+    """
+    return _grader
+
+
+# Routes take the grader as a dependency; tests override `process_grader` or `running_grader`.
+GraderDep = Annotated[Grader, Depends(process_grader)]
+# For readers that must not start a grader (metrics).
+RunningGraderDep = Annotated[Grader | None, Depends(running_grader)]

@@ -15,7 +15,7 @@ from starlette.responses import Response
 from app.assessments import accommodations, service
 from app.assessments.loader import assessments_for
 from app.assessments.models import AssessmentAttempt
-from app.assessments.routes import enqueue_for, spec_or_404
+from app.assessments.routes import spec_or_404
 from app.assessments.schema import AssessmentFile
 from app.assessments.scoring import regrade, released
 from app.assessments.service import AssessmentError
@@ -25,6 +25,8 @@ from app.db import SessionDep
 from app.instructor.assessment_items import stats_for
 from app.instructor.item_stats import MIN_FOR_FLAGS
 from app.instructor.web import page, parse_due
+from app.jobs.base import JobQueue
+from app.jobs.deps import QueueDep
 from app.models_base import utcnow
 from app.offerings.access import InstructorUser
 from app.users.models import User
@@ -44,8 +46,8 @@ class AccommodationIn(BaseModel):
     reason: str = Field(default="", max_length=2000, description="Why, for other instructors.")
 
 
-def _hand_in_overdue(request: Request, session: Session, course: Course) -> None:
-    now, enqueue = utcnow(), enqueue_for(request)
+def _hand_in_overdue(queue: JobQueue, session: Session, course: Course) -> None:
+    now, enqueue = utcnow(), queue.enqueue
     for attempt_id in service.overdue_ids(session=session, now=now):
         attempt = session.get(AssessmentAttempt, attempt_id)
         if attempt is not None:
@@ -56,6 +58,7 @@ def _hand_in_overdue(request: Request, session: Session, course: Course) -> None
 
 def _render(
     request: Request,
+    queue: JobQueue,
     session: Session,
     course: Course,
     user: User,
@@ -63,7 +66,7 @@ def _render(
     error: str = "",
     status_code: int = 200,
 ) -> Response:
-    _hand_in_overdue(request, session, course)
+    _hand_in_overdue(queue, session, course)
     rows = session.execute(
         select(AssessmentAttempt, User)
         .join(User, User.id == AssessmentAttempt.user_id)
@@ -104,15 +107,25 @@ def list_page(
 
 @router.get("/instructor/assessments/{slug}", include_in_schema=False)
 def detail_page(
-    slug: str, request: Request, session: SessionDep, course: CourseDep, user: InstructorUser
+    slug: str,
+    request: Request,
+    session: SessionDep,
+    course: CourseDep,
+    user: InstructorUser,
+    queue: QueueDep,
 ) -> Response:
     """Attempts (overdue ones handed in first) and accommodations of one assessment."""
-    return _render(request, session, course, user, spec_or_404(course, slug))
+    return _render(request, queue, session, course, user, spec_or_404(course, slug))
 
 
 @router.post("/instructor/assessments/{slug}/accommodations", include_in_schema=False)
 async def accommodation_form(
-    slug: str, request: Request, session: SessionDep, course: CourseDep, user: InstructorUser
+    slug: str,
+    request: Request,
+    session: SessionDep,
+    course: CourseDep,
+    user: InstructorUser,
+    queue: QueueDep,
 ) -> Response:
     """Set a student's accommodation from the page's form; a bad one is shown, not stored."""
     spec = spec_or_404(course, slug)
@@ -141,9 +154,9 @@ async def accommodation_form(
             by=user,
         )
     except AssessmentError as exc:
-        return _render(request, session, course, user, spec, exc.message, exc.status)
+        return _render(request, queue, session, course, user, spec, exc.message, exc.status)
     except ValueError as exc:
-        return _render(request, session, course, user, spec, str(exc), 422)
+        return _render(request, queue, session, course, user, spec, str(exc), 422)
     return RedirectResponse(f"/instructor/assessments/{slug}#accommodations", status_code=303)
 
 
@@ -161,11 +174,11 @@ def accommodation_delete_form(
 
 @router.post("/instructor/assessments/{slug}/regrade", include_in_schema=False)
 def regrade_form(
-    slug: str, request: Request, session: SessionDep, course: CourseDep, user: InstructorUser
+    slug: str, session: SessionDep, course: CourseDep, user: InstructorUser, queue: QueueDep
 ) -> Response:
     """Grade every handed-in attempt's questions again, each with its own recorded draw."""
     spec_or_404(course, slug)
-    _hand_in_overdue(request, session, course)
+    _hand_in_overdue(queue, session, course)
     for attempt in session.scalars(
         select(AssessmentAttempt).where(
             AssessmentAttempt.assessment_slug == slug, AssessmentAttempt.status == "submitted"

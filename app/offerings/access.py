@@ -14,17 +14,19 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import Depends, HTTPException, Request
+from fastapi import Depends, Request
 from sqlalchemy import ColumnElement, ScalarSelect, func, select
 from sqlalchemy.orm import Session
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.db import SessionDep, release
+from app.errors import DomainError
 from app.offerings.models import STAFF, Offering, OfferingRole
 from app.offerings.service import (
     enroll,
     first_offering,
     first_offering_id_query,
+    get_offering,
     members_of,
     role_in,
     students_of,
@@ -39,6 +41,13 @@ SCOPE_KEY = "offering_id"
 STUDENTS_REFUSED = "This page is for instructors only."
 NOT_A_MEMBER = "You are not a member of this offering."
 TA_REFUSED = "Teaching assistants cannot change this; ask an instructor of this offering."
+
+
+class OfferingAccessError(DomainError):
+    """403: the asker holds no role, or not the one needed, in the request's offering."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(403, message)
 
 
 class OfferingPrefixMiddleware:
@@ -122,9 +131,11 @@ def is_member_here(session: Session, user_id: int) -> bool:
 def set_role_here(session: Session, user: User, role: OfferingRole) -> None:
     """Give the person this role in the request's offering (a role set here: no LMS undoes it)."""
     named = _current.get()
-    offering = first_offering(session=session) if named is None else session.get(Offering, named)
-    if offering is None:
-        raise HTTPException(404, f"There is no offering {named}.")
+    offering = (
+        first_offering(session=session)
+        if named is None
+        else get_offering(session=session, offering_id=named)  # 404 when there is none
+    )
     enroll(session=session, offering=offering, user=user, role=role, source="admin")
 
 
@@ -144,17 +155,14 @@ def member_here(request: Request, user: User, session: SessionDep) -> Member:
         if named is None:
             offering = first_offering(session=session)
         else:
-            found = session.get(Offering, named)
-            if found is None:
-                raise HTTPException(404, f"There is no offering {named}.")
-            offering = found
+            offering = get_offering(session=session, offering_id=named)  # 404 when there is none
         role = role_in(session=session, user_id=user.id, offering_id=offering.id)
     finally:
         release(session)
     if user.is_admin:
         role = OfferingRole.instructor
     if role is None:
-        raise HTTPException(403, NOT_A_MEMBER if named is not None else STUDENTS_REFUSED)
+        raise OfferingAccessError(NOT_A_MEMBER if named is not None else STUDENTS_REFUSED)
     return Member(user, offering, role)
 
 
@@ -170,7 +178,8 @@ def require_offering_role(*allowed: OfferingRole) -> Callable[[Request, User, Se
 
 def _allowed(member: Member, allowed: frozenset[OfferingRole]) -> Member:
     if member.role not in allowed:
-        raise HTTPException(403, TA_REFUSED if member.role == OfferingRole.ta else STUDENTS_REFUSED)
+        ta = member.role == OfferingRole.ta
+        raise OfferingAccessError(TA_REFUSED if ta else STUDENTS_REFUSED)
     return member
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from sqlalchemy.orm import Session
 
 from app.offerings.models import Offering, OfferingRole
-from app.offerings.service import enroll
+from app.offerings.service import OfferingError, enroll
 from app.users.service import create_user, get_user_by_email, normalize_email
 
 MAX_ROWS = 5000
@@ -18,8 +18,8 @@ MAX_BYTES = 1_000_000
 ROLES = {role.value: role for role in OfferingRole} | {"teaching assistant": OfferingRole.ta}
 
 
-class RosterError(ValueError):
-    """A roster that cannot be used; the message names every bad line."""
+class RosterError(OfferingError):
+    """A roster that cannot be used (422); the message names every bad line."""
 
 
 @dataclass(frozen=True)

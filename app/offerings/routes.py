@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse
 from pydantic import BaseModel, Field
 from sqlalchemy import select
@@ -15,7 +15,7 @@ from starlette.responses import Response
 from app.db import SessionDep
 from app.offerings.access import InstructorMember
 from app.offerings.models import STAFF, Offering
-from app.offerings.roster import RosterError, apply_roster, parse_roster
+from app.offerings.roster import apply_roster, parse_roster
 from app.offerings.service import Membership, OfferingError, join_by_code, memberships
 from app.users.deps import CurrentUser, OptionalUser
 from app.users.models import User
@@ -64,10 +64,7 @@ def list_mine(session: SessionDep, user: CurrentUser) -> list[dict[str, Any]]:
 @router.post("/api/offerings/join", tags=["offerings"], responses=errors(401, 404, 422))
 def join_api(body: JoinIn, session: SessionDep, user: CurrentUser) -> dict[str, Any]:
     """Join an offering as a student with its invitation code."""
-    try:
-        offering = join_by_code(session=session, user=user, code=body.code)
-    except OfferingError as exc:
-        raise HTTPException(404, str(exc)[:1].upper() + str(exc)[1:] + ".") from exc
+    offering = join_by_code(session=session, user=user, code=body.code)
     found = next(m for m in memberships(session=session, user=user) if m.offering.id == offering.id)
     return membership_json(found)
 
@@ -76,9 +73,9 @@ def _offering_for_code(session: SessionDep, code: str) -> Offering:
     cleaned = code.strip().upper()[:40]
     found = session.scalar(select(Offering).where(Offering.join_code == cleaned))
     if found is None or not cleaned:
-        raise HTTPException(
-            404,
-            "This invitation link is not valid (it may have been replaced); ask your instructor.",
+        raise OfferingError(
+            "this invitation link is not valid (it may have been replaced); ask your instructor",
+            status=404,
         )
     return found
 
@@ -96,10 +93,7 @@ def join_page(code: str, request: Request, session: SessionDep, user: OptionalUs
 def join_form(code: str, session: SessionDep, user: CurrentUser) -> Response:
     """Join as a student (staff already there keep their role) and go to the course."""
     _offering_for_code(session, code)
-    try:
-        join_by_code(session=session, user=user, code=code)
-    except OfferingError as exc:  # replaced between the page and the button
-        raise HTTPException(404, str(exc)) from exc
+    join_by_code(session=session, user=user, code=code)  # 404 if replaced since the page
     return RedirectResponse("/?joined=1", status_code=303)
 
 
@@ -112,10 +106,7 @@ class RosterIn(BaseModel):
 @router.post("/api/instructor/roster", tags=["instructor"], responses=errors(401, 403, 422))
 def upload_roster(body: RosterIn, session: SessionDep, member: InstructorMember) -> dict[str, Any]:
     """Enrol everyone of the roster in this offering (all lines checked first, or none kept)."""
-    try:
-        lines = parse_roster(body.csv)
-    except RosterError as exc:
-        raise HTTPException(422, str(exc)[:1].upper() + str(exc)[1:] + ".") from exc
+    lines = parse_roster(body.csv)
     offering = session.merge(member.offering)
     result = apply_roster(session=session, offering=offering, lines=lines)
     return {"offering": offering.id, "enrolled": result.enrolled, "created": result.created}

@@ -10,6 +10,7 @@ from sqlalchemy import ColumnElement, ScalarSelect, bindparam, func, select
 from sqlalchemy.orm import Session
 
 from app.config import get_settings
+from app.errors import DomainError
 from app.events import AccountCreated, on_account_created
 from app.offerings.models import FIRST_COURSE, STAFF, Enrollment, Offering, OfferingRole
 from app.users.models import Role, User
@@ -18,8 +19,20 @@ JOIN_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I to misr
 JOIN_CODE_LENGTH = 8
 
 
-class OfferingError(ValueError):
-    """A request about an offering that cannot be honoured; the message is user-facing."""
+class OfferingError(DomainError, ValueError):
+    """A request about an offering that cannot be honoured, said as a clause.
+
+    The command line prints the clause after "error: " (`str(exc)`: "there is no offering 9");
+    the web answers with the status and the clause as a sentence (`exc.message`: "There is no
+    offering 9."), in the one DomainError handler (app/web/errors.py).
+    """
+
+    def __init__(self, clause: str, *, status: int = 422) -> None:
+        super().__init__(status, clause[:1].upper() + clause[1:] + ".")
+        self.clause = clause
+
+    def __str__(self) -> str:
+        return self.clause
 
 
 @dataclass(frozen=True)
@@ -58,7 +71,7 @@ def get_offering(*, session: Session, offering_id: int) -> Offering:
     """The offering with this id, or a clear error."""
     found = session.get(Offering, offering_id)
     if found is None:
-        raise OfferingError(f"there is no offering {offering_id}")
+        raise OfferingError(f"there is no offering {offering_id}", status=404)
     return found
 
 
@@ -159,7 +172,8 @@ def join_by_code(*, session: Session, user: User, code: str) -> Offering:
     )
     if offering is None:
         raise OfferingError(
-            "this invitation code is not valid (it may have been replaced); ask your instructor"
+            "this invitation code is not valid (it may have been replaced); ask your instructor",
+            status=404,
         )
     if role_in(session=session, user_id=user.id, offering_id=offering.id) is None:
         enroll(

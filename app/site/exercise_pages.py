@@ -15,6 +15,7 @@ from app.content.lab_figure import figure_for, table_for
 from app.content.loader import Course, Exercise, Lesson
 from app.content.service import CourseDep
 from app.db import SessionDep
+from app.jobs.deps import QueueDep
 from app.models_base import utcnow
 from app.progress.hint_routes import hint_state
 from app.submissions import drafts, intake, views
@@ -126,6 +127,7 @@ def submit_form(
     session: SessionDep,
     course: CourseDep,
     user: OptionalUser,
+    queue: QueueDep,
     code: FormStr = "",
     framework: FormStr = "",
     mode: FormStr = "submit",
@@ -169,7 +171,7 @@ def submit_form(
         return again(exc.message, exc.status)
     row = accepted.row
     if not accepted.repeated:
-        request.app.state.queue.enqueue(row.id)
+        queue.enqueue(row.id)
         drafts.save_draft(
             session=session, user_id=user.id, exercise=slug, framework=row.framework, code=code
         )

@@ -32,9 +32,12 @@ from app.config import get_settings
 from app.db import SessionDep, get_engine
 from app.grading import leases
 from app.grading.beacon import live_workers
-from app.grading.service import current_grader
+from app.grading.service import RunningGraderDep
+from app.jobs.base import JobQueue
+from app.jobs.deps import QueueDep
 from app.models_base import utcnow
 from app.submissions.models import Submission
+from graders import Grader
 
 router = APIRouter()
 BUCKETS_SECONDS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
@@ -58,10 +61,19 @@ def grading_histogram(session: Session) -> dict[str, tuple[list[int], int, float
 class DeploymentCollector(Collector):
     """Collects once per scrape; nothing is kept between scrapes."""
 
-    def __init__(self, request: Request, session: Session, web: dict[str, int]) -> None:
+    def __init__(
+        self,
+        request: Request,
+        session: Session,
+        web: dict[str, int],
+        queue: JobQueue,
+        grader: Grader | None,
+    ) -> None:
         self.request = request
         self.session = session
         self.web = web
+        self.queue = queue
+        self.grader = grader  # this process's own, if started (never started by a scrape)
 
     def collect(self) -> Iterator[Metric]:
         """Every metric family of one scrape."""
@@ -74,7 +86,7 @@ class DeploymentCollector(Collector):
         up = GaugeMetricFamily("course_queue_up", "1 when the job queue answered this scrape.")
         depth = GaugeMetricFamily("course_queue_depth", "Jobs sent and not yet picked up.")
         try:
-            depth.add_metric([], self.request.app.state.queue.depth())
+            depth.add_metric([], self.queue.depth())
             up.add_metric([], 1)
             yield depth
         except (redis.RedisError, AttributeError):
@@ -182,7 +194,7 @@ class DeploymentCollector(Collector):
     def _grading_processes(self) -> list[dict[str, Any]]:
         settings = get_settings()
         if settings.redis_url is None:
-            grader = current_grader()
+            grader = self.grader
             if grader is None:
                 return []
             jobs = getattr(self.request.app.state, "jobs", None)
@@ -194,7 +206,7 @@ class DeploymentCollector(Collector):
                 }
             ]
         try:
-            client = self.request.app.state.queue.client
+            client = self.queue.client  # type: ignore[attr-defined]  # the Redis queue's
             return live_workers(client, settings.redis_prefix)
         except (redis.RedisError, AttributeError):
             return []
@@ -233,9 +245,11 @@ def web_load(request: Request) -> dict[str, int]:
 
 
 @router.get("/metrics", include_in_schema=False)
-async def metrics(request: Request, session: SessionDep) -> Response:
+async def metrics(
+    request: Request, session: SessionDep, queue: QueueDep, grader: RunningGraderDep
+) -> Response:
     """Queue depth, jobs in flight, grading-time histogram, verdicts, pools, workers, web load."""
     registry = CollectorRegistry(auto_describe=False)
-    registry.register(DeploymentCollector(request, session, web_load(request)))
+    registry.register(DeploymentCollector(request, session, web_load(request), queue, grader))
     body = await run_in_threadpool(generate_latest, registry)
     return Response(body, media_type=CONTENT_TYPE_LATEST)

@@ -16,6 +16,7 @@ from app.config import get_settings
 from app.content.service import CourseDep
 from app.courses.service import content_of, course_or_404
 from app.db import SessionDep, session_factory
+from app.jobs.deps import QueueDep
 from app.models_base import utcnow
 from app.submissions import (
     draft_routes,
@@ -65,6 +66,7 @@ def create(
     session: SessionDep,
     course: CourseDep,
     user: CurrentUser,
+    queue: QueueDep,
     idempotency_key: Annotated[str | None, Header(max_length=intake.MAX_KEY_CHARS)] = None,
 ) -> JSONResponse:
     """Store the submission, then queue it; answers before grading starts.
@@ -89,7 +91,7 @@ def create(
     row = accepted.row
     headers = {"idempotent-replayed": "true"} if accepted.repeated else {}
     if not accepted.repeated:
-        request.app.state.queue.enqueue(row.id)
+        queue.enqueue(row.id)
     return JSONResponse({"id": row.id, "status": row.status}, status_code=202, headers=headers)
 
 

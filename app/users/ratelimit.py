@@ -7,14 +7,13 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
-from typing import Protocol
+from typing import Annotated, Protocol
 
-from fastapi import Request
+from fastapi import Depends, Request
 
 from app.config import get_settings
 
 MAX_KEYS = 50_000
-_create_lock = threading.Lock()
 
 
 class FailureLimiter(Protocol):
@@ -96,16 +95,25 @@ def minutes_text(seconds: float) -> str:
     return "1 minute" if minutes == 1 else f"{minutes} minutes"
 
 
-def get_auth_limiter(request: Request) -> FailureLimiter:
-    """The app's limiter for logins and sign-ups, created on first use."""
-    state = request.app.state
-    with _create_lock:
-        limiter: FailureLimiter | None = getattr(state, "auth_limiter", None)
-        if limiter is None:
-            settings = get_settings()
-            limiter = MemoryFailureLimiter(
-                max_failures=settings.auth_max_failures,
-                window_seconds=settings.auth_window_seconds,
-            )
-            state.auth_limiter = limiter
+def auth_limiter() -> FailureLimiter:
+    """A new limiter for logins and sign-ups, from the settings (kept in this process's memory).
+
+    `create_app` makes one per app and keeps it as `app.state.auth_limiter`.
+    """
+    settings = get_settings()
+    return MemoryFailureLimiter(
+        max_failures=settings.auth_max_failures,
+        window_seconds=settings.auth_window_seconds,
+    )
+
+
+async def get_auth_limiter(request: Request) -> FailureLimiter:
+    """The app's limiter for logins and sign-ups, set when the app was built (app/main.py).
+
+    Async: it does no I/O, so it costs the request no trip to the thread pool (issue 23).
+    """
+    limiter: FailureLimiter = request.app.state.auth_limiter
     return limiter
+
+
+AuthLimiterDep = Annotated[FailureLimiter, Depends(get_auth_limiter)]

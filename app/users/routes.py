@@ -13,7 +13,7 @@ from app.config import get_settings
 from app.db import SessionDep
 from app.users.deps import OptionalUser
 from app.users.models import User
-from app.users.ratelimit import get_auth_limiter, minutes_text
+from app.users.ratelimit import AuthLimiterDep, minutes_text
 from app.users.service import (
     AccountError,
     check_password_strength,
@@ -89,6 +89,7 @@ def login_form(request: Request, user: OptionalUser, next: str | None = None) ->
 def login(
     request: Request,
     session: SessionDep,
+    limiter: AuthLimiterDep,
     email: FormStr = "",
     password: FormStr = "",
     next_url: NextField = "",
@@ -97,7 +98,6 @@ def login(
     email = normalize_email(email)[: MAX_EMAIL_CHARS + 1]
     target = safe_next(next_url)
     context = {"user": None, "next": target, "email": email}
-    limiter = get_auth_limiter(request)
     keys = _keys("login", request, email)
     wait = limiter.retry_after(keys)
     if wait > 0:
@@ -149,6 +149,7 @@ def _signup_problems(email: str, name: str, password: str, confirm: str) -> list
 def signup(
     request: Request,
     session: SessionDep,
+    limiter: AuthLimiterDep,
     email: FormStr = "",
     name: FormStr = "",
     password: FormStr = "",
@@ -164,7 +165,6 @@ def signup(
         "email": email[:MAX_EMAIL_CHARS],
         "full_name": name[:200],
     }
-    limiter = get_auth_limiter(request)
     keys = _keys("signup", request, email)
     wait = limiter.retry_after(keys)
     if wait > 0:

@@ -6,14 +6,18 @@ import datetime as dt
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
+from app.assessments import service
 from app.assessments.models import AssessmentAnswer, AssessmentAttempt
 from app.db import session_factory
+from app.jobs.deps import get_queue
 from app.main import create_app
 from app.users.models import Role
 from tests.assessments.conftest import RIGHT, exam, write
 from tests.conftest import make_token
+from tests.jobs.helpers import RecordingQueue
 
 START = "/api/assessments/quick/attempts"
 
@@ -174,3 +178,50 @@ def test_an_exercise_in_an_exam_is_graded_by_the_submission_path(course_root: Pa
         )
         assert regraded.status_code == 303
         assert client.post("/instructor/assessments/quick/regrade", headers=h).status_code == 403
+
+
+def test_a_handed_in_exercise_goes_to_the_queue_the_dependency_gives(course_root: Path) -> None:
+    spec = exam()
+    spec["parts"] = [{"title": "Code", "items": [{"exercise": "position-embedding-gather"}]}]
+    write(course_root, spec)
+    queue = RecordingQueue()
+    app = create_app()
+    app.dependency_overrides[get_queue] = lambda: queue
+    with TestClient(app) as client:
+        h = headers("ann@example.org")
+        attempt = client.post(START, headers=h).json()["id"]
+        code = {"framework": "numpy", "code": "def position_embedding_gather(p, t):\n    return t"}
+        assert save(client, h, attempt, "x:position-embedding-gather", code).status_code == 200
+        state = client.post(f"/api/assessments/attempts/{attempt}/submit", headers=h).json()
+        assert state["status"] == "submitted"
+    from app.submissions.models import Submission
+
+    with session_factory()() as session:
+        assert queue.ids == [row.id for row in session.query(Submission).all()]
+        assert len(queue.ids) == 1
+
+
+def test_a_form_whose_time_runs_out_while_saving_is_handed_in_not_an_error(
+    exam_client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    h = headers("ann@example.org")
+    attempt = exam_client.post(START, headers=h).json()["id"]
+    items = exam_client.get(f"/api/assessments/attempts/{attempt}", headers=h).json()["items"]
+    index = items.index("q:learned-absolute/bert-base-params")
+    real = service.save_answer
+
+    def late(**kwargs: Any) -> Any:  # the clock passes the deadline between reading and saving
+        kwargs["attempt"].deadline = dt.datetime.now(dt.UTC) - dt.timedelta(seconds=1)
+        return real(**kwargs)
+
+    monkeypatch.setattr(service, "save_answer", late)
+    response = exam_client.post(
+        f"/assessments/attempts/{attempt}",
+        data={f"item-{index}": "393216"},
+        headers=h,
+        follow_redirects=False,
+    )
+    assert response.status_code == 303  # to the result page, which says it was handed in
+    state = exam_client.get(f"/api/assessments/attempts/{attempt}", headers=h).json()
+    assert state["status"] == "submitted" and state["submitted_by"] == "clock"
+    assert state["answers"] == {}

@@ -23,3 +23,18 @@ def wait_until(check: Callable[[], bool], timeout: float, what: str, step: float
             raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
         time.sleep(step)
     return time.monotonic() - started
+
+
+class RecordingQueue:
+    """Stands in for the app's job queue (`app.dependency_overrides[get_queue]`): only records."""
+
+    def __init__(self) -> None:
+        self.ids: list[int] = []
+
+    def enqueue(self, submission_id: int) -> None:
+        """Record the id; nothing is graded."""
+        self.ids.append(submission_id)
+
+    def depth(self) -> int:
+        """Every recorded id still waits."""
+        return len(self.ids)

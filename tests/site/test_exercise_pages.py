@@ -8,6 +8,8 @@ import time
 from fastapi.testclient import TestClient
 
 from app.config import ROOT
+from app.jobs.deps import get_queue
+from tests.jobs.helpers import RecordingQueue
 from tests.users.helpers import csrf_from, form_token, logged_in_client
 
 SLUG = "position-embedding-gather"
@@ -112,3 +114,13 @@ def test_from_loads_an_earlier_submission_into_the_editor(client: TestClient) ->
     assert "# from my first try" in html and 'data-source="submission"' in html
     torch = client.get(f"{PAGE}?framework=torch&from={sid}").text
     assert "# from my first try" not in torch, "a numpy submission does not fill the torch editor"
+
+
+def test_the_form_queues_through_the_queue_dependency(client: TestClient) -> None:
+    queue = RecordingQueue()
+    client.app.dependency_overrides[get_queue] = lambda: queue  # type: ignore[attr-defined]
+    logged_in_client(client, "ada@example.org")
+    fields = {**form_fields(client.get(PAGE).text), "code": GOOD, "mode": "run"}
+    response = client.post(f"{PAGE}/submit", data=fields, follow_redirects=False)
+    assert response.status_code == 303
+    assert [f"/exercises/{SLUG}/results/{i}" for i in queue.ids] == [response.headers["location"]]

@@ -11,8 +11,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.config import ROOT
+from app.jobs.deps import get_queue
 from app.users.models import Role
 from tests.conftest import make_token
+from tests.jobs.helpers import RecordingQueue
 
 GOOD = (ROOT / "exercises/position-embedding-gather/solutions/numpy.py").read_text()
 WRONG = (
@@ -203,3 +205,15 @@ def test_without_bubblewrap_a_submission_ends_at_once_with_the_cause(
     page = client.get("/instructor/gradebook", headers=instructor_headers)
     assert "Grading is unavailable" in page.text and "apt-get install bubblewrap" in page.text
     assert client.get("/lessons/why-position").status_code == 200  # lessons still work
+
+
+def test_a_new_submission_goes_to_the_queue_the_dependency_gives(
+    client: TestClient, student_headers: dict[str, str]
+) -> None:
+    queue = RecordingQueue()
+    client.app.dependency_overrides[get_queue] = lambda: queue  # type: ignore[attr-defined]
+    first = submit(client, student_headers, client_id="one-click")
+    again = submit(client, student_headers, client_id="one-click")
+    assert first.status_code == again.status_code == 202
+    assert again.headers["idempotent-replayed"] == "true"
+    assert queue.ids == [first.json()["id"]]  # the repeat is not queued twice

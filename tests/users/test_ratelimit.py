@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from pathlib import Path
+
 from fastapi.testclient import TestClient
 
-from app.users.ratelimit import MemoryFailureLimiter, minutes_text
+from app.config import get_settings
+from app.main import create_app
+from app.users.ratelimit import MemoryFailureLimiter, get_auth_limiter, minutes_text
 from tests.users.helpers import PASSWORD, login, make_user, signup
 
 
@@ -74,3 +79,37 @@ def test_signup_failures_are_limited(client: TestClient) -> None:
     response = signup(client)
     assert response.status_code == 429 and "Too many attempts" in response.text
     assert PASSWORD not in response.text
+
+
+def test_the_limiter_is_set_when_the_app_is_built(data_dir: Path) -> None:
+    app = create_app()  # built, not yet started: a request may come right after start-up
+    limiter = app.state.auth_limiter
+    assert isinstance(limiter, MemoryFailureLimiter)
+    settings = get_settings()
+    assert (limiter.max_failures, limiter.window) == (
+        settings.auth_max_failures,
+        settings.auth_window_seconds,
+    )
+    with TestClient(app):
+        assert app.state.auth_limiter is limiter  # start-up keeps it: one per app
+
+
+class Blocked:
+    """A limiter that blocks every key for two minutes."""
+
+    def retry_after(self, keys: Iterable[str]) -> float:
+        return 120.0
+
+    def record_failure(self, keys: Iterable[str]) -> None:
+        raise AssertionError("a blocked attempt is not counted")
+
+    def reset(self, key: str) -> None:
+        raise AssertionError("a blocked attempt is not a success")
+
+
+def test_login_and_signup_read_the_limiter_through_the_dependency(client: TestClient) -> None:
+    client.app.dependency_overrides[get_auth_limiter] = Blocked  # type: ignore[attr-defined]
+    make_user("grace@example.org")
+    blocked = login(client, "grace@example.org")
+    assert blocked.status_code == 429 and "try again in 2 minutes" in blocked.text
+    assert signup(client).status_code == 429
