@@ -16,6 +16,7 @@ from app.config import get_settings
 from app.courses.service import process_registry
 from app.deadlines.rules import Kind, offering_dates
 from app.lti.http import LmsError, call
+from app.lti.links import UNLINKED, unlinked
 from app.lti.models import LtiContext, LtiGradePost, LtiLink, LtiPlatform, LtiUser
 from app.lti.tokens import (
     SCOPE_LINEITEM,
@@ -253,6 +254,8 @@ def send(*, session: Session, post: LtiGradePost) -> float | None:
     platform = session.get(LtiPlatform, context.platform_id) if context else None
     if link is None or lti_user is None or context is None or platform is None:
         raise LmsError("the link, course or LMS of this grade post was deleted", permanent=True)
+    if unlinked(context):
+        raise LmsError(UNLINKED, permanent=True)
     score = score_for(
         session=session,
         user_id=lti_user.user_id,
