@@ -23,6 +23,7 @@ from app.grading.service import get_grader, shutdown_grader
 from app.instructor import routes as instructor_routes
 from app.jobs.logs import configure_logging
 from app.lti import admin_routes as lti_admin_routes
+from app.lti import link_routes as lti_link_routes
 from app.lti import routes as lti_routes
 from app.lti.grades import OutboxWorker
 from app.offerings import routes as offering_routes
@@ -129,6 +130,7 @@ def create_app() -> FastAPI:
     app.include_router(assessment_routes.router)
     app.include_router(lti_routes.router)
     app.include_router(lti_admin_routes.router)
+    app.include_router(lti_link_routes.router)
     app.include_router(offering_routes.router)
     app.include_router(docs.router)
     app.include_router(metrics.router)

@@ -20,6 +20,7 @@ from app.events import GradeRecorded, on_grade_recorded
 from app.lti.grades import read_scores_of
 from app.lti.outbox import queue_grade
 from app.models_base import as_utc, utcnow
+from app.offerings.service import offering_and_legacy, work_in
 from app.quiz.grading import grade_question, variant_params
 from app.quiz.service import normalise_answer
 from app.submissions.models import Submission
@@ -225,8 +226,12 @@ def released(attempt: AssessmentAttempt, now: dt.datetime) -> bool:
     return attempt.release_at is not None and as_utc(attempt.release_at) <= now
 
 
-def released_score(*, session: Session, user_id: int, slug: str, policy: str) -> float | None:
-    """The 0..1 score an LMS receives: best or latest released, fully graded attempt."""
+def released_score(
+    *, session: Session, user_id: int, slug: str, policy: str, offering_id: int | None = None
+) -> float | None:
+    """The 0..1 score an LMS receives: best or latest released, fully graded attempt made in
+    the offering the LMS course feeds (None: the first)."""
+    here, legacy = offering_and_legacy(session=session, offering_id=offering_id)
     order = AssessmentAttempt.score.desc() if policy == "best" else AssessmentAttempt.id.desc()
     found = session.scalar(
         select(AssessmentAttempt.score)
@@ -236,6 +241,7 @@ def released_score(*, session: Session, user_id: int, slug: str, policy: str) ->
             AssessmentAttempt.status == "submitted",
             AssessmentAttempt.score.is_not(None),
             AssessmentAttempt.release_at <= utcnow(),
+            work_in(AssessmentAttempt.offering_id, here, legacy=legacy),
         )
         .order_by(order)
         .limit(1)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import dataclass
 from typing import Literal
 
 from sqlalchemy import ScalarSelect, func, select
 from sqlalchemy.orm import Session
 
 from app.deadlines.models import DeadlineExtension, OfferingDue
-from app.deadlines.policy import Lateness, judge, policy_for
+from app.deadlines.policy import Lateness, Policy, after_penalty, judge, policy_for
 from app.models_base import as_utc
 from app.offerings.service import first_offering_id_query
 
@@ -129,3 +130,58 @@ def is_late(
 def late_at(at: dt.datetime, deadline: dt.datetime | None) -> bool:
     """The same rule when the deadline is already known (lists of attempts)."""
     return deadline is not None and as_utc(at) > as_utc(deadline)
+
+
+@dataclass(frozen=True)
+class Dates:
+    """One offering's due dates, extensions and late policy, read once for many pieces of work:
+    the gradebook's rows and the score an LMS course receives are both judged by `counted`."""
+
+    policy: Policy
+    dues: dict[tuple[str, str], dt.datetime | None]  # (kind, slug): the offering's date
+    extended: dict[tuple[int, str, str], dt.datetime]  # (user, kind, slug): an extension
+
+    def judge(self, user_id: int, kind: str, slug: str, at: dt.datetime) -> Lateness:
+        """Lateness of one piece of work under the offering's dates and policy."""
+        due = self.dues.get((kind, slug))
+        if due is not None:
+            due = self.extended.get((user_id, kind, slug), due)
+        return judge(self.policy, at=at, due=due)
+
+    def has_due(self, kind: str, slug: str) -> bool:
+        """False when nothing can be late for this item (most cells: judging costs per row)."""
+        return self.dues.get((kind, slug)) is not None
+
+    def counted(
+        self, user_id: int, kind: str, slug: str, score: float | None, at: dt.datetime
+    ) -> tuple[float, Lateness]:
+        """The score that counts (the raw score less the late penalty) and how the work stands."""
+        standing = self.judge(user_id, kind, slug, at)
+        return after_penalty(score, standing.penalty) or 0.0, standing
+
+
+def offering_dates(
+    *,
+    session: Session,
+    offering_id: int | None,
+    content_dues: dict[tuple[Kind, str], dt.datetime | None],
+    user_ids: list[int] | None = None,
+) -> Dates:
+    """The offering's dates for these items (its own, else the content's), the extensions it
+    granted (to these people, or to all) and its late policy. None: the first offering."""
+    dues: dict[tuple[str, str], dt.datetime | None] = {}
+    for kind in KINDS:
+        own = offering_dues(session=session, offering_id=offering_id, kind=kind)
+        mine = {slug: due for (k, slug), due in content_dues.items() if k == kind}
+        dues |= {(kind, slug): own.get(slug, due) for slug, due in mine.items()}
+    query = select(DeadlineExtension).where(
+        # rows from before offerings had no offering: they are the first one's
+        func.coalesce(DeadlineExtension.offering_id, first_offering_id_query())
+        == _offering(offering_id)
+    )
+    if user_ids is not None:
+        query = query.where(DeadlineExtension.user_id.in_(user_ids))
+    extended = {(e.user_id, e.kind, e.slug): as_utc(e.due_at) for e in session.scalars(query)}
+    if offering_id is None:
+        offering_id = session.scalar(select(first_offering_id_query()))
+    return Dates(policy_for(session=session, offering_id=offering_id), dues, extended)

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from app.instructor.gradebook import SOLVED
 from app.models_base import as_utc
-from app.offerings.access import students_here
+from app.offerings.access import students_here, work_here
 from app.submissions.models import Submission
 from app.users.models import User
 
@@ -66,6 +66,8 @@ def _student_rows(session: Session, slugs: list[str], *, with_report: bool) -> l
             .join(User, User.id == Submission.user_id)
             .where(
                 students_here(),
+                # the offering the work was sent in, not every offering its author is in
+                work_here(session, Submission.offering_id),
                 Submission.exercise_slug.in_(slugs),
                 Submission.mode == "submit",
                 Submission.status == "done",

@@ -7,8 +7,8 @@ import datetime as dt
 import io
 from dataclasses import dataclass, field
 
-from sqlalchemy import ColumnElement, false, func, or_, select
-from sqlalchemy.orm import InstrumentedAttribute, Session
+from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from app.assessments.gradebook import (
     AssessmentCell,
@@ -17,12 +17,9 @@ from app.assessments.gradebook import (
     assessment_columns,
 )
 from app.content.loader import Course
-from app.deadlines.models import DeadlineExtension
-from app.deadlines.policy import Lateness, Policy, after_penalty, judge, policy_for
-from app.deadlines.rules import offering_dues
+from app.deadlines.rules import Dates, Kind, offering_dates
 from app.models_base import as_utc
-from app.offerings.access import offering_here, offering_id_here, students_here
-from app.offerings.service import first_offering_id_query
+from app.offerings.access import offering_id_here, students_here, work_here
 from app.progress.models import QuizAttempt
 from app.submissions.models import Submission
 from app.users.models import User
@@ -130,53 +127,13 @@ def _columns(course: Course) -> tuple[list[Column], list[Column]]:
     return exercises, quizzes
 
 
-def _in_offering(
-    session: Session, column: InstrumentedAttribute[int | None]
-) -> list[ColumnElement[bool]]:
-    """One condition per SELECT to UNION: the offering's rows, and in the first offering also
-    rows from before offerings. Plain equality, so an index on the column finds the rows."""
-    here, legacy = offering_id_here(session=session)
-    if here is None:
-        return []
-    return [column == here, *([column.is_(None)] if legacy else [])]
-
-
-@dataclass(frozen=True)
-class Dates:
-    """This offering's due dates, extensions and late policy, read once per gradebook."""
-
-    policy: Policy
-    dues: dict[tuple[str, str], dt.datetime | None]  # (kind, slug): the offering's date
-    extended: dict[tuple[int, str, str], dt.datetime]  # (user, kind, slug): an extension
-
-    def judge(self, user_id: int, kind: str, slug: str, at: dt.datetime) -> Lateness:
-        """Lateness of one piece of work under the offering's dates and policy."""
-        due = self.dues.get((kind, slug))
-        if due is not None:
-            due = self.extended.get((user_id, kind, slug), due)
-        return judge(self.policy, at=at, due=due)
-
-    def has_due(self, kind: str, slug: str) -> bool:
-        """False when nothing can be late for this item (most cells: judging costs per row)."""
-        return self.dues.get((kind, slug)) is not None
-
-
 def _dates(session: Session, exercises: list[Column], quizzes: list[Column]) -> Dates:
     offering_id, _ = offering_id_here(session=session)
-    dues: dict[tuple[str, str], dt.datetime | None] = {}
-    for kind, cols in (("exercise", exercises), ("quiz", quizzes)):
-        own = offering_dues(session=session, offering_id=offering_id, kind=kind)  # type: ignore[arg-type]
-        dues |= {(kind, c.slug): own.get(c.slug, c.due) for c in cols}
-    extended = {
-        (e.user_id, e.kind, e.slug): as_utc(e.due_at)
-        for e in session.scalars(
-            select(DeadlineExtension).where(
-                func.coalesce(DeadlineExtension.offering_id, first_offering_id_query())
-                == offering_here()
-            )
-        )
+    content: dict[tuple[Kind, str], dt.datetime | None] = {
+        ("exercise", c.slug): c.due for c in exercises
     }
-    return Dates(policy_for(session=session, offering_id=offering_id), dues, extended)
+    content |= {("quiz", c.slug): c.due for c in quizzes}
+    return offering_dates(session=session, offering_id=offering_id, content_dues=content)
 
 
 def _fill_exercises(session: Session, rows: dict[int, Row], slugs: list[str], dates: Dates) -> None:
@@ -195,7 +152,7 @@ def _fill_exercises(session: Session, rows: dict[int, Row], slugs: list[str], da
                 Submission.mode == "submit",
                 Submission.status == "done",
                 Submission.user_id.in_(list(rows)),
-                or_(*_in_offering(session, Submission.offering_id), false()),
+                work_here(session, Submission.offering_id),
             )
             .order_by(Submission.created_at, Submission.id)
         )
@@ -210,8 +167,7 @@ def _fill_exercises(session: Session, rows: dict[int, Row], slugs: list[str], da
             if cell.best is None or raw > cell.best:
                 cell.best, cell.late, cell.raw, cell.penalty = raw, False, raw, 0.0
         else:
-            standing = dates.judge(user_id, "exercise", slug, created_at)
-            value = after_penalty(raw, standing.penalty) or 0.0
+            value, standing = dates.counted(user_id, "exercise", slug, raw, created_at)
             if cell.best is None or value > cell.best:
                 cell.best, cell.late = value, standing.late
                 cell.raw, cell.penalty = raw, standing.penalty
@@ -229,15 +185,14 @@ def _fill_quizzes(
         .where(
             QuizAttempt.lesson_slug.in_([q.slug for q in quizzes]),
             QuizAttempt.user_id.in_(list(rows)),
-            or_(*_in_offering(session, QuizAttempt.offering_id), false()),
+            work_here(session, QuizAttempt.offering_id),
         )
         .order_by(QuizAttempt.created_at, QuizAttempt.id)
     ).all()
     for user_id, slug, score, created_at in found:
         cell = rows[user_id].quizzes.setdefault(slug, QuizCell())
         cell.attempts += 1
-        standing = dates.judge(user_id, "quiz", slug, created_at)
-        value = after_penalty(score, standing.penalty) or 0.0
+        value, standing = dates.counted(user_id, "quiz", slug, score, created_at)
         if cell.best is None or value > cell.best:
             cell.best, cell.late = value, standing.late
             cell.raw, cell.penalty = score, standing.penalty

@@ -19,7 +19,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.instructor.gradebook import SOLVED
-from app.offerings.access import students_here
+from app.offerings.access import students_here, work_here
 from app.progress.models import QuizAttempt
 from app.submissions.models import Submission
 from app.users.models import User
@@ -212,7 +212,11 @@ def latest_attempts(*, session: Session, lesson_slug: str) -> list[dict[str, Any
     rows = session.execute(
         select(QuizAttempt.user_id, QuizAttempt.results)
         .join(User, User.id == QuizAttempt.user_id)
-        .where(QuizAttempt.lesson_slug == lesson_slug, students_here())
+        .where(
+            QuizAttempt.lesson_slug == lesson_slug,
+            students_here(),
+            work_here(session, QuizAttempt.offering_id),
+        )
         .order_by(QuizAttempt.user_id, QuizAttempt.created_at, QuizAttempt.id)
     )
     return list({user_id: results for user_id, results in rows}.values())  # the last one wins
@@ -225,7 +229,11 @@ def _quiz_shares(session: Session, lessons: Sequence[str]) -> dict[int, float]:
     rows = session.execute(
         select(QuizAttempt.user_id, QuizAttempt.lesson_slug, QuizAttempt.results)
         .join(User, User.id == QuizAttempt.user_id)
-        .where(QuizAttempt.lesson_slug.in_(lessons), students_here())
+        .where(
+            QuizAttempt.lesson_slug.in_(lessons),
+            students_here(),
+            work_here(session, QuizAttempt.offering_id),
+        )
         .order_by(QuizAttempt.created_at, QuizAttempt.id)
     )
     latest = {(uid, slug): results for uid, slug, results in rows}
@@ -250,6 +258,7 @@ def exercise_items(
         .join(User, User.id == Submission.user_id)
         .where(
             students_here(),
+            work_here(session, Submission.offering_id),
             Submission.exercise_slug.in_(slugs),
             Submission.mode == "submit",
             Submission.status == "done",

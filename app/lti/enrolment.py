@@ -8,6 +8,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.lti.accounts import classify_role, role_for
+from app.lti.links import UNLINKED, LinkError, unlinked
 from app.lti.models import LtiContext
 from app.offerings.models import STAFF, Enrollment, OfferingRole
 from app.offerings.service import enroll, first_offering, get_offering
@@ -32,7 +33,10 @@ def lms_role(roles: Sequence[str]) -> OfferingRole:
 
 
 def offering_of_context(*, session: Session, context: LtiContext) -> int:
-    """The offering this LMS course feeds; one not yet linked feeds the first (as before)."""
+    """The offering this LMS course feeds; one not yet linked feeds the first (as before); one
+    whose link an instructor removed feeds none (LinkError)."""
+    if unlinked(context):
+        raise LinkError(403, UNLINKED)
     if context.offering_id is not None:
         return get_offering(session=session, offering_id=context.offering_id).id
     offering = first_offering(session=session)

@@ -13,7 +13,10 @@ from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session
 
 from app.config import get_settings
+from app.courses.service import process_registry
+from app.deadlines.rules import Kind, offering_dates
 from app.lti.http import LmsError, call
+from app.lti.links import UNLINKED, unlinked
 from app.lti.models import LtiContext, LtiGradePost, LtiLink, LtiPlatform, LtiUser
 from app.lti.tokens import (
     SCOPE_LINEITEM,
@@ -23,6 +26,8 @@ from app.lti.tokens import (
     forget_tokens,
 )
 from app.models_base import utcnow
+from app.offerings.models import Offering
+from app.offerings.service import offering_and_legacy, work_in
 from app.progress.models import QuizAttempt
 from app.submissions.models import Submission
 
@@ -34,10 +39,11 @@ SCORE_TYPE = "application/vnd.ims.lis.v1.score+json"
 
 
 class ScoreReader(Protocol):
-    """The 0..1 score an LMS receives for one person's item of a kind, or None (nothing yet)."""
+    """The 0..1 score an LMS receives for one person's item of a kind, or None (nothing yet),
+    from the work done in one offering (None: the first)."""
 
     def __call__(
-        self, *, session: Session, user_id: int, slug: str, policy: str
+        self, *, session: Session, user_id: int, slug: str, policy: str, offering_id: int | None
     ) -> float | None: ...
 
 
@@ -51,37 +57,76 @@ def read_scores_of(kind: str, reader: ScoreReader) -> None:
     _score_readers[kind] = reader
 
 
-def score_for(*, session: Session, user_id: int, kind: str, slug: str, policy: str) -> float | None:
-    """The 0..1 score to report: best or latest graded submission or quiz attempt, or what the
-    kind's registered reader gives."""
+def _content_due(course_slug: str, kind: str, slug: str) -> dt.datetime | None:
+    """The item's due date in the course's content (an offering may set its own)."""
+    course = process_registry().content(course_slug)
+    if course is None:
+        return None
+    if kind == "exercise":
+        exercise = course.exercise(slug)
+        return None if exercise is None else exercise.meta.due
+    lesson = course.lesson(slug)
+    return None if lesson is None else lesson.meta.due
+
+
+def score_for(
+    *,
+    session: Session,
+    user_id: int,
+    kind: str,
+    slug: str,
+    policy: str,
+    offering_id: int | None = None,
+) -> float | None:
+    """The 0..1 score to report to an LMS course that feeds `offering_id` (None: the first).
+
+    The best or latest graded submission or quiz attempt sent in that offering (its own
+    offering_id says where, not the person's memberships), after the offering's late penalty:
+    judged by the gradebook's own `Dates.counted`, so the LMS and the gradebook agree. Other
+    kinds ask their registered reader.
+    """
     if kind in _score_readers:
-        return _score_readers[kind](session=session, user_id=user_id, slug=slug, policy=policy)
+        return _score_readers[kind](
+            session=session, user_id=user_id, slug=slug, policy=policy, offering_id=offering_id
+        )
     if kind not in ("exercise", "quiz"):
         # Unwired process: keep the post pending rather than send another kind's score.
         raise LmsError(f"no score reader for '{kind}' items is registered in this process")
+    here, legacy = offering_and_legacy(session=session, offering_id=offering_id)
+    offering = None if here is None else session.get(Offering, here)
+    if offering is None:
+        return None
+    found: list[tuple[float | None, dt.datetime]]
     if kind == "quiz":
-        quiz_order = QuizAttempt.score.desc() if policy == "best" else QuizAttempt.id.desc()
-        found = session.scalar(
-            select(QuizAttempt.score)
-            .where(QuizAttempt.user_id == user_id, QuizAttempt.lesson_slug == slug)
-            .order_by(quiz_order)
-            .limit(1)
+        quiz = select(QuizAttempt.score, QuizAttempt.created_at).where(
+            QuizAttempt.user_id == user_id,
+            QuizAttempt.lesson_slug == slug,
+            work_in(QuizAttempt.offering_id, here, legacy=legacy),
         )
-        return None if found is None else float(found)
-    order = Submission.score.desc() if policy == "best" else Submission.id.desc()
-    graded = session.scalar(
-        select(Submission.score)
-        .where(
+        in_order = quiz.order_by(QuizAttempt.created_at, QuizAttempt.id)
+        found = [(score, at) for score, at in session.execute(in_order)]
+    else:
+        graded = select(Submission.score, Submission.created_at).where(
             Submission.user_id == user_id,
             Submission.exercise_slug == slug,
             Submission.mode == "submit",
             Submission.status == "done",
             Submission.score.is_not(None),
+            work_in(Submission.offering_id, here, legacy=legacy),
         )
-        .order_by(order)
-        .limit(1)
+        order = (Submission.created_at, Submission.id)
+        found = [(score, at) for score, at in session.execute(graded.order_by(*order))]
+    if not found:
+        return None
+    item: tuple[Kind, str] = ("quiz" if kind == "quiz" else "exercise", slug)
+    dates = offering_dates(
+        session=session,
+        offering_id=offering.id,
+        content_dues={item: _content_due(offering.course_slug, kind, slug)},
+        user_ids=[user_id],
     )
-    return None if graded is None else float(graded)
+    counted = [dates.counted(user_id, item[0], slug, score, at)[0] for score, at in found]
+    return float(max(counted) if policy == "best" else counted[-1])
 
 
 def _with_path(url: str, suffix: str) -> str:
@@ -209,12 +254,15 @@ def send(*, session: Session, post: LtiGradePost) -> float | None:
     platform = session.get(LtiPlatform, context.platform_id) if context else None
     if link is None or lti_user is None or context is None or platform is None:
         raise LmsError("the link, course or LMS of this grade post was deleted", permanent=True)
+    if unlinked(context):
+        raise LmsError(UNLINKED, permanent=True)
     score = score_for(
         session=session,
         user_id=lti_user.user_id,
         kind=link.kind,
         slug=link.slug,
         policy=context.score_policy,
+        offering_id=context.offering_id,  # the offering this LMS course feeds (None: the first)
     )
     if score is None:
         return None

@@ -92,6 +92,11 @@ class LtiContext(Base):
     ags_scopes: Mapped[str | None] = mapped_column(Text, nullable=True)
     score_policy: Mapped[str] = mapped_column(String(10), default="best")
     offering_id: Mapped[int | None] = offering_column()  # the offering this LMS course feeds
+    # Set when an instructor removed its link: its launches are refused until it is linked again
+    # (never linked, offering_id NULL, it feeds the first offering, as before offerings).
+    unlinked_at: Mapped[dt.datetime | None] = mapped_column(
+        DateTime(timezone=True), nullable=True, default=None
+    )
     created_at: Mapped[dt.datetime] = created_at_column()
 
 

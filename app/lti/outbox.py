@@ -8,7 +8,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.events import GradeRecorded, on_grade_recorded
-from app.lti.models import LtiGradePost, LtiLink, LtiMember, LtiUser
+from app.lti.models import LtiContext, LtiGradePost, LtiLink, LtiMember, LtiUser
 from app.models_base import as_utc, utcnow
 
 
@@ -25,7 +25,13 @@ def queue_grade(
         select(LtiLink.id, LtiUser.id)
         .join(LtiMember, LtiMember.context_id == LtiLink.context_id)
         .join(LtiUser, LtiUser.id == LtiMember.lti_user_id)
-        .where(LtiUser.user_id == user_id, LtiLink.kind == kind, LtiLink.slug == slug)
+        .join(LtiContext, LtiContext.id == LtiLink.context_id)
+        .where(
+            LtiUser.user_id == user_id,
+            LtiLink.kind == kind,
+            LtiLink.slug == slug,
+            LtiContext.unlinked_at.is_(None),  # a course whose link was removed gets nothing
+        )
     ).all()
     added = 0
     for link_id, lti_user_id in rows:

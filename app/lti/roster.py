@@ -8,6 +8,7 @@ from sqlalchemy.orm import Session
 
 from app.lti.accounts import upsert_member, upsert_user
 from app.lti.http import LmsError, call
+from app.lti.links import UNLINKED, unlinked
 from app.lti.models import LtiContext, LtiPlatform
 from app.lti.tokens import SCOPE_MEMBERSHIPS, access_token
 
@@ -33,6 +34,8 @@ def _next_link(header: str) -> str | None:
 
 def sync_roster(*, session: Session, context: LtiContext) -> SyncResult:
     """Create or update every active member of the LMS course (follows rel=next pages)."""
+    if unlinked(context):
+        raise LmsError(UNLINKED)
     if not context.memberships_url:
         raise LmsError("this LMS course did not offer the roster service (NRPS) to the tool")
     platform = session.get(LtiPlatform, context.platform_id)

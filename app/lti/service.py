@@ -13,6 +13,7 @@ from app.content.loader import Course
 from app.lti.accounts import existing_account, role_for, settle_role, upsert_member, upsert_user
 from app.lti.launch import LTI, LaunchError
 from app.lti.linkables import kind_of_folder, registered
+from app.lti.links import UNLINKED, unlinked
 from app.lti.models import LtiContext, LtiLink, LtiPlatform
 from app.users.models import Role, User
 
@@ -99,12 +100,29 @@ def check_item(course: Course, kind: str, slug: str) -> None:
         )
 
 
+def _context_id(claims: dict[str, Any]) -> str:
+    raw = claims.get(LTI + "context") or {}
+    return str(raw.get("id", "")) if isinstance(raw, dict) else ""
+
+
+def _refuse_unlinked(*, session: Session, platform: LtiPlatform, claims: dict[str, Any]) -> None:
+    """403 LaunchError for a launch from an LMS course whose link an instructor removed."""
+    context_id = _context_id(claims)
+    found = session.scalar(
+        select(LtiContext).where(
+            LtiContext.platform_id == platform.id, LtiContext.context_id == context_id
+        )
+    )
+    if context_id and found is not None and unlinked(found):
+        raise LaunchError(403, UNLINKED, f"launch from unlinked LMS course {context_id!r}")
+
+
 def upsert_context(
     *, session: Session, platform: LtiPlatform, claims: dict[str, Any]
 ) -> LtiContext | None:
     """Remember the LMS course and its service URLs (refreshed on every launch)."""
     raw = claims.get(LTI + "context") or {}
-    context_id = str(raw.get("id", "")) if isinstance(raw, dict) else ""
+    context_id = _context_id(claims)
     if not context_id:
         return None
     context = session.scalar(
@@ -182,6 +200,7 @@ def handle_launch(
             )
     elif target is not None:
         check_item(course, *target)
+    _refuse_unlinked(session=session, platform=platform, claims=claims)
     lti_user, user, _ = upsert_user(
         session=session,
         issuer=platform.issuer,

@@ -16,7 +16,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 from sqlalchemy import ColumnElement, ScalarSelect, func, select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import InstrumentedAttribute, Session
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.db import SessionDep, release
@@ -28,8 +28,10 @@ from app.offerings.service import (
     first_offering_id_query,
     get_offering,
     members_of,
+    offering_and_legacy,
     role_in,
     students_of,
+    work_in,
 )
 from app.users.deps import CurrentUser
 from app.users.models import User
@@ -101,10 +103,13 @@ def offering_id_here(*, session: Session) -> tuple[int | None, bool]:
 
     An id rather than SQL, so that a query can say `offering_id = 7` and use an index on it.
     """
-    first = session.scalar(select(first_offering_id_query()))
-    named = _current.get()
-    here = first if named is None else named
-    return here, here is not None and here == first
+    return offering_and_legacy(session=session, offering_id=_current.get())
+
+
+def work_here(session: Session, column: InstrumentedAttribute[int | None]) -> ColumnElement[bool]:
+    """SQL: the work row was done in this request's offering (by its own offering_id)."""
+    here, legacy = offering_id_here(session=session)
+    return work_in(column, here, legacy=legacy)
 
 
 def students_here() -> ColumnElement[bool]:

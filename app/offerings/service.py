@@ -6,8 +6,8 @@ import datetime as dt
 import secrets
 from dataclasses import dataclass
 
-from sqlalchemy import ColumnElement, ScalarSelect, bindparam, func, select
-from sqlalchemy.orm import Session
+from sqlalchemy import ColumnElement, ScalarSelect, bindparam, false, func, or_, select
+from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from app.config import get_settings
 from app.errors import DomainError
@@ -53,6 +53,25 @@ def first_offering_id_query() -> ScalarSelect[int]:
     return (
         select(func.min(Offering.id)).where(Offering.course_slug == FIRST_COURSE).scalar_subquery()
     )
+
+
+def offering_and_legacy(*, session: Session, offering_id: int | None) -> tuple[int | None, bool]:
+    """The offering's id (None: the first one's; still None when there is none), and whether
+    rows written before offerings (offering_id NULL) count in it, as they do in the first one."""
+    first = session.scalar(select(first_offering_id_query()))
+    here = first if offering_id is None else offering_id
+    return here, here is not None and here == first
+
+
+def work_in(
+    column: InstrumentedAttribute[int | None], offering_id: int | None, *, legacy: bool
+) -> ColumnElement[bool]:
+    """SQL: a row of work (a submission, a quiz attempt) counts in this offering: its own
+    `offering_id`, not the person's memberships, says where; with `legacy` (the first offering)
+    also rows from before offerings. Plain equalities OR-ed, so an index on the column serves."""
+    if offering_id is None:
+        return false()
+    return or_(column == offering_id, *([column.is_(None)] if legacy else []), false())
 
 
 def first_offering(*, session: Session) -> Offering:

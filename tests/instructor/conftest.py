@@ -103,6 +103,7 @@ def add_submission(
     late: bool = False,
     misconception: str | None = None,
     code: str = "def f(x):\n    return x\n",
+    offering_id: int | None = None,
 ) -> int:
     """Store a graded submission directly (no grader: the numbers are what is tested)."""
     body = report(passed, misconception=misconception)
@@ -122,6 +123,7 @@ def add_submission(
             created_at=at,
             finished_at=at,
             late=late,
+            offering_id=offering_id,
         )
         session.add(row)
         session.commit()

@@ -67,6 +67,12 @@ def test_the_route_list_is_complete() -> None:
         "/api/content/problems",
         "/instructor/assessments/{slug}/items.csv",
         "/api/instructor/assessments/{slug}/items",
+        "/instructor/lms",
+        "/instructor/lms/link",
+        "/instructor/lms/contexts/{context_id}/unlink",
+        "/api/instructor/lms",
+        "/api/instructor/lms/links",
+        "/api/instructor/lms/links/{context_id}",
     ):
         assert expected in paths
     assert len(ROUTES) >= 20
@@ -113,6 +119,8 @@ def test_a_logged_in_student_browser_gets_the_403_page(app_client: TestClient) -
         "/instructor/students",
         "/instructor/content",
         "/api/content/problems",
+        "/instructor/lms",
+        "/api/instructor/lms",
     ],
 )
 def test_instructors_can_open_every_page(app_client: TestClient, url: str) -> None:

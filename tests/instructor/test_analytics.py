@@ -6,9 +6,12 @@ import datetime as dt
 
 from fastapi.testclient import TestClient
 
+from app.db import session_factory
 from app.instructor.analytics import duration_text, timeline
 from app.instructor.charts import submissions_chart
-from app.users.models import Role
+from app.offerings.models import OfferingRole
+from app.offerings.service import create_offering, enroll, first_offering
+from app.users.models import Role, User
 from tests.instructor.conftest import EXERCISE, add_submission, at, person
 
 ALL, HALF, NONE = [True] * 4, [True, True, False, False], [False] * 4
@@ -103,3 +106,30 @@ def test_duration_text() -> None:
         "3 days 2 h",
     ]
     assert duration_text(None) == "–"
+
+
+def test_each_offering_counts_only_the_work_done_in_it(app_client: TestClient) -> None:
+    """One student in two offerings: each offering's analytics reads the work sent in it."""
+    ada, _ = person("ada@example.org", "Ada")  # a student of the first offering
+    teacher_id, teacher = person("t@example.org", "T", Role.instructor)
+    with session_factory()() as session:
+        first = first_offering(session=session).id
+        spring = create_offering(
+            session=session, course_slug="positional-embeddings", title="Spring 2027"
+        )
+        for user_id, role in ((ada, OfferingRole.student), (teacher_id, OfferingRole.instructor)):
+            found = session.get(User, user_id)
+            assert found is not None
+            enroll(session=session, offering=spring, user=found, role=role)
+        second = spring.id
+    add_submission(ada, EXERCISE, NONE, at(1, 10), offering_id=first)
+    add_submission(ada, EXERCISE, HALF, at(2, 10), offering_id=second)
+    add_submission(ada, EXERCISE, ALL, at(2, 11), offering_id=second)
+    url = f"/api/instructor/exercises/{EXERCISE}/analytics"
+    here = app_client.get(f"/offerings/{first}{url}", headers=teacher).json()
+    there = app_client.get(f"/offerings/{second}{url}", headers=teacher).json()
+    assert (here["attempts"], here["students"], here["solvers"]) == (1, 1, 0)
+    assert (there["attempts"], there["students"], there["solvers"]) == (2, 1, 1)
+    assert app_client.get(url, headers=teacher).json()["attempts"] == 1  # old URL: the first
+    summary = app_client.get(f"/offerings/{second}/instructor/exercises", headers=teacher)
+    assert summary.status_code == 200

@@ -160,6 +160,23 @@ def test_the_matrix_covers_the_offering_settings() -> None:
     assert [route for route in sorted(SETTINGS) if ta_may(*route)] == []
 
 
+LMS_LINK = {
+    ("GET", "/instructor/lms"),
+    ("POST", "/instructor/lms/link"),
+    ("POST", "/instructor/lms/contexts/{context_id}/unlink"),
+    ("GET", "/api/instructor/lms"),
+    ("POST", "/api/instructor/lms/links"),
+    ("DELETE", "/api/instructor/lms/links/{context_id}"),
+}
+
+
+def test_the_matrix_covers_the_lms_link() -> None:
+    # The offering's LMS link: instructors and site admins; TAs, students and other offerings'
+    # instructors are refused (the matrix above runs every one of these routes).
+    assert set(ROUTES) >= LMS_LINK
+    assert [route for route in sorted(LMS_LINK) if ta_may(*route)] == []
+
+
 def test_an_instructor_of_another_offering_sees_none_of_its_people(
     app_client: TestClient,
 ) -> None:
