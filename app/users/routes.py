@@ -13,6 +13,8 @@ from app.config import get_settings
 from app.db import SessionDep
 from app.users.deps import OptionalUser
 from app.users.models import User
+from app.users.password_links import PATH as PASSWORD_PATH
+from app.users.password_links import LinkError, set_password_with_link, user_for_link
 from app.users.ratelimit import get_auth_limiter, minutes_text
 from app.users.service import (
     AccountError,
@@ -202,3 +204,94 @@ def logout(request: Request, session: SessionDep) -> Response:
         secure=get_settings().app_env == "production",
     )
     return response
+
+
+def _password_page(
+    request: Request, token: str, status_code: int = 200, errors: list[str] | None = None
+) -> Response:
+    response = render(
+        request,
+        "account/set_password.html",
+        status_code=status_code,
+        user=None,
+        token=token,
+        email=None,
+        errors=errors or [],
+    )
+    response.headers["referrer-policy"] = "no-referrer"  # the link is a credential
+    return response
+
+
+def _link_keys(request: Request) -> list[str]:
+    return [f"password:ip:{_client_ip(request)}"]
+
+
+@router.get(PASSWORD_PATH)
+def set_password_form(request: Request, session: SessionDep, token: str = "") -> Response:
+    """A set-password link: the form, or why the link cannot be used."""
+    token = token[:300]
+    limiter = get_auth_limiter(request)
+    keys = _link_keys(request)
+    wait = limiter.retry_after(keys)
+    if wait > 0:
+        return _too_many(request, "account/set_password.html", wait, token=token, email=None)
+    try:
+        person = user_for_link(session=session, token=token)
+    except LinkError as exc:
+        limiter.record_failure(keys)
+        return _password_page(request, "", 400, [str(exc)])
+    response = render(
+        request, "account/set_password.html", user=None, token=token, email=person.email, errors=[]
+    )
+    response.headers["referrer-policy"] = "no-referrer"
+    return response
+
+
+@router.post(PASSWORD_PATH)
+def set_password(
+    request: Request,
+    session: SessionDep,
+    token: FormStr = "",
+    password: FormStr = "",
+    confirm: FormStr = "",
+) -> Response:
+    """Set the password through the link (used up by it), then log the person in."""
+    token = token[:300]
+    limiter = get_auth_limiter(request)
+    keys = _link_keys(request)
+    wait = limiter.retry_after(keys)
+    if wait > 0:
+        return _too_many(request, "account/set_password.html", wait, token=token, email=None)
+    try:
+        person = user_for_link(session=session, token=token)
+    except LinkError as exc:
+        limiter.record_failure(keys)
+        return _password_page(request, "", 400, [str(exc)])
+    problems = []
+    if len(password) > MAX_PASSWORD_CHARS:
+        problems.append(f"The password must be at most {MAX_PASSWORD_CHARS} characters long.")
+    else:
+        try:
+            check_password_strength(password)
+        except AccountError as exc:
+            problems.append(f"{str(exc)[:1].upper()}{str(exc)[1:]}.")
+    if password != confirm:
+        problems.append("The two passwords are different; type the same password twice.")
+    if problems:
+        response = render(
+            request,
+            "account/set_password.html",
+            status_code=400,
+            user=None,
+            token=token,
+            email=person.email,
+            errors=problems,
+        )
+        response.headers["referrer-policy"] = "no-referrer"
+        return response
+    try:
+        user = set_password_with_link(session=session, token=token, password=password)
+    except LinkError as exc:  # used by another tab meanwhile
+        limiter.record_failure(keys)
+        return _password_page(request, "", 400, [str(exc)])
+    return _logged_in(request, session, user, "/")
