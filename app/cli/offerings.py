@@ -30,6 +30,7 @@ def cmd_offerings(args: argparse.Namespace) -> int:
         offering_rows,
         parse_day,
     )
+    from app.users.password_links import make_link
     from app.users.service import get_user_by_email
 
     with session_factory()() as session:
@@ -81,6 +82,8 @@ def cmd_offerings(args: argparse.Namespace) -> int:
                     f"enrolled {result.enrolled} in offering {offering.id}; "
                     f"{len(result.created)} new account(s)"
                 )
+                for made in result.created_users:  # after the site's address, e.g. https://host
+                    print(f"set-password link for {made.email}: {make_link(made).path}")
                 return 0
             user = get_user_by_email(session=session, email=args.email)
             if user is None:

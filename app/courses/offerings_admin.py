@@ -71,7 +71,7 @@ def _create(request: Request, session: Session, body: OfferingIn) -> dict[str, A
     return _offering_item(row)
 
 
-@router.get("/api/admin/offerings", tags=["admin"], responses=errors(401, 403, 404))
+@router.get("/api/admin/offerings", tags=["admin"], responses=errors(401, 403, 404, 422))
 def api_offerings(
     request: Request, session: SessionDep, user: SiteAdmin, course: str | None = None
 ) -> list[dict[str, Any]]:

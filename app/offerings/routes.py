@@ -218,7 +218,7 @@ def roster_upload_form(
 @router.post(
     "/api/instructor/students/{user_id}/password-link",
     tags=["instructor"],
-    responses=errors(401, 403, 404),
+    responses=errors(401, 403, 404, 422),
 )
 def password_link_api(
     user_id: RowId, request: Request, session: SessionDep, member: InstructorMember

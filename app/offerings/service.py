@@ -129,14 +129,14 @@ def create_offering(
 
 def offering_rows(*, session: Session, course_slug: str | None = None) -> list[dict[str, Any]]:
     """Offerings (of one course, or all) oldest first, with their member counts and dates."""
-    counts = dict(
-        session.execute(
-            select(Enrollment.offering_id, func.count()).group_by(Enrollment.offering_id)
-        ).all()
-    )
     query = select(Offering).order_by(Offering.id)
+    counting = select(Enrollment.offering_id, func.count()).group_by(Enrollment.offering_id)
     if course_slug is not None:
         query = query.where(Offering.course_slug == course_slug)
+        counting = counting.join(Offering, Offering.id == Enrollment.offering_id).where(
+            Offering.course_slug == course_slug
+        )
+    counts = dict(session.execute(counting).all())
     return [
         {
             "id": o.id,

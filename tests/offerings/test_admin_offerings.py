@@ -111,6 +111,7 @@ def test_the_form_creates_an_offering_and_lists_it(client: TestClient) -> None:
     _browser_admin(client)
     page = client.get("/admin/offerings")
     assert page.status_code == 200 and "First offering" in page.text
+    assert '<a href="/admin/offerings">Offerings</a>' in page.text  # in the header
     done = client.post(
         "/admin/offerings",
         data={

@@ -67,7 +67,10 @@ def test_roster_enrols_everyone_or_nobody(
     good = tmp_path / "good.csv"
     good.write_text("Email,Name,Role\nADA@example.org,Ada,ta\nbob@example.org,Bob,\n\n")
     assert main(["offerings", "roster", "1", str(good)]) == 0
-    assert "enrolled 2 in offering 1; 1 new account(s)" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "enrolled 2 in offering 1; 1 new account(s)" in out
+    assert "set-password link for bob@example.org: /account/password?token=" in out
+    assert "link for ada@example.org" not in out  # her account was there before
     assert _role("ada@example.org", 1) == OfferingRole.ta
     assert _role("bob@example.org", 1) == OfferingRole.student
 
