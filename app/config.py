@@ -177,6 +177,12 @@ class Settings(BaseSettings):
     auth_window_seconds: int = Field(
         default=300, ge=1, description="Window over which auth_max_failures is counted."
     )
+    password_link_hours: int = Field(
+        default=72,
+        ge=1,
+        le=24 * 30,
+        description="How long a set-password link (roster accounts, resets) works, in hours.",
+    )
     submissions_per_minute: int = Field(
         default=30, ge=1, description="Runs and submits one account may send per minute."
     )

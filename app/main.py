@@ -14,6 +14,7 @@ from fastapi.staticfiles import StaticFiles
 from app.assessments import routes as assessment_routes
 from app.config import ROOT, get_settings
 from app.content.service import load_from_settings
+from app.courses import offerings_admin
 from app.courses import routes as course_routes
 from app.courses.prefix import CoursePrefixMiddleware
 from app.courses.service import course_or_404, start_watcher
@@ -119,6 +120,7 @@ def create_app() -> FastAPI:
     app.mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static")
     app.include_router(content_routes.router)
     app.include_router(course_routes.router)
+    app.include_router(offerings_admin.router)
     app.include_router(instructor_routes.router)
     app.include_router(submission_routes.router)
     app.include_router(exercise_pages.router)

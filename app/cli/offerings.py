@@ -3,31 +3,34 @@
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 from pathlib import Path
 
 from app.cli.common import fail
-from app.models_base import as_utc
 
 
-def _date(text: str | None) -> dt.datetime | None:
-    if not text:
-        return None
-    try:
-        return as_utc(dt.datetime.fromisoformat(text.replace("Z", "+00:00")))
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a date like 2027-01-15") from exc
+def _known_courses() -> list[str]:
+    """The slugs of the courses this deployment serves (as `courses list` finds them)."""
+    from app.courses.service import process_registry, reset_process_registry
+
+    reset_process_registry()  # a course may have been added since
+    return process_registry().slugs()
 
 
 def cmd_offerings(args: argparse.Namespace) -> int:
     """Create, list and fill offerings; make someone a site administrator."""
-    from sqlalchemy import func, select
-
     from app.db import session_factory
-    from app.offerings.models import Enrollment, Offering, OfferingRole
+    from app.offerings.models import OfferingRole
     from app.offerings.roster import RosterError, apply_roster, parse_roster
-    from app.offerings.service import OfferingError, create_offering, enroll, get_offering
+    from app.offerings.service import (
+        OfferingError,
+        create_offering,
+        enroll,
+        get_offering,
+        offering_rows,
+        parse_day,
+    )
+    from app.users.password_links import make_link
     from app.users.service import get_user_by_email
 
     with session_factory()() as session:
@@ -37,31 +40,19 @@ def cmd_offerings(args: argparse.Namespace) -> int:
                     session=session,
                     course_slug=args.course,
                     title=args.title,
-                    starts_at=_date(args.starts),
-                    ends_at=_date(args.ends),
+                    starts_at=parse_day(args.starts),
+                    ends_at=parse_day(args.ends),
                     with_join_code=not args.no_join_code,
+                    known_courses=_known_courses(),
                 )
                 print(f"created offering {offering.id}: {offering.title} ({offering.course_slug})")
                 if offering.join_code:
                     print(f"join code {offering.join_code}; link /join/{offering.join_code}")
                 return 0
             if args.offerings_command == "list":
-                counts = dict(
-                    session.execute(
-                        select(Enrollment.offering_id, func.count()).group_by(
-                            Enrollment.offering_id
-                        )
-                    ).all()
-                )
                 rows = [
-                    {
-                        "id": o.id,
-                        "course": o.course_slug,
-                        "title": o.title,
-                        "join_code": o.join_code,
-                        "members": counts.get(o.id, 0),
-                    }
-                    for o in session.scalars(select(Offering).order_by(Offering.id))
+                    {k: row[k] for k in ("id", "course", "title", "join_code", "members")}
+                    for row in offering_rows(session=session)
                 ]
                 for row in rows:
                     print(
@@ -91,6 +82,8 @@ def cmd_offerings(args: argparse.Namespace) -> int:
                     f"enrolled {result.enrolled} in offering {offering.id}; "
                     f"{len(result.created)} new account(s)"
                 )
+                for made in result.created_users:  # after the site's address, e.g. https://host
+                    print(f"set-password link for {made.email}: {make_link(made).path}")
                 return 0
             user = get_user_by_email(session=session, email=args.email)
             if user is None:
@@ -98,7 +91,7 @@ def cmd_offerings(args: argparse.Namespace) -> int:
             enroll(session=session, offering=offering, user=user, role=OfferingRole(args.role))
             print(f"{user.email} is {args.role} in offering {offering.id} ({offering.title})")
             return 0
-        except (OfferingError, RosterError, argparse.ArgumentTypeError) as exc:
+        except (OfferingError, RosterError) as exc:
             return fail(str(exc))
 
 

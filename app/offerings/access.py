@@ -217,3 +217,16 @@ async def require_staff_here(member: Annotated[Member, Depends(_require_staff)])
 InstructorMember = Annotated[Member, Depends(_require_instructor)]
 StaffMember = Annotated[Member, Depends(_require_staff)]
 StaffUser = Annotated[User, Depends(require_staff_here)]
+
+
+ADMINS_ONLY = "This page is for site administrators only."
+
+
+async def require_site_admin(user: CurrentUser) -> User:
+    """403 unless a site administrator (who creates courses and offerings)."""
+    if not user.is_admin:
+        raise OfferingAccessError(ADMINS_ONLY)
+    return user
+
+
+SiteAdmin = Annotated[User, Depends(require_site_admin)]

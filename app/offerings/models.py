@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import enum
 
-from sqlalchemy import DateTime, Enum, ForeignKey, String, UniqueConstraint
+from sqlalchemy import Boolean, DateTime, Enum, ForeignKey, String, UniqueConstraint, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.db import Base
@@ -58,4 +58,10 @@ class Enrollment(Base):
     )
     # "code", "roster", "lti", "admin" or "migration": an LTI launch only changes its own rows.
     source: Mapped[str] = mapped_column(String(10), default="admin")
+    # True when this enrolment's roster upload created the account: its instructors may then
+    # hand it a set-password link (app/offerings/passwords.py); an account someone made
+    # themselves is never theirs to reset.
+    created_account: Mapped[bool] = mapped_column(
+        Boolean, default=False, server_default=false(), nullable=False
+    )
     created_at: Mapped[dt.datetime] = created_at_column()

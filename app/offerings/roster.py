@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 
 from app.offerings.models import Offering, OfferingRole
 from app.offerings.service import OfferingError, enroll
+from app.users.models import User
 from app.users.service import create_user, get_user_by_email, normalize_email
 
 MAX_ROWS = 5000
@@ -38,6 +39,7 @@ class RosterResult:
 
     created: list[str] = field(default_factory=list)
     enrolled: int = 0
+    created_users: list[User] = field(default_factory=list)
 
 
 def parse_roster(text: str) -> list[RosterLine]:
@@ -84,6 +86,7 @@ def apply_roster(*, session: Session, offering: Offering, lines: list[RosterLine
     result = RosterResult()
     for line in lines:
         user = get_user_by_email(session=session, email=line.email)
+        created = user is None
         if user is None:
             user, _ = create_user(
                 session=session,
@@ -93,7 +96,8 @@ def apply_roster(*, session: Session, offering: Offering, lines: list[RosterLine
                 join_first_offering=False,
             )
             result.created.append(line.email)
-        enroll(
+            result.created_users.append(user)
+        enrolment = enroll(
             session=session,
             offering=offering,
             user=user,
@@ -101,6 +105,8 @@ def apply_roster(*, session: Session, offering: Offering, lines: list[RosterLine
             source="roster",
             commit=False,
         )
+        if created:
+            enrolment.created_account = True
         result.enrolled += 1
     session.commit()
     return result

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+import csv
+import io
+from typing import Annotated, Any
 from urllib.parse import quote
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, File, Form, Request, UploadFile
 from fastapi.responses import RedirectResponse
 from pydantic import BaseModel, Field
 from sqlalchemy import select
@@ -13,13 +15,21 @@ from sqlalchemy.orm import Session
 from starlette.responses import Response
 
 from app.db import SessionDep
-from app.offerings.access import InstructorMember
+from app.offerings.access import (
+    SCOPE_KEY,
+    InstructorMember,
+    Member,
+    OfferingAccessError,
+    is_member_here,
+)
 from app.offerings.models import STAFF, Offering
-from app.offerings.roster import apply_roster, parse_roster
+from app.offerings.passwords import LinkRefused, link_for
+from app.offerings.roster import RosterResult, apply_roster, parse_roster
 from app.offerings.service import Membership, OfferingError, join_by_code, memberships
 from app.users.deps import CurrentUser, OptionalUser
 from app.users.models import User
-from app.web.api import errors
+from app.users.password_links import PasswordLink, make_link
+from app.web.api import RowId, errors
 from app.web.templating import render
 
 router = APIRouter()
@@ -103,10 +113,136 @@ class RosterIn(BaseModel):
     csv: str = Field(min_length=1, max_length=1_000_000)
 
 
-@router.post("/api/instructor/roster", tags=["instructor"], responses=errors(401, 403, 422))
-def upload_roster(body: RosterIn, session: SessionDep, member: InstructorMember) -> dict[str, Any]:
-    """Enrol everyone of the roster in this offering (all lines checked first, or none kept)."""
-    lines = parse_roster(body.csv)
+def link_json(request: Request, link: PasswordLink) -> dict[str, Any]:
+    """A set-password link as the instructor hands it on: whose, the full URL, until when."""
+    return {
+        "user_id": link.user_id,
+        "email": link.email,
+        "url": str(request.base_url).rstrip("/") + link.path,
+        "expires_at": link.expires_at.isoformat(),
+    }
+
+
+def _upload(session: Session, member: Member, text: str) -> tuple[Offering, RosterResult]:
+    lines = parse_roster(text)  # a RosterError is a 422 with its sentence (app/web/errors.py)
     offering = session.merge(member.offering)
-    result = apply_roster(session=session, offering=offering, lines=lines)
-    return {"offering": offering.id, "enrolled": result.enrolled, "created": result.created}
+    return offering, apply_roster(session=session, offering=offering, lines=lines)
+
+
+@router.post("/api/instructor/roster", tags=["instructor"], responses=errors(401, 403, 422))
+def upload_roster(
+    body: RosterIn, request: Request, session: SessionDep, member: InstructorMember
+) -> dict[str, Any]:
+    """Enrol everyone of the roster in this offering (all lines checked first, or none kept).
+
+    Accounts it creates have no password the person knows: `password_links` holds a one-time
+    set-password link for each (valid PASSWORD_LINK_HOURS) to send them.
+    """
+    offering, result = _upload(session, member, body.csv)
+    return {
+        "offering": offering.id,
+        "enrolled": result.enrolled,
+        "created": result.created,
+        "password_links": [link_json(request, make_link(u)) for u in result.created_users],
+    }
+
+
+ROSTER_PAGE = "/instructor/roster"
+
+
+def _links_csv(links: list[dict[str, Any]]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["email", "url", "expires_at"])
+    for link in links:
+        writer.writerow([link["email"], link["url"], link["expires_at"]])
+    return out.getvalue()
+
+
+@router.get(ROSTER_PAGE, include_in_schema=False)
+def roster_page(request: Request, member: InstructorMember) -> Response:
+    """Upload a roster (CSV email,name,role) to this offering."""
+    return _roster_form(request, member)
+
+
+def _roster_form(
+    request: Request, member: Member, status_code: int = 200, **context: Any
+) -> Response:
+    context.setdefault("errors", [])
+    named = request.scope.get(SCOPE_KEY)
+    context.setdefault("prefix", "" if named is None else f"/offerings/{named}")
+    return render(
+        request,
+        "offerings/roster.html",
+        status_code=status_code,
+        user=member.user,
+        offering=member.offering,
+        **context,
+    )
+
+
+@router.post(ROSTER_PAGE, include_in_schema=False)
+def roster_upload_form(
+    request: Request,
+    session: SessionDep,
+    member: InstructorMember,
+    csv_text: Annotated[str, Form(alias="csv")] = "",
+    file: Annotated[UploadFile | None, File()] = None,
+) -> Response:
+    """The form: enrol everyone, then show (and offer to download) the new accounts' links."""
+    text = csv_text
+    if file is not None and file.filename:
+        try:
+            text = file.file.read(1_000_001).decode("utf-8")
+        except UnicodeDecodeError:
+            problem = "The file is not UTF-8 text; save the roster as CSV (UTF-8) and try again."
+            return _roster_form(request, member, 422, errors=[problem])
+    try:
+        _, result = _upload(session, member, text)
+    except OfferingError as exc:  # the form again, with the sentence and what was pasted
+        return _roster_form(
+            request, member, exc.status, errors=[exc.message], csv_text=text[:100_000]
+        )
+    links = [link_json(request, make_link(u)) for u in result.created_users]
+    return _roster_form(request, member, result=result, links=links, links_csv=_links_csv(links))
+
+
+@router.post(
+    "/api/instructor/students/{user_id}/password-link",
+    tags=["instructor"],
+    responses=errors(401, 403, 404, 422),
+)
+def password_link_api(
+    user_id: RowId, request: Request, session: SessionDep, member: InstructorMember
+) -> dict[str, Any]:
+    """A one-time set-password (or reset) link for an account this offering's roster created."""
+    return link_json(request, _link(session, member, user_id))
+
+
+def _link(session: Session, member: Member, user_id: int) -> PasswordLink:
+    person = session.get(User, user_id)
+    if person is None or not is_member_here(session, user_id):
+        raise OfferingError("there is no account with that id", status=404)
+    try:
+        return link_for(
+            session=session,
+            asker=member.user,
+            asker_role=member.role,
+            offering=member.offering,
+            user=person,
+        )
+    except LinkRefused as exc:
+        raise OfferingAccessError(str(exc)) from exc
+
+
+@router.post("/instructor/students/{user_id}/password-link", include_in_schema=False)
+def password_link_form(
+    user_id: RowId, request: Request, session: SessionDep, member: InstructorMember
+) -> Response:
+    """The "reset password" button: show the link to copy and send."""
+    link = link_json(request, _link(session, member, user_id))
+    named = request.scope.get(SCOPE_KEY)
+    prefix = "" if named is None else f"/offerings/{named}"
+    return render(
+        request, "offerings/password_link.html", user=member.user, link=link, prefix=prefix
+    )

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import datetime as dt
 import secrets
+from collections.abc import Collection
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import ColumnElement, ScalarSelect, bindparam, false, func, or_, select
 from sqlalchemy.orm import InstrumentedAttribute, Session
@@ -12,6 +14,7 @@ from sqlalchemy.orm import InstrumentedAttribute, Session
 from app.config import get_settings
 from app.errors import DomainError
 from app.events import AccountCreated, on_account_created
+from app.models_base import as_utc
 from app.offerings.models import FIRST_COURSE, STAFF, Enrollment, Offering, OfferingRole
 from app.users.models import Role, User
 
@@ -94,6 +97,21 @@ def get_offering(*, session: Session, offering_id: int) -> Offering:
     return found
 
 
+def parse_day(text: str | None) -> dt.datetime | None:
+    """A date (or date and time) as typed on the command line or in the admin form."""
+    text = (text or "").strip()
+    if not text:
+        return None
+    try:
+        return as_utc(dt.datetime.fromisoformat(text.replace("Z", "+00:00")))
+    except ValueError as exc:
+        raise OfferingError(f"'{text[:40]}' is not a date like 2027-01-15") from exc
+
+
+def _same_title(title: str) -> str:
+    return " ".join(title.split()).casefold()
+
+
 def create_offering(
     *,
     session: Session,
@@ -102,8 +120,14 @@ def create_offering(
     starts_at: dt.datetime | None = None,
     ends_at: dt.datetime | None = None,
     with_join_code: bool = True,
+    known_courses: Collection[str] | None = None,
 ) -> Offering:
-    """A new offering of a course, with a fresh join code unless asked for none."""
+    """A new offering of a course, with a fresh join code unless asked for none.
+
+    `known_courses`: the slugs the site serves (the command line and the admin page pass them;
+    an unknown slug is refused). A second offering of the same course with the same title
+    (ignoring case and spaces) is refused: two "Spring 2027, section A" cannot be told apart.
+    """
     slug, title = course_slug.strip(), title.strip()
     if not slug:
         raise OfferingError("name the course the offering runs (its slug)")
@@ -111,8 +135,18 @@ def create_offering(
         raise OfferingError("give the offering a title, e.g. 'Spring 2027, section A'")
     if len(title) > 200 or len(slug) > 100:
         raise OfferingError("the title is limited to 200 characters and the course slug to 100")
+    if known_courses is not None and slug not in known_courses:
+        listed = ", ".join(known_courses) or "none"
+        raise OfferingError(f"there is no course called '{slug}' (the courses are: {listed})")
     if starts_at and ends_at and ends_at <= starts_at:
         raise OfferingError("the offering must end after it starts")
+    wanted = _same_title(title)
+    for found in session.scalars(select(Offering).where(Offering.course_slug == slug)):
+        if _same_title(found.title) == wanted:
+            raise OfferingError(
+                f"the course '{slug}' already has an offering called '{found.title}' "
+                f"(offering {found.id}); choose another title"
+            )
     offering = Offering(
         course_slug=slug,
         title=title,
@@ -123,6 +157,30 @@ def create_offering(
     session.add(offering)
     session.commit()
     return offering
+
+
+def offering_rows(*, session: Session, course_slug: str | None = None) -> list[dict[str, Any]]:
+    """Offerings (of one course, or all) oldest first, with their member counts and dates."""
+    query = select(Offering).order_by(Offering.id)
+    counting = select(Enrollment.offering_id, func.count()).group_by(Enrollment.offering_id)
+    if course_slug is not None:
+        query = query.where(Offering.course_slug == course_slug)
+        counting = counting.join(Offering, Offering.id == Enrollment.offering_id).where(
+            Offering.course_slug == course_slug
+        )
+    counts = dict(session.execute(counting).all())
+    return [
+        {
+            "id": o.id,
+            "course": o.course_slug,
+            "title": o.title,
+            "starts_at": as_utc(o.starts_at).isoformat() if o.starts_at else None,
+            "ends_at": as_utc(o.ends_at).isoformat() if o.ends_at else None,
+            "join_code": o.join_code,
+            "members": counts.get(o.id, 0),
+        }
+        for o in session.scalars(query)
+    ]
 
 
 def role_in(*, session: Session, user_id: int, offering_id: int) -> OfferingRole | None:

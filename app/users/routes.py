@@ -13,7 +13,10 @@ from app.config import get_settings
 from app.db import SessionDep
 from app.users.deps import OptionalUser
 from app.users.models import User
-from app.users.ratelimit import AuthLimiterDep, minutes_text
+from app.users.password_links import MAX_TOKEN_CHARS as MAX_LINK_CHARS
+from app.users.password_links import PATH as PASSWORD_PATH
+from app.users.password_links import LinkError, set_password_with_link, user_for_link
+from app.users.ratelimit import AuthLimiterDep, FailureLimiter, minutes_text
 from app.users.service import (
     AccountError,
     check_password_strength,
@@ -133,6 +136,12 @@ def _signup_problems(email: str, name: str, password: str, confirm: str) -> list
         problems.append("Enter your name (it is shown to you and to instructors).")
     elif len(name) > MAX_NAME_CHARS:
         problems.append(f"The name must be at most {MAX_NAME_CHARS} characters long.")
+    return problems + _password_problems(password, confirm)
+
+
+def _password_problems(password: str, confirm: str) -> list[str]:
+    """What is wrong with a new password typed twice (sign-up, set-password link)."""
+    problems = []
     if len(password) > MAX_PASSWORD_CHARS:
         problems.append(f"The password must be at most {MAX_PASSWORD_CHARS} characters long.")
     else:
@@ -202,3 +211,77 @@ def logout(request: Request, session: SessionDep) -> Response:
         secure=get_settings().app_env == "production",
     )
     return response
+
+
+def _password_page(
+    request: Request,
+    *,
+    token: str = "",
+    email: str | None = None,
+    status_code: int = 200,
+    errors: list[str] | None = None,
+) -> Response:
+    response = render(
+        request,
+        "account/set_password.html",
+        status_code=status_code,
+        user=None,
+        token=token,
+        email=email,
+        errors=errors or [],
+    )
+    response.headers["referrer-policy"] = "no-referrer"  # the link is a credential
+    return response
+
+
+def _link_owner(
+    request: Request, session: SessionDep, token: str, limiter: FailureLimiter
+) -> User | Response:
+    """The link's account, or the page saying why not; refused links count as failed logins."""
+    keys = [f"password:ip:{_client_ip(request)}"]
+    wait = limiter.retry_after(keys)
+    if wait > 0:
+        response = _too_many(request, "account/set_password.html", wait, token="", email=None)
+        response.headers["referrer-policy"] = "no-referrer"
+        return response
+    try:
+        return user_for_link(session=session, token=token[:MAX_LINK_CHARS])
+    except LinkError as exc:
+        limiter.record_failure(keys)
+        return _password_page(request, status_code=400, errors=[str(exc)])
+
+
+@router.get(PASSWORD_PATH)
+def set_password_form(
+    request: Request, session: SessionDep, limiter: AuthLimiterDep, token: str = ""
+) -> Response:
+    """A set-password link: the form, or why the link cannot be used."""
+    owner = _link_owner(request, session, token, limiter)
+    if isinstance(owner, Response):
+        return owner
+    return _password_page(request, token=token, email=owner.email)
+
+
+@router.post(PASSWORD_PATH)
+def set_password(
+    request: Request,
+    session: SessionDep,
+    limiter: AuthLimiterDep,
+    token: FormStr = "",
+    password: FormStr = "",
+    confirm: FormStr = "",
+) -> Response:
+    """Set the password through the link (used up by it), then log the person in."""
+    owner = _link_owner(request, session, token, limiter)
+    if isinstance(owner, Response):
+        return owner
+    problems = _password_problems(password, confirm)
+    if problems:
+        return _password_page(
+            request, token=token, email=owner.email, status_code=400, errors=problems
+        )
+    try:
+        user = set_password_with_link(session=session, token=token, password=password)
+    except LinkError as exc:  # used in another tab meanwhile
+        return _password_page(request, status_code=400, errors=[str(exc)])
+    return _logged_in(request, session, user, "/")

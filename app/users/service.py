@@ -60,11 +60,16 @@ def create_user(
     if existing is not None:
         return existing, False
     check_password_strength(password)
-    user = User(email=email, name=name.strip(), password_hash=_hasher.hash(password), role=role)
+    user = User(email=email, name=name.strip(), password_hash=hash_password(password), role=role)
     session.add(user)
     session.commit()
     account_created(session=session, user_id=user.id, enrolled_by_creator=not join_first_offering)
     return user, True
+
+
+def hash_password(password: str) -> str:
+    """The stored form of a password (argon2, as every account's)."""
+    return str(_hasher.hash(password))
 
 
 def verify_password(*, user: User, password: str) -> bool:

@@ -33,7 +33,7 @@ FIELD = "csrf_token"
 HEADER = "x-csrf-token"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
 # Forms posted before a session exists: checked even without a session cookie.
-PRESESSION_PATHS = frozenset({"/login", "/signup"})
+PRESESSION_PATHS = frozenset({"/login", "/signup", "/account/password"})
 # Posted by an LMS, not by our forms: authenticated by the platform's signed id_token instead.
 EXEMPT_PATHS = frozenset({"/lti/login", "/lti/launch"})
 MAX_FORM_BYTES = 1024 * 1024

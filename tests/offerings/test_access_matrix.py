@@ -10,12 +10,13 @@ from fastapi.testclient import TestClient
 from sqlalchemy import text
 
 from app.db import session_factory
+from app.main import create_app
 from app.offerings.models import OfferingRole
 from app.offerings.service import create_offering, enroll, first_offering
 from app.users.models import User
 from app.users.service import issue_api_token
 from tests.instructor.conftest import EXERCISE, add_submission, at, person
-from tests.instructor.test_access import ROUTES
+from tests.instructor.test_access import ROUTES, all_routes
 
 # Staff pages a teaching assistant may use: students' work, gradebook, reports, overrides,
 # extensions, item statistics (quizzes' and assessments'). Everything else (content, regrades,
@@ -25,8 +26,23 @@ TA_ALLOWED = re.compile(
     r"^/(api/)?instructor(/gradebook|/exercises|/quizzes|/students|/submissions|/problems"
     r"|/assessments/\{slug\}/items|$)"
 )
-TA_REFUSED_ANYWAY = re.compile(r"(/regrade$|/students/\{user_id\}/role$)")
+TA_REFUSED_ANYWAY = re.compile(
+    r"(/regrade$|/students/\{user_id\}/role$|/students/\{user_id\}/password-link$)"
+)
 ROLES = ("admin", "instructor", "ta", "student", "other_instructor", "visitor")
+
+
+def admin_routes() -> list[tuple[str, str]]:
+    """(method, path) of the site administrators' routes (creating offerings)."""
+    return [
+        (method, path)
+        for path, route in all_routes(create_app().routes)
+        if path.startswith(("/admin/offerings", "/api/admin/"))
+        for method in sorted(route.methods)
+    ]
+
+
+ADMIN_ROUTES = admin_routes()
 
 
 def ta_may(method: str, path: str) -> bool:
@@ -143,6 +159,42 @@ def test_access_matrix(app_client: TestClient, role: str, prefixed: bool) -> Non
         seen[key] = _outcome(answer.status_code, answer.headers.get("location", ""))
         wanted[key] = expected(role, method, path)
     assert seen == wanted
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_only_site_admins_create_offerings(app_client: TestClient, role: str) -> None:
+    world = _world()
+    seen: dict[str, str] = {}
+    for method, path in ADMIN_ROUTES:
+        kwargs = {"json": {"course": "no-such-course", "title": ""}} if method == "POST" else {}
+        if method == "POST" and not path.startswith("/api/"):
+            kwargs = {"data": {"course": "no-such-course", "title": ""}}
+        answer = app_client.request(
+            method, path, headers=world.headers[role], follow_redirects=False, **kwargs
+        )
+        seen[f"{method} {path}"] = _outcome(answer.status_code, answer.headers.get("location", ""))
+    wanted = "login" if role == "visitor" else "allowed" if role == "admin" else "denied"
+    assert seen == {f"{method} {path}": wanted for method, path in ADMIN_ROUTES}
+
+
+def test_the_admin_matrix_covers_the_offerings_page_and_api() -> None:
+    assert set(ADMIN_ROUTES) == {
+        ("GET", "/admin/offerings"),
+        ("POST", "/admin/offerings"),
+        ("GET", "/api/admin/offerings"),
+        ("POST", "/api/admin/offerings"),
+    }
+
+
+def test_the_matrix_covers_password_links() -> None:
+    links = {
+        ("POST", "/api/instructor/students/{user_id}/password-link"),
+        ("POST", "/instructor/students/{user_id}/password-link"),
+        ("GET", "/instructor/roster"),
+        ("POST", "/instructor/roster"),
+    }
+    assert set(ROUTES) >= links
+    assert [route for route in sorted(links) if ta_may(*route)] == []
 
 
 SETTINGS = {

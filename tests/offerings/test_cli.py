@@ -67,7 +67,10 @@ def test_roster_enrols_everyone_or_nobody(
     good = tmp_path / "good.csv"
     good.write_text("Email,Name,Role\nADA@example.org,Ada,ta\nbob@example.org,Bob,\n\n")
     assert main(["offerings", "roster", "1", str(good)]) == 0
-    assert "enrolled 2 in offering 1; 1 new account(s)" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "enrolled 2 in offering 1; 1 new account(s)" in out
+    assert "set-password link for bob@example.org: /account/password?token=" in out
+    assert "link for ada@example.org" not in out  # her account was there before
     assert _role("ada@example.org", 1) == OfferingRole.ta
     assert _role("bob@example.org", 1) == OfferingRole.student
 
@@ -79,3 +82,17 @@ def test_admin_flag(data_dir: Path) -> None:
         user = get_user_by_email(session=session, email="root@example.org")
         assert isinstance(user, User) and user.is_admin
     assert main(["offerings", "admin", "root@example.org", "--revoke"]) == 0
+
+
+def test_create_refuses_a_duplicate_and_an_unknown_course(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["offerings", "create", "--title", "Spring 2027, section A"]) == 0
+    assert main(["offerings", "create", "--title", "spring 2027, section a"]) == 1
+    assert main(["offerings", "create", "--course", "nope", "--title", "B"]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == (
+        "error: the course 'positional-embeddings' already has an offering called "
+        "'Spring 2027, section A' (offering 2); choose another title"
+    )
+    assert err[1].startswith("error: there is no course called 'nope' (the courses are: ")
