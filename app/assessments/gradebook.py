@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-from sqlalchemy import select
+from sqlalchemy import Select, select
 from sqlalchemy.orm import Session
 
 from app.assessments.loader import assessments_for
@@ -46,12 +46,13 @@ def assessment_columns(course: Course) -> list[AssessmentColumn]:
 
 
 def assessment_cells(
-    *, session: Session, slugs: list[str], user_ids: list[int]
+    *, session: Session, slugs: list[str], user_ids: list[int] | Select[int]
 ) -> dict[int, dict[str, AssessmentCell]]:
-    """Cells by student and assessment slug (instructors see scores before their release)."""
+    """Cells by student and assessment slug (instructors see scores before their release);
+    `user_ids` may be SQL selecting them (a whole offering's, cheaper than 500 parameters)."""
     now = utcnow()
     cells: dict[int, dict[str, AssessmentCell]] = {}
-    if not slugs or not user_ids:
+    if not slugs or (isinstance(user_ids, list) and not user_ids):
         return cells
     rows = session.scalars(
         select(AssessmentAttempt).where(

@@ -148,6 +148,11 @@ class Dates:
             due = self.extended.get((user_id, kind, slug), due)
         return judge(self.policy, at=at, due=due)
 
+    def cutoff(self, kind: str, slug: str) -> dt.datetime | None:
+        """The last moment work on this item is on time for a student without an extension."""
+        due = self.dues.get((kind, slug))
+        return None if due is None else as_utc(due) + self.policy.grace
+
     def has_due(self, kind: str, slug: str) -> bool:
         """False when nothing can be late for this item (most cells: judging costs per row)."""
         return self.dues.get((kind, slug)) is not None

@@ -7,8 +7,19 @@ import datetime as dt
 import io
 from dataclasses import dataclass, field
 
-from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy import (
+    ColumnElement,
+    DateTime,
+    Select,
+    case,
+    false,
+    func,
+    literal,
+    null,
+    or_,
+    select,
+)
+from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from app.assessments.gradebook import (
     AssessmentCell,
@@ -19,7 +30,7 @@ from app.assessments.gradebook import (
 from app.content.loader import Course
 from app.deadlines.rules import Dates, Kind, offering_dates
 from app.models_base import as_utc
-from app.offerings.access import offering_id_here, students_here, work_here
+from app.offerings.access import offering_id_here, students_here
 from app.progress.models import QuizAttempt
 from app.submissions.models import Submission
 from app.users.models import User
@@ -127,6 +138,17 @@ def _columns(course: Course) -> tuple[list[Column], list[Column]]:
     return exercises, quizzes
 
 
+def _in_offering(
+    session: Session, column: InstrumentedAttribute[int | None]
+) -> list[ColumnElement[bool]]:
+    """One condition per SELECT to UNION: the offering's rows, and in the first offering also
+    rows from before offerings. Plain equality, so an index on the column finds the rows."""
+    here, legacy = offering_id_here(session=session)
+    if here is None:
+        return []
+    return [column == here, *([column.is_(None)] if legacy else [])]
+
+
 def _dates(session: Session, exercises: list[Column], quizzes: list[Column]) -> Dates:
     offering_id, _ = offering_id_here(session=session)
     content: dict[tuple[Kind, str], dt.datetime | None] = {
@@ -136,66 +158,178 @@ def _dates(session: Session, exercises: list[Column], quizzes: list[Column]) -> 
     return offering_dates(session=session, offering_id=offering_id, content_dues=content)
 
 
-def _fill_exercises(session: Session, rows: dict[int, Row], slugs: list[str], dates: Dates) -> None:
-    # Core, not ORM, rows: a 500-student offering reads tens of thousands (issue 27, point 6).
-    found = (
-        session.connection()
-        .execute(
-            select(
-                Submission.user_id,
-                Submission.exercise_slug,
-                Submission.score,
-                Submission.created_at,
-            )
-            .where(
-                Submission.exercise_slug.in_(slugs),
-                Submission.mode == "submit",
-                Submission.status == "done",
-                Submission.user_id.in_(list(rows)),
-                work_here(session, Submission.offering_id),
-            )
-            .order_by(Submission.created_at, Submission.id)
-        )
-        .all()
+# One row per (student, item) comes back from the database, not one per submission: a
+# 500-student offering has tens of thousands of graded submissions (issue 27, point 6). The
+# database counts them, finds the first full marks, and the best score on time and the best
+# late one against the offering's due date. Cells it cannot judge alone (a student with an
+# extension, late work under a penalty policy, which loses more the later it came) are then
+# read submission by submission, as before.
+Work = tuple[int, str, float | None, dt.datetime]  # user, slug, score, handed in at
+# The students whose cells to read: a list after a search, else SQL for the offering's students
+# (500 ids as bound parameters cost more to send than the rows they select).
+Students = list[int] | Select[int]
+Totals = tuple[int, str, int, dt.datetime | None, float | None, float | None]
+# attempts, first full marks, best after the penalty, late, raw score, late penalty
+Cell = tuple[int, dt.datetime | None, float | None, bool, float | None, float]
+
+
+@dataclass(frozen=True)
+class _Source:
+    """Where one kind of scored work is stored, and which of its rows count."""
+
+    kind: str  # "exercise" or "quiz", as due dates and extensions name them
+    user: InstrumentedAttribute[int]
+    slug: InstrumentedAttribute[str]
+    score: InstrumentedAttribute[float | None] | InstrumentedAttribute[float]
+    at: InstrumentedAttribute[dt.datetime]
+    id: InstrumentedAttribute[int]
+    where: tuple[ColumnElement[bool], ...]
+
+
+def _late_sql(source: _Source, slugs: list[str], dates: Dates) -> ColumnElement[bool]:
+    """SQL: this row came after its item's due date and grace (for every student alike)."""
+    cutoffs = {s: c for s in slugs if (c := dates.cutoff(source.kind, s)) is not None}
+    if not cutoffs:
+        return false()
+    stamp = DateTime(timezone=True)
+    cutoff = case(
+        {slug: literal(at, stamp) for slug, at in cutoffs.items()}, value=source.slug, else_=null()
     )
-    dated = {slug for slug in slugs if dates.has_due("exercise", slug)}
-    for user_id, slug, score, created_at in found:
-        cell = rows[user_id].exercises.setdefault(slug, ExerciseCell())
-        cell.attempts += 1
-        raw = score or 0.0
-        if slug not in dated:
-            if cell.best is None or raw > cell.best:
-                cell.best, cell.late, cell.raw, cell.penalty = raw, False, raw, 0.0
+    return source.at > cutoff
+
+
+def _totals(
+    session: Session, source: _Source, user_ids: Students, slugs: list[str], dates: Dates
+) -> list[Totals]:
+    """Per student and item: attempts, first full marks, best on time and best late score."""
+    late = _late_sql(source, slugs, dates)
+    score = func.coalesce(source.score, 0.0)
+    query = (
+        select(
+            source.user,
+            source.slug,
+            func.count(),
+            func.min(case((source.score >= SOLVED, source.at), else_=null())),
+            func.max(case((late, null()), else_=score)),
+            func.max(case((late, score), else_=null())),
+        )
+        .where(source.slug.in_(slugs), source.user.in_(user_ids), *source.where)
+        .group_by(source.user, source.slug)
+    )
+    return session.connection().execute(query).all()  # type: ignore[return-value]
+
+
+def _work(
+    session: Session, source: _Source, pairs: set[tuple[int, str]]
+) -> dict[tuple[int, str], list[Work]]:
+    """Every counted row of these (student, item) cells, oldest first."""
+    found: dict[tuple[int, str], list[Work]] = {}
+    if not pairs:
+        return found
+    query = (
+        select(source.user, source.slug, source.score, source.at)
+        .where(
+            source.slug.in_({slug for _, slug in pairs}),
+            source.user.in_({user for user, _ in pairs}),
+            *source.where,
+        )
+        .order_by(source.at, source.id)
+    )
+    for user_id, slug, score, at in session.connection().execute(query):
+        if (user_id, slug) in pairs:
+            found.setdefault((user_id, slug), []).append((user_id, slug, score, at))
+    return found
+
+
+def _judged(
+    source: _Source, dates: Dates, work: list[Work]
+) -> tuple[float | None, bool, float | None, float]:
+    """Best after the penalty, late, raw and penalty of one cell, one submission at a time."""
+    best: float | None = None
+    late, raw, penalty = False, None, 0.0
+    for user_id, slug, score, at in work:
+        value, standing = dates.counted(user_id, source.kind, slug, score or 0.0, at)
+        if best is None or value > best:
+            best, late, raw, penalty = value, standing.late, score or 0.0, standing.penalty
+    return best, late, raw, penalty
+
+
+def _cells(
+    session: Session, source: _Source, user_ids: Students, slugs: list[str], dates: Dates
+) -> dict[tuple[int, str], Cell]:
+    """(student, item): attempts, first full marks, best, late, raw score and late penalty."""
+    if not slugs:
+        return {}
+    totals = _totals(session, source, user_ids, slugs, dates)
+    extended = {(u, s) for u, k, s in dates.extended if k == source.kind}
+    penalised = dates.policy.mode == "penalty"
+    again = {
+        (user_id, slug)
+        for user_id, slug, _, _, _, late_best in totals
+        if ((user_id, slug) in extended and dates.has_due(source.kind, slug))
+        or (penalised and late_best is not None)
+    }
+    rows = _work(session, source, again)
+    cells = {}
+    for user_id, slug, attempts, solved_at, on_time, late_best in totals:
+        solved = None if solved_at is None else as_utc(solved_at)
+        work = rows.get((user_id, slug))
+        if work is not None:
+            cells[user_id, slug] = (attempts, solved, *_judged(source, dates, work))
+        elif late_best is not None and (on_time is None or late_best > on_time):
+            cells[user_id, slug] = (attempts, solved, late_best, True, late_best, 0.0)
         else:
-            value, standing = dates.counted(user_id, "exercise", slug, raw, created_at)
-            if cell.best is None or value > cell.best:
-                cell.best, cell.late = value, standing.late
-                cell.raw, cell.penalty = raw, standing.penalty
-        if raw >= SOLVED and cell.solved_at is None:
-            cell.solved_at = as_utc(created_at)
+            cells[user_id, slug] = (attempts, solved, on_time, False, on_time, 0.0)
+    return cells
+
+
+def _in_order(
+    cells: dict[tuple[int, str], Cell], slugs: list[str]
+) -> list[tuple[tuple[int, str], Cell]]:
+    """The cells in column order, so that a row's points always add up in the same order."""
+    column = {slug: n for n, slug in enumerate(slugs)}
+    return sorted(cells.items(), key=lambda item: (item[0][0], column[item[0][1]]))
+
+
+def _fill_exercises(
+    session: Session, rows: dict[int, Row], students: Students, slugs: list[str], dates: Dates
+) -> None:
+    source = _Source(
+        "exercise",
+        Submission.user_id,
+        Submission.exercise_slug,
+        Submission.score,
+        Submission.created_at,
+        Submission.id,
+        (
+            Submission.mode == "submit",
+            Submission.status == "done",
+            or_(*_in_offering(session, Submission.offering_id), false()),
+        ),
+    )
+    found = _cells(session, source, students, slugs, dates)
+    for (user_id, slug), (attempts, solved, best, late, raw, penalty) in _in_order(found, slugs):
+        if (row := rows.get(user_id)) is not None:  # None: enrolled since the rows were read
+            row.exercises[slug] = ExerciseCell(best, attempts, solved, late, raw, penalty)
 
 
 def _fill_quizzes(
-    session: Session, rows: dict[int, Row], quizzes: list[Column], dates: Dates
+    session: Session, rows: dict[int, Row], students: Students, quizzes: list[Column], dates: Dates
 ) -> None:
-    found = session.execute(
-        select(
-            QuizAttempt.user_id, QuizAttempt.lesson_slug, QuizAttempt.score, QuizAttempt.created_at
-        )
-        .where(
-            QuizAttempt.lesson_slug.in_([q.slug for q in quizzes]),
-            QuizAttempt.user_id.in_(list(rows)),
-            work_here(session, QuizAttempt.offering_id),
-        )
-        .order_by(QuizAttempt.created_at, QuizAttempt.id)
-    ).all()
-    for user_id, slug, score, created_at in found:
-        cell = rows[user_id].quizzes.setdefault(slug, QuizCell())
-        cell.attempts += 1
-        value, standing = dates.counted(user_id, "quiz", slug, score, created_at)
-        if cell.best is None or value > cell.best:
-            cell.best, cell.late = value, standing.late
-            cell.raw, cell.penalty = score, standing.penalty
+    source = _Source(
+        "quiz",
+        QuizAttempt.user_id,
+        QuizAttempt.lesson_slug,
+        QuizAttempt.score,
+        QuizAttempt.created_at,
+        QuizAttempt.id,
+        (or_(*_in_offering(session, QuizAttempt.offering_id), false()),),
+    )
+    slugs = [q.slug for q in quizzes]
+    found = _cells(session, source, students, slugs, dates)
+    for (user_id, slug), (attempts, _, best, late, raw, penalty) in _in_order(found, slugs):
+        if (row := rows.get(user_id)) is not None:
+            row.quizzes[slug] = QuizCell(best, attempts, late, raw, penalty)
 
 
 def build_gradebook(
@@ -209,21 +343,24 @@ def build_gradebook(
 ) -> Gradebook:
     """Every student's row; `student` filters by name or email, `exercise` picks one column."""
     exercises, quizzes = _columns(course)
-    users = session.scalars(select(User).where(students_here()).order_by(User.id))
+    users = session.execute(
+        select(User.id, User.name, User.email).where(students_here()).order_by(User.id)
+    )
     needle = student.strip().lower()
     practice = frozenset(c.slug for c in exercises if c.practice)
     rows = {
-        u.id: Row(u.id, u.name, u.email, practice=practice)
-        for u in users
-        if not needle or needle in u.name.lower() or needle in u.email.lower()
+        user_id: Row(user_id, name, email, practice=practice)
+        for user_id, name, email in users
+        if not needle or needle in name.lower() or needle in email.lower()
     }
+    students: Students = list(rows) if needle else select(User.id).where(students_here())
     if rows:
         dates = _dates(session, exercises, quizzes)
-        _fill_exercises(session, rows, [c.slug for c in exercises], dates)
-        _fill_quizzes(session, rows, quizzes, dates)
+        _fill_exercises(session, rows, students, [c.slug for c in exercises], dates)
+        _fill_quizzes(session, rows, students, quizzes, dates)
     book_assessments = assessment_columns(course) if not exercise else []
     cells = assessment_cells(
-        session=session, slugs=[c.slug for c in book_assessments], user_ids=list(rows)
+        session=session, slugs=[c.slug for c in book_assessments], user_ids=students
     )
     for user_id, row in rows.items():
         row.assessments = cells.get(user_id, {})
@@ -292,7 +429,9 @@ def gradebook_csv(book: Gradebook) -> str:
     writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow([csv_cell(h) for h in header])
     for row in book.rows:
-        cells: list[object] = [row.name, row.email]
+        # Only the name and email come from people; every other cell is a number, a time or
+        # "yes", which a spreadsheet cannot take for a formula (a score is never negative).
+        cells: list[object] = [csv_cell(row.name), csv_cell(row.email)]
         for col in book.shown_exercises:
             ex = row.exercises.get(col.slug, ExerciseCell())
             cells += [_score(ex.best), ex.attempts, _when(ex.solved_at), "yes" if ex.late else ""]
@@ -314,5 +453,5 @@ def gradebook_csv(book: Gradebook) -> str:
             _score(row.quiz_points),
             _score(row.total(book.items)),
         ]
-        writer.writerow([csv_cell(c) for c in cells])
+        writer.writerow(cells)
     return out.getvalue()

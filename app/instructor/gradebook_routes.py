@@ -18,6 +18,7 @@ from app.instructor.gradebook import (
     gradebook_csv,
     valid_sort,
 )
+from app.instructor.gradebook_html import table_body
 from app.instructor.web import page
 from app.models_base import as_utc
 from app.offerings.access import StaffUser
@@ -62,6 +63,7 @@ def gradebook_page(
         "instructor/gradebook.html",
         user,
         book=book,
+        body=table_body(book),
         student=student,
         exercise=exercise,
         sort=sort,
