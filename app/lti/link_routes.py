@@ -192,7 +192,7 @@ def link_create_api(
     return _state(session, member)
 
 
-@router.delete("/api/instructor/lms/links/{context_id}", responses=errors(401, 403, 404))
+@router.delete("/api/instructor/lms/links/{context_id}", responses=errors(401, 403, 404, 422))
 def link_delete_api(
     context_id: RowId, session: SessionDep, member: InstructorMember
 ) -> dict[str, Any]:
