@@ -10,10 +10,8 @@ from sqlalchemy.orm import Session
 
 from app.assessments.loader import assessments_for
 from app.assessments.models import Accommodation, AssessmentAttempt
-from app.assessments.scoring import released
-from app.assessments.service import lateness_of
+from app.assessments.scoring import closes_for, counted_score, released
 from app.content.loader import Course
-from app.deadlines.policy import after_penalty
 from app.models_base import as_utc, utcnow
 
 
@@ -78,11 +76,8 @@ def assessment_cells(
         elif attempt.score is None:
             cell.grading = True
         else:
-            closes = own_close.get((attempt.user_id, attempt.assessment_slug)) or as_utc(
-                dt.datetime.fromisoformat(str(attempt.rules.get("closes")))
-            )
-            standing = lateness_of(session=session, attempt=attempt, closes=closes)
-            value = after_penalty(attempt.score, standing.penalty) or 0.0
+            closes = closes_for(attempt, own_close)
+            value, standing = counted_score(session=session, attempt=attempt, closes=closes)
             if cell.best is None or value > cell.best:
                 cell.best, cell.released = value, released(attempt, now)
                 cell.late, cell.raw, cell.penalty = standing.late, attempt.score, standing.penalty

@@ -16,6 +16,7 @@ from app.config import get_settings
 from app.content.loader import Course
 from app.content.schemas import Question
 from app.courses.service import process_registry
+from app.deadlines.policy import DEFAULT, Lateness, after_penalty, judge, policy_for
 from app.events import GradeRecorded, on_grade_recorded
 from app.lti.grades import read_scores_of
 from app.lti.outbox import queue_grade
@@ -226,15 +227,41 @@ def released(attempt: AssessmentAttempt, now: dt.datetime) -> bool:
     return attempt.release_at is not None and as_utc(attempt.release_at) <= now
 
 
+def lateness_of(*, session: Session, attempt: AssessmentAttempt, closes: dt.datetime) -> Lateness:
+    """How a handed-in homework attempt stands against its closing time (exams are never late)."""
+    if attempt.submitted_at is None or attempt.rules.get("kind", "exam") == "exam":
+        return judge(DEFAULT, at=closes, due=closes)
+    policy = policy_for(session=session, offering_id=attempt.offering_id)
+    return judge(policy, at=attempt.submitted_at, due=closes)
+
+
+def closes_for(
+    attempt: AssessmentAttempt, own_closes: Mapping[tuple[int, str], dt.datetime]
+) -> dt.datetime:
+    """When the attempt's assessment closed for its student: their accommodation's own closing
+    time (OWN_CLOSES, by user and slug), else the one the attempt froze at its start."""
+    own = own_closes.get((attempt.user_id, attempt.assessment_slug))
+    return own or as_utc(dt.datetime.fromisoformat(str(attempt.rules.get("closes"))))
+
+
+def counted_score(
+    *, session: Session, attempt: AssessmentAttempt, closes: dt.datetime
+) -> tuple[float, Lateness]:
+    """The score that counts (the gradebook's and the LMS's): the raw score less the penalty
+    the offering's late policy takes from late homework."""
+    standing = lateness_of(session=session, attempt=attempt, closes=closes)
+    return after_penalty(attempt.score, standing.penalty) or 0.0, standing
+
+
 def released_score(
     *, session: Session, user_id: int, slug: str, policy: str, offering_id: int | None = None
 ) -> float | None:
-    """The 0..1 score an LMS receives: best or latest released, fully graded attempt made in
-    the offering the LMS course feeds (None: the first)."""
+    """The 0..1 score an LMS receives, as the gradebook counts it (late homework less its
+    penalty): best or latest released, fully graded attempt made in the offering the LMS course
+    feeds (None: the first)."""
     here, legacy = offering_and_legacy(session=session, offering_id=offering_id)
-    order = AssessmentAttempt.score.desc() if policy == "best" else AssessmentAttempt.id.desc()
-    found = session.scalar(
-        select(AssessmentAttempt.score)
+    attempts = session.scalars(
+        select(AssessmentAttempt)
         .where(
             AssessmentAttempt.user_id == user_id,
             AssessmentAttempt.assessment_slug == slug,
@@ -243,10 +270,23 @@ def released_score(
             AssessmentAttempt.release_at <= utcnow(),
             work_in(AssessmentAttempt.offering_id, here, legacy=legacy),
         )
-        .order_by(order)
-        .limit(1)
-    )
-    return None if found is None else float(found)
+        .order_by(AssessmentAttempt.id.desc())
+    ).all()
+    if not attempts:
+        return None
+    own = {
+        (a.user_id, a.assessment_slug): as_utc(a.closes_at)
+        for a in session.scalars(
+            select(Accommodation).where(
+                Accommodation.user_id == user_id, Accommodation.assessment_slug == slug
+            )
+        )
+        if a.closes_at is not None
+    }
+    counted = [
+        counted_score(session=session, attempt=a, closes=closes_for(a, own))[0] for a in attempts
+    ]
+    return max(counted) if policy == "best" else counted[0]
 
 
 def regrade(*, session: Session, course: Course, attempt: AssessmentAttempt) -> float | None:

@@ -17,7 +17,7 @@ from app.assessments.loader import find_exercise, find_question
 from app.assessments.models import Accommodation, AssessmentAnswer, AssessmentAttempt
 from app.assessments.schema import COURSE_SLUG, AssessmentFile, Item
 from app.content.loader import Course
-from app.deadlines.policy import DEFAULT, Lateness, judge, policy_for, refusal_message
+from app.deadlines.policy import policy_for, refusal_message
 from app.errors import DomainError
 from app.models_base import as_utc
 from app.offerings.access import offering_in_request
@@ -79,14 +79,6 @@ def hard_end(
     if policy.mode == "refuse":
         return window.closes + policy.grace
     return window.closes + LATE_HOMEWORK
-
-
-def lateness_of(*, session: Session, attempt: AssessmentAttempt, closes: dt.datetime) -> Lateness:
-    """How a handed-in homework attempt stands against its closing time (exams are never late)."""
-    if attempt.submitted_at is None or attempt.rules.get("kind", "exam") == "exam":
-        return judge(DEFAULT, at=closes, due=closes)
-    policy = policy_for(session=session, offering_id=attempt.offering_id)
-    return judge(policy, at=attempt.submitted_at, due=closes)
 
 
 def draw_items(*, spec: AssessmentFile, seed: int) -> list[dict[str, Any]]:

@@ -9,6 +9,7 @@ from sqlalchemy.orm import Session
 
 from app.assessments import service
 from app.assessments.gradebook import assessment_cells
+from app.assessments.scoring import released_score
 from app.assessments.service import LATE_HOMEWORK, AssessmentError
 from app.content.loader import Course
 from app.deadlines.policy import Policy, set_policy
@@ -68,3 +69,40 @@ def test_late_homework_is_taken_and_penalised(session: Session, course: Course) 
     assert cell.late and cell.penalty == pytest.approx(0.5)  # two started days, 25% each
     assert cell.raw == attempt.score
     assert cell.best == pytest.approx((attempt.score or 0) * 0.5)
+
+
+def test_the_lms_receives_late_homework_after_its_penalty_as_the_gradebook_counts_it(
+    session: Session, course: Course
+) -> None:
+    _policy(session, Policy("penalty", 25, 50))
+    ann = student(session)
+    questions = [{"title": "Pool", "items": [{"question": q} for q in POOL[:2]]}]
+    homework = {"kind": "homework", "time_limit_minutes": None, "parts": questions}
+    late_start = CLOSES + dt.timedelta(days=1, hours=1)
+    attempt = start(session, course, ann, late_start, **homework)
+    service.save_answer(
+        session=session,
+        course=course,
+        attempt=attempt,
+        item_key="q:learned-absolute/table-shape",
+        value="[max_len, d_model]",
+        now=late_start,
+        max_code_bytes=1000,
+        enqueue=Queue(),
+    )
+    service.finish_attempt(
+        session=session,
+        course=course,
+        attempt=attempt,
+        now=late_start,
+        by="student",
+        enqueue=Queue(),
+    )
+    attempt.release_at = dt.datetime.now(dt.UTC) - dt.timedelta(minutes=1)  # the LMS may read it
+    session.commit()
+    assert (attempt.score or 0) > 0
+    cell = assessment_cells(session=session, slugs=["quick"], user_ids=[ann.id])[ann.id]["quick"]
+    for policy in ("best", "latest"):
+        sent = released_score(session=session, user_id=ann.id, slug="quick", policy=policy)
+        assert sent == pytest.approx(cell.best)
+        assert sent == pytest.approx((attempt.score or 0) * 0.5)
