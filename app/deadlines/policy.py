@@ -10,6 +10,7 @@ from typing import Literal
 from sqlalchemy.orm import Session
 
 from app.deadlines.models import LatePolicy
+from app.errors import DomainError
 from app.models_base import as_utc, utcnow
 
 Mode = Literal["accept", "penalty", "refuse"]
@@ -23,8 +24,11 @@ MAX_GRACE_MINUTES = 7 * 24 * 60
 DAY = dt.timedelta(days=1)
 
 
-class PolicyError(ValueError):
-    """A late policy an instructor asked for that cannot be kept; the message says why."""
+class PolicyError(DomainError, ValueError):
+    """A late policy an instructor asked for that cannot be kept (422); the message says why."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(422, message)
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 from app.content.loader import Course
 from app.deadlines.models import DeadlineExtension
 from app.deadlines.rules import KINDS, Kind, extension_for, item_due
+from app.errors import DomainError
 from app.events import grade_recorded
 from app.instructor.deadlines import refresh_late_flags
 from app.instructor.models import ScoreOverride
@@ -22,8 +23,11 @@ from app.users.models import User
 MAX_REASON_CHARS = 1000
 
 
-class InstructorError(ValueError):
-    """A request an instructor made that cannot be honoured; the message says why."""
+class InstructorError(DomainError, ValueError):
+    """A request an instructor made that cannot be honoured (422); the message says why."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(422, message)
 
 
 def _reason(reason: str, *, required: bool) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, HTTPException, Request
+from fastapi import APIRouter, Body, Request
 from fastapi.responses import RedirectResponse
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.responses import Response
@@ -13,7 +13,6 @@ from app.content.loader import Course
 from app.content.service import CourseDep
 from app.db import SessionDep
 from app.deadlines.policy import MODE_WORDS, MODES, PolicyError, checked, policy_for, set_policy
-from app.instructor.overrides import InstructorError
 from app.instructor.settings import due_rows, set_offering_due
 from app.instructor.web import page, parse_due
 from app.offerings.access import InstructorMember, offering_in_request
@@ -169,15 +168,12 @@ def policy_api(
     member: InstructorMember,
 ) -> dict[str, Any]:
     """Set the offering's late policy; grades follow at once (they are computed on reading)."""
-    try:
-        policy = checked(
-            mode=body.mode,
-            percent_per_day=body.percent_per_day,
-            max_percent=body.max_percent,
-            grace_minutes=body.grace_minutes,
-        )
-    except PolicyError as exc:
-        raise HTTPException(422, str(exc)) from exc
+    policy = checked(
+        mode=body.mode,
+        percent_per_day=body.percent_per_day,
+        max_percent=body.max_percent,
+        grace_minutes=body.grace_minutes,
+    )
     set_policy(session=session, offering_id=member.offering.id, policy=policy, by=member.user.id)
     return _settings_json(session, course, member.offering.id)
 
@@ -200,16 +196,13 @@ def due_api(
     member: InstructorMember,
 ) -> dict[str, Any]:
     """Set or clear one item's due date in this offering."""
-    try:
-        set_offering_due(
-            session=session,
-            course=course,
-            offering_id=member.offering.id,
-            kind=body.kind,
-            slug=body.slug,
-            due_at=parse_due(body.due) if body.due else None,
-            by=member.user.id,
-        )
-    except (InstructorError, ValueError) as exc:
-        raise HTTPException(422, str(exc)) from exc
+    set_offering_due(
+        session=session,
+        course=course,
+        offering_id=member.offering.id,
+        kind=body.kind,
+        slug=body.slug,
+        due_at=parse_due(body.due) if body.due else None,
+        by=member.user.id,
+    )
     return _settings_json(session, course, member.offering.id)

@@ -10,6 +10,7 @@ from starlette.responses import Response
 
 from app.content.loader import Course, Exercise
 from app.instructor.analytics import duration_text
+from app.instructor.overrides import InstructorError
 from app.models_base import as_utc
 from app.submissions.presenter import STAFF, ReportView, present_report, read_report, verdict_label
 from app.users.models import User
@@ -70,5 +71,6 @@ def parse_due(text: str) -> dt.datetime:
     try:
         parsed = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError as exc:
-        raise ValueError(f"'{value[:40]}' is not a date; use the form 2026-12-01T23:59") from exc
+        message = f"'{value[:40]}' is not a date; use the form 2026-12-01T23:59"
+        raise InstructorError(message) from exc
     return as_utc(parsed)
