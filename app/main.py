@@ -35,6 +35,7 @@ from app.quiz import routes as quiz_routes
 from app.site import exercise_pages, metrics
 from app.site import history as history_routes
 from app.site import routes as content_routes
+from app.submissions import intake
 from app.submissions import routes as submission_routes
 from app.users import routes as user_routes
 from app.users.ratelimit import auth_limiter
@@ -101,6 +102,7 @@ def create_app() -> FastAPI:
     settings = get_settings()
     wire()  # events, locks and scores across floors, before any request or job (app/wiring.py)
     app.state.course_lookup = course_or_404  # CourseDep of /courses/{course}/ (content is below)
+    app.state.submission_limiter, app.state.submission_repeats = intake.new_guards()
     app.state.auth_limiter = auth_limiter()  # AuthLimiterDep: failed logins and sign-ups
     install_csrf(app)
     # Before any other work: a request waiting for its turn holds nothing but its socket

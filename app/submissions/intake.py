@@ -27,7 +27,6 @@ RATE_WINDOW_SECONDS = 60.0
 REPEAT_WINDOW_SECONDS = 30.0
 MAX_KEY_CHARS = 100
 MAX_ENTRIES = 50_000
-_create_lock = threading.Lock()
 
 
 class RateLimiter:
@@ -114,19 +113,15 @@ class RepeatGuard:
         self._seen[(user_id, key)] = _Seen(submission_id, fingerprint, now)
 
 
+def new_guards() -> tuple[RateLimiter, RepeatGuard]:
+    """The submission rate limit and repeat guard of one app, built once by `create_app`."""
+    limit = RateLimiter(limit=get_settings().submissions_per_minute, window=RATE_WINDOW_SECONDS)
+    return limit, RepeatGuard()
+
+
 def _state(request: Request) -> tuple[RateLimiter, RepeatGuard]:
     state = request.app.state
-    with _create_lock:
-        limiter: RateLimiter | None = getattr(state, "submission_limiter", None)
-        if limiter is None:
-            limiter = RateLimiter(
-                limit=get_settings().submissions_per_minute, window=RATE_WINDOW_SECONDS
-            )
-            state.submission_limiter = limiter
-        guard: RepeatGuard | None = getattr(state, "submission_repeats", None)
-        if guard is None:
-            guard = state.submission_repeats = RepeatGuard()
-    return limiter, guard
+    return state.submission_limiter, state.submission_repeats
 
 
 def fingerprint(exercise: str, framework: str | None, mode: str, code: str) -> str:

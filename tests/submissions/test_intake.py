@@ -146,3 +146,18 @@ def test_list_shows_own_submissions_newest_first(
     assert client.get("/api/submissions?exercise=position-embedding-gather", headers=other).json()[
         0
     ]["id"] not in (first, second)
+
+
+def test_the_submission_limiter_is_set_when_the_app_is_built(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SUBMISSIONS_PER_MINUTE", "7")
+    get_settings.cache_clear()
+    app = create_app()  # built, not yet started: one limiter and one guard per app, no lazy set-up
+    limiter, guard = app.state.submission_limiter, app.state.submission_repeats
+    assert isinstance(limiter, RateLimiter) and isinstance(guard, RepeatGuard)
+    assert limiter.limit == 7
+    with TestClient(app):
+        assert app.state.submission_limiter is limiter
+        assert app.state.submission_repeats is guard
+    assert create_app().state.submission_limiter is not limiter  # apps share no counts
