@@ -10,6 +10,7 @@ to read, never a verdict: the page says so.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import warnings
 from collections import Counter
@@ -17,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import copydetect.utils
 import numpy as np
 from copydetect import CodeFingerprint, compare_files
 from sqlalchemy import select
@@ -25,6 +27,21 @@ from sqlalchemy.orm import Session
 from app.offerings.access import students_here
 from app.submissions.models import Submission
 from app.users.models import User
+
+
+def stable_hash(text: str) -> int:
+    """A k-gram's fingerprint, the same in every process.
+
+    Why: copydetect hashes k-grams with Python's `hash()`, which a str gets afresh in every
+    process (PYTHONHASHSEED), so winnowing kept different fingerprints and the page, the CLI and
+    a restart ranked the same class differently (a pair could appear in one and not the other).
+    """
+    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+# copydetect looks `hash` up in its module's globals before the builtins.
+copydetect.utils.hash = stable_hash
 
 NOISE_T = 12  # filtered tokens shorter than this never count as shared (copydetect's k)
 GUARANTEE_T = 16  # a match this long is always found (window = GUARANTEE_T - NOISE_T + 1)

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -172,3 +175,34 @@ def test_similarity_cli_reads_the_offering_a_script_names(
     empty = run_cli("similarity", EXERCISE, "--offering", str(later), "--json", env=env)
     assert empty.returncode == 0, empty.stderr
     assert json.loads(empty.stdout.strip().splitlines()[-1]) == []  # nobody of that offering
+
+
+def test_scores_are_the_same_in_every_process() -> None:
+    # copydetect's own k-gram hash is Python's hash(), new in every process: pages, the CLI
+    # and a restart ranked one class differently until the fingerprint was made stable.
+    script = (
+        "import json, sys; sys.path.insert(0, '.');"
+        "from tests.instructor.test_similarity import LOOPS, RENAMED, SOLUTION, STARTER, TAKE,"
+        " _final;"
+        "from app.instructor.similarity import similar_pairs;"
+        "group = [_final(n, c) for n, c in enumerate([LOOPS, RENAMED, TAKE, SOLUTION], start=1)];"
+        "pairs = similar_pairs(group, shared_code=[STARTER]);"
+        "print(json.dumps([[p.a.submission_id, p.b.submission_id, round(p.score, 9)]"
+        " for p in pairs]))"
+    )
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", script],
+            cwd=ROOT,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        .stdout.strip()
+        .splitlines()[-1]
+        for seed in ("1", "2", "3")
+    ]
+    assert runs[0] == runs[1] == runs[2]
+    assert json.loads(runs[0])  # the copies are found
