@@ -13,6 +13,7 @@ from app.assessments.models import Accommodation, AssessmentAttempt
 from app.assessments.scoring import closes_for, counted_score, released
 from app.content.loader import Course
 from app.models_base import as_utc, utcnow
+from app.offerings.access import work_here
 
 
 @dataclass
@@ -47,14 +48,17 @@ def assessment_cells(
     *, session: Session, slugs: list[str], user_ids: list[int] | Select[int]
 ) -> dict[int, dict[str, AssessmentCell]]:
     """Cells by student and assessment slug (instructors see scores before their release);
-    `user_ids` may be SQL selecting them (a whole offering's, cheaper than 500 parameters)."""
+    `user_ids` may be SQL selecting them (a whole offering's, cheaper than 500 parameters).
+    Only attempts made in this request's offering count, never a student's from another."""
     now = utcnow()
     cells: dict[int, dict[str, AssessmentCell]] = {}
     if not slugs or (isinstance(user_ids, list) and not user_ids):
         return cells
     rows = session.scalars(
         select(AssessmentAttempt).where(
-            AssessmentAttempt.assessment_slug.in_(slugs), AssessmentAttempt.user_id.in_(user_ids)
+            AssessmentAttempt.assessment_slug.in_(slugs),
+            AssessmentAttempt.user_id.in_(user_ids),
+            work_here(session, AssessmentAttempt.offering_id),
         )
     )
     own_close = {

@@ -34,7 +34,7 @@ from app.instructor.item_stats import (
     kr20,
     upper_lower_index,
 )
-from app.offerings.access import students_here
+from app.offerings.access import students_here, work_here
 from app.users.models import User
 
 KR20 = "KR-20"
@@ -92,7 +92,8 @@ def sitting_of(attempt: AssessmentAttempt) -> Sitting:
 
 
 def sittings(*, session: Session, slug: str) -> list[Sitting]:
-    """Each student's latest handed-in attempt at the assessment (staff's own tries left out)."""
+    """Each student's latest handed-in attempt at the assessment made in this request's offering
+    (staff's own tries and a student's attempts in another offering left out)."""
     rows = session.scalars(
         select(AssessmentAttempt)
         .join(User, User.id == AssessmentAttempt.user_id)
@@ -101,6 +102,7 @@ def sittings(*, session: Session, slug: str) -> list[Sitting]:
             AssessmentAttempt.status == "submitted",
             AssessmentAttempt.results.is_not(None),
             students_here(),
+            work_here(session, AssessmentAttempt.offering_id),
         )
         .order_by(AssessmentAttempt.user_id, AssessmentAttempt.number)
     )

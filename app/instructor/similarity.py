@@ -24,7 +24,7 @@ from copydetect import CodeFingerprint, compare_files
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.offerings.access import students_here
+from app.offerings.access import students_here, work_here
 from app.submissions.models import Submission
 from app.users.models import User
 
@@ -80,7 +80,8 @@ class Pair:
 
 
 def finals(*, session: Session, slug: str) -> list[Final]:
-    """Each student's latest graded 'submit' submission of the exercise, per framework."""
+    """Each student's latest graded 'submit' submission of the exercise, per framework, among
+    those made in this request's offering (never a student's from another offering)."""
     rows = session.execute(
         select(
             Submission.id,
@@ -96,6 +97,7 @@ def finals(*, session: Session, slug: str) -> list[Final]:
             Submission.mode == "submit",
             Submission.status == "done",
             students_here(),
+            work_here(session, Submission.offering_id),
         )
         .order_by(Submission.created_at, Submission.id)
     )

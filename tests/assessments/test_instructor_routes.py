@@ -9,6 +9,8 @@ from fastapi.testclient import TestClient
 
 from app.db import session_factory
 from app.main import create_app
+from app.offerings.models import OfferingRole
+from app.offerings.service import create_offering, enroll, first_offering
 from app.users.models import Role, User
 from tests.assessments.conftest import exam, write
 from tests.conftest import make_token
@@ -104,3 +106,58 @@ def test_a_running_exam_closes_hints_and_solutions_of_its_exercises(
         assert solution.status_code == 403 and "Model solutions of this exercise" in solution.text
         other = client.post("/exercises/rope-rotate/hints", headers=ann, follow_redirects=False)
         assert other.status_code == 303  # exercises not in the exam stay open
+
+
+def _hand_in(
+    client: TestClient, prefix: str, headers: dict[str, str], answers: dict[str, str]
+) -> None:
+    """Start the exam under this URL prefix, save the answers and hand in."""
+    started = client.post(f"{prefix}/api/assessments/quick/attempts", headers=headers)
+    assert started.status_code == 201, started.text
+    attempt = started.json()["id"]
+    for item, value in answers.items():
+        saved = client.put(
+            f"/api/assessments/attempts/{attempt}/answers",
+            json={"item": item, "value": value},
+            headers=headers,
+        )
+        assert saved.status_code == 200, saved.text
+    handed = client.post(f"/api/assessments/attempts/{attempt}/submit", headers=headers)
+    assert handed.status_code == 200, handed.text
+
+
+def test_each_offerings_gradebook_shows_only_attempts_made_in_it(course_root: Path) -> None:
+    # Issue 27: a member of one offering sees nothing of another. Ann is a student of two
+    # offerings of the course; her attempt in the first scores 1 of 3, in the second 2 of 3.
+    write(course_root, exam(attempts=2))
+    teacher = {"Authorization": f"Bearer {make_token('t@example.org', Role.instructor)}"}
+    ann = {"Authorization": f"Bearer {make_token('ann@example.org', Role.student)}"}
+    ids = _ids()
+    with session_factory()() as session:
+        first = first_offering(session=session).id
+        spring = create_offering(
+            session=session, course_slug="positional-embeddings", title="Spring 2027"
+        )
+        for email, role in (
+            ("ann@example.org", OfferingRole.student),
+            ("t@example.org", OfferingRole.instructor),
+        ):
+            user = session.get(User, ids[email])
+            assert user is not None
+            enroll(session=session, offering=spring, user=user, role=role)
+        second = spring.id
+    params = {"q:learned-absolute/bert-base-params": "393216"}
+    shape = {"q:learned-absolute/table-shape": "(max_len, d_model)"}
+    with TestClient(create_app()) as client:
+        _hand_in(client, f"/offerings/{first}", ann, params)
+        _hand_in(client, f"/offerings/{second}", ann, params | shape)
+        shown: dict[int, tuple[str, str]] = {}
+        for offering in (first, second):
+            csv = client.get(f"/offerings/{offering}/instructor/gradebook.csv", headers=teacher)
+            assert csv.status_code == 200, csv.text
+            header, *lines = (line.split(",") for line in csv.text.splitlines())
+            rows = {r["email"]: r for r in (dict(zip(header, v, strict=True)) for v in lines)}
+            page = client.get(f"/offerings/{offering}/instructor/gradebook", headers=teacher).text
+            cell = page.split('data-assessment="quick">', 1)[1].split("<", 1)[0]
+            shown[offering] = (rows["ann@example.org"]["assessment quick score"], cell)
+    assert shown == {first: ("0.3333", "33%"), second: ("0.6667", "67%")}

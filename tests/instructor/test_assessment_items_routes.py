@@ -17,7 +17,7 @@ from app.config import ROOT, get_settings
 from app.db import session_factory
 from app.main import create_app
 from app.offerings.models import OfferingRole
-from app.offerings.service import enroll, first_offering
+from app.offerings.service import create_offering, enroll, first_offering
 from app.users.models import Role, User
 from tests.assessments.conftest import exam, write
 from tests.conftest import run_cli
@@ -29,18 +29,24 @@ PARAMS = "q:learned-absolute/bert-base-params"
 MODELS = "q:learned-absolute/which-models-learned"
 
 
+def _serve(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spec: dict[str, Any]) -> Path:
+    """The real lessons and exercises with this assessment file, as the site's content."""
+    root = tmp_path / "content"
+    root.mkdir()
+    (root / "lessons").symlink_to(ROOT / "lessons")
+    (root / "exercises").symlink_to(ROOT / "exercises")
+    write(root, spec)
+    monkeypatch.setenv("CONTENT_DIR", str(root))
+    get_settings.cache_clear()
+    return root
+
+
 @pytest.fixture
 def quick_client(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data_dir: Path
 ) -> Iterator[TestClient]:
     """The real lessons and exercises with the three-question `quick` exam."""
-    root = tmp_path / "content"
-    root.mkdir()
-    (root / "lessons").symlink_to(ROOT / "lessons")
-    (root / "exercises").symlink_to(ROOT / "exercises")
-    write(root, exam())
-    monkeypatch.setenv("CONTENT_DIR", str(root))
-    get_settings.cache_clear()
+    _serve(tmp_path, monkeypatch, exam())
     with TestClient(create_app()) as client:
         yield client
 
@@ -48,7 +54,14 @@ def quick_client(
 def _take(client: TestClient, email: str, answers: dict[str, Any]) -> None:
     """A student starts the exam, saves these answers and hands in."""
     _, headers = person(email)
-    attempt = client.post("/api/assessments/quick/attempts", headers=headers).json()["id"]
+    _hand_in(client, headers, answers)
+
+
+def _hand_in(
+    client: TestClient, headers: dict[str, str], answers: dict[str, Any], prefix: str = ""
+) -> None:
+    """Start the exam (under an offering's URL prefix), save these answers and hand in."""
+    attempt = client.post(f"{prefix}/api/assessments/quick/attempts", headers=headers).json()["id"]
     for item, value in answers.items():
         saved = client.put(
             f"/api/assessments/attempts/{attempt}/answers",
@@ -158,3 +171,78 @@ def test_stats_items_for_an_assessment_ends_with_json(taken: TestClient, data_di
     assert (
         unknown.stderr.strip().splitlines()[-1] == "error: there is no assessment called 'nothing'"
     )
+
+
+def test_each_offering_counts_only_the_attempts_made_in_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data_dir: Path
+) -> None:
+    # Issue 27: a member of one offering sees nothing of another. Ann and Bob are students of
+    # two offerings. In the first both hand in (Ann has the shape right, Bob wrong); in the
+    # second only Ann does, and gets the shape wrong but the parameters right.
+    _serve(tmp_path, monkeypatch, exam(attempts=2))
+    ann, as_ann = person("ann@example.org")
+    bob, as_bob = person("bob@example.org")
+    tess, teacher = person("teacher@example.org", "Tea", Role.instructor)
+    with session_factory()() as session:
+        first = first_offering(session=session).id
+        spring = create_offering(
+            session=session, course_slug="positional-embeddings", title="Spring 2027"
+        )
+        for uid, role in (
+            (ann, OfferingRole.student),
+            (bob, OfferingRole.student),
+            (tess, OfferingRole.instructor),
+        ):
+            user = session.get(User, uid)
+            assert user is not None
+            enroll(session=session, offering=spring, user=user, role=role)
+        second = spring.id
+    with TestClient(create_app()) as client:
+        _hand_in(client, as_ann, {SHAPE: "(max_len, d_model)"}, f"/offerings/{first}")
+        _hand_in(client, as_bob, {SHAPE: "(d_model, max_len)"}, f"/offerings/{first}")
+        _hand_in(
+            client, as_ann, {SHAPE: "(d_model, max_len)", PARAMS: "393216"}, f"/offerings/{second}"
+        )
+        api = "/api/instructor/assessments/quick/items"
+        found = {
+            offering: client.get(f"/offerings/{offering}{api}", headers=teacher).json()
+            for offering in (first, second)
+        }
+        csv_rows = {
+            offering: list(
+                csv.DictReader(
+                    io.StringIO(client.get(f"/offerings/{offering}{CSV_URL}", headers=teacher).text)
+                )
+            )
+            for offering in (first, second)
+        }
+    shown = {
+        offering: (
+            answer["students"],
+            {item["key"]: (item["answered"], item["difficulty"]) for item in answer["items"]},
+        )
+        for offering, answer in found.items()
+    }
+    assert shown[first] == (2, {SHAPE: (2, 0.5), PARAMS: (2, 0.0), MODELS: (2, 0.0)})
+    assert shown[second] == (1, {SHAPE: (1, 0.0), PARAMS: (1, 1.0), MODELS: (1, 0.0)})
+    assert [(r["attempts"], r["difficulty"]) for r in csv_rows[first]][:2] == [
+        ("2", "0.500"),
+        ("2", "0.000"),
+    ]
+    assert [(r["attempts"], r["difficulty"]) for r in csv_rows[second]][:2] == [
+        ("1", "0.000"),
+        ("1", "1.000"),
+    ]
+    result = run_cli(
+        "stats",
+        "items",
+        "--assessment",
+        "quick",
+        "--offering",
+        str(second),
+        "--json",
+        env={"APP_DATA_DIR": str(data_dir)},
+    )
+    assert result.returncode == 0, result.stderr
+    cli = json.loads(result.stdout.strip().splitlines()[-1])
+    assert cli["students"] == 1 and cli["items"][0]["difficulty"] == 0.0

@@ -177,6 +177,73 @@ def test_similarity_cli_reads_the_offering_a_script_names(
     assert json.loads(empty.stdout.strip().splitlines()[-1]) == []  # nobody of that offering
 
 
+def test_each_offering_compares_only_the_finals_made_in_it(
+    client: TestClient, data_dir: Path
+) -> None:
+    # Issue 27: a member of one offering sees nothing of another. Ann and Bob are students of
+    # two offerings and copied in both; each offering's pairs are of the finals sent in it,
+    # though the later offering's are the latest they sent.
+    from app.db import session_factory
+    from app.offerings.models import OfferingRole
+    from app.offerings.service import create_offering, enroll, first_offering
+    from app.users.models import User
+
+    ann, _ = person("ann@example.org", name="Ann")
+    bob, _ = person("bob@example.org", name="Bob")
+    tess, header = person("teacher@example.org", role=Role.instructor)
+    with session_factory()() as session:
+        first = first_offering(session=session).id
+        spring = create_offering(
+            session=session, course_slug="positional-embeddings", title="Spring 2027"
+        )
+        for uid, role in (
+            (ann, OfferingRole.student),
+            (bob, OfferingRole.student),
+            (tess, OfferingRole.instructor),
+        ):
+            user = session.get(User, uid)
+            assert user is not None
+            enroll(session=session, offering=spring, user=user, role=role)
+        second = spring.id
+    now = dt.datetime.now(dt.UTC)
+    earlier = now - dt.timedelta(days=90)
+    made = {
+        first: {
+            add_submission(ann, EXERCISE, [True], earlier, code=LOOPS, offering_id=first),
+            add_submission(bob, EXERCISE, [True], earlier, code=RENAMED, offering_id=first),
+        },
+        second: {
+            add_submission(ann, EXERCISE, [True], now, code=RENAMED, offering_id=second),
+            add_submission(bob, EXERCISE, [True], now, code=LOOPS, offering_id=second),
+        },
+    }
+    for offering, ids in made.items():
+        prefix = f"/offerings/{offering}"
+        pairs = client.get(
+            f"{prefix}/api/instructor/exercises/{EXERCISE}/similarity", headers=header
+        ).json()
+        assert [{p["a"], p["b"]} for p in pairs] == [ids], offering
+        listing = client.get(f"{prefix}/instructor/exercises/{EXERCISE}/similar", headers=header)
+        assert "2 final submissions" in listing.text
+        other = made[second if offering == first else first]
+        a, b = sorted(other)
+        elsewhere = client.get(
+            f"{prefix}/instructor/exercises/{EXERCISE}/similar/{a}/{b}", headers=header
+        )
+        assert elsewhere.status_code == 404, offering
+    scoped = run_cli(
+        "similarity",
+        EXERCISE,
+        "--offering",
+        str(first),
+        "--json",
+        env={"APP_DATA_DIR": str(data_dir)},
+    )
+    assert scoped.returncode == 0, scoped.stderr
+    rows = json.loads(scoped.stdout.strip().splitlines()[-1])
+    assert [{r["a"], r["b"]} for r in rows] == [made[first]]
+
+
 def test_scores_are_the_same_in_every_process() -> None:
     # copydetect's own k-gram hash is Python's hash(), new in every process: pages, the CLI
     # and a restart ranked one class differently until the fingerprint was made stable.
