@@ -18,7 +18,7 @@ from app.assessments.routes import spec_or_404
 from app.content.service import CourseDep
 from app.db import SessionDep
 from app.instructor.assessment_items import AssessmentStats, stats_for
-from app.instructor.gradebook import csv_cell
+from app.instructor.gradebook_csv import csv_cell
 from app.offerings.access import StaffUser
 from app.web.api import errors
 

@@ -15,9 +15,9 @@ from app.instructor.gradebook import (
     QuizCell,
     Row,
     build_gradebook,
-    gradebook_csv,
     valid_sort,
 )
+from app.instructor.gradebook_csv import gradebook_csv
 from app.instructor.gradebook_html import table_body
 from app.instructor.web import page
 from app.models_base import as_utc

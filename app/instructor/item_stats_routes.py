@@ -13,7 +13,7 @@ from starlette.responses import Response
 from app.content.loader import Course, Lesson
 from app.content.service import CourseDep
 from app.db import SessionDep
-from app.instructor.gradebook import csv_cell
+from app.instructor.gradebook_csv import csv_cell
 from app.instructor.item_stats import MIN_FOR_FLAGS, QuizStats, latest_attempts, quiz_stats
 from app.instructor.web import page
 from app.offerings.access import StaffUser

@@ -145,7 +145,7 @@ def test_csv_has_one_row_per_student_and_neutralises_formulas(app_client: TestCl
 
 
 def test_csv_cell_rule() -> None:
-    from app.instructor.gradebook import csv_cell
+    from app.instructor.gradebook_csv import csv_cell
 
     assert [csv_cell(v) for v in ("=1+1", "+1", "-2", "@SUM(A1)", "\tx", "ok", 0.5, None)] == [
         "'=1+1",
