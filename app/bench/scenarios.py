@@ -41,7 +41,8 @@ def answers(exercise: str, framework: str) -> tuple[Answer, list[Answer]]:
     folder = EXERCISES / exercise
     solution = (folder / "solutions" / f"{framework}.py").read_text()
     right = Answer(exercise, framework, solution, True)
-    mistakes = yaml.safe_load((folder / "mistakes.yaml").read_text())["mistakes"]
+    declared = folder / "mistakes.yaml"
+    mistakes = yaml.safe_load(declared.read_text())["mistakes"] if declared.is_file() else []
     wrong = [
         Answer(exercise, framework, m["code"], False)
         for m in mistakes
@@ -72,10 +73,13 @@ def _cycle(items: list[Answer], seed: int) -> list[Answer]:
 
 
 def offered() -> list[tuple[str, str]]:
-    """Every (exercise, framework) the course offers."""
+    """Every (exercise, framework) the course offers but the training labs, whose verdict is an
+    experiment of several seconds by design, not the under-a-second answer the stream measures."""
     pairs = []
     for meta in sorted(EXERCISES.glob("*/exercise.yaml")):
         data = yaml.safe_load(meta.read_text())
+        if "experiment" in data:
+            continue
         pairs += [(data["slug"], fw) for fw in data["frameworks"]]
     return pairs
 
