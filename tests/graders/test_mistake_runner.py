@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
 
 from graders.engine import Grader
 from graders.host.pool import PoolSettings
@@ -22,6 +23,18 @@ def exercises(tmp_path: Path) -> Path:
     folder = tmp_path / "exercises"
     shutil.copytree(ROOT / "exercises" / SLUG, folder / SLUG)
     return folder
+
+
+@pytest.fixture
+def numpy_exercises(exercises: Path) -> Path:
+    """The same exercise with its NumPy mistakes only: the caching and hint tests need no JAX or
+    torch child (computing those took most of their time); the first test keeps them all."""
+    path = exercises / SLUG / "mistakes.yaml"
+    data = yaml.safe_load(path.read_text())
+    data["mistakes"] = [m for m in data["mistakes"] if m["framework"] == "numpy"]
+    assert data["mistakes"]
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return exercises
 
 
 def _counting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -61,8 +74,9 @@ def test_outputs_match_the_sandbox_protocol_and_are_reused_across_graders(
 
 
 def test_a_changed_exercise_or_a_corrupt_file_is_computed_again(
-    exercises: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    numpy_exercises: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    exercises = numpy_exercises
     calls = _counting(monkeypatch)
     cache = tmp_path / "cache"
     _grader(exercises, cache).mistake_outputs(load_spec(exercises / SLUG))
@@ -78,8 +92,9 @@ def test_a_changed_exercise_or_a_corrupt_file_is_computed_again(
 
 
 def test_a_wrong_answer_gets_its_hint_without_any_sandbox_running_a_mistake(
-    exercises: Path, tmp_path: Path
+    numpy_exercises: Path, tmp_path: Path
 ) -> None:
+    exercises = numpy_exercises
     grader = Grader(
         exercises,
         PoolSettings(sizes={"numpy": 1}, jax_warm_up=False),
