@@ -43,6 +43,7 @@ from app.web import docs
 from app.web.capacity import Admission, AdmissionMiddleware
 from app.web.csrf import install_csrf
 from app.web.errors import install_error_handlers
+from app.web.routing import include
 from app.web.security import SecurityHeadersMiddleware
 from app.web.templating import compile_templates
 from app.wiring import wire
@@ -120,22 +121,22 @@ def create_app() -> FastAPI:
     app.add_middleware(CoursePrefixMiddleware)  # /courses/{course}/... (app/courses/prefix.py)
     install_error_handlers(app)
     app.mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static")
-    app.include_router(content_routes.router)
-    app.include_router(course_routes.router)
-    app.include_router(offerings_admin.router)
-    app.include_router(instructor_routes.router)
-    app.include_router(submission_routes.router)
-    app.include_router(exercise_pages.router)
-    app.include_router(hint_routes.router)
-    app.include_router(history_routes.router)
-    app.include_router(user_routes.router)
-    app.include_router(quiz_routes.router)
-    app.include_router(problem_routes.router)
-    app.include_router(assessment_routes.router)
-    app.include_router(lti_routes.router)
-    app.include_router(lti_admin_routes.router)
-    app.include_router(lti_link_routes.router)
-    app.include_router(offering_routes.router)
-    app.include_router(docs.router)
-    app.include_router(metrics.router)
+    include(app, content_routes.router)
+    include(app, course_routes.router)
+    include(app, offerings_admin.router)
+    include(app, instructor_routes.router)
+    include(app, submission_routes.router)
+    include(app, exercise_pages.router)
+    include(app, hint_routes.router)
+    include(app, history_routes.router)
+    include(app, user_routes.router)
+    include(app, quiz_routes.router)
+    include(app, problem_routes.router)
+    include(app, assessment_routes.router)
+    include(app, lti_routes.router)
+    include(app, lti_admin_routes.router)
+    include(app, lti_link_routes.router)
+    include(app, offering_routes.router)
+    include(app, docs.router)
+    include(app, metrics.router)
     return app
