@@ -1,4 +1,8 @@
-"""Per-student accommodations: extra minutes and a different window, checked before storing."""
+"""Per-student accommodations: extra minutes and a different window, checked before storing.
+
+Each offering has its own (the instructor's request names it): extra time given to a student
+in one term does not follow them into another, and each term may give its own.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ from app.assessments.models import Accommodation
 from app.assessments.schema import COURSE_SLUG, AssessmentFile
 from app.assessments.service import AssessmentError, accommodation_of, stamp
 from app.models_base import as_utc
+from app.offerings.access import is_member_here, offering_id_here, work_here
 from app.users.models import Role, User
 
 MAX_EXTRA_MINUTES = 7 * 24 * 60
@@ -29,8 +34,8 @@ def set_accommodation(
 ) -> Accommodation:
     """Store (or replace) one student's accommodation; a bad one changes nothing."""
     student = session.get(User, user_id)
-    if student is None or student.role != Role.student:
-        raise AssessmentError(404, f"There is no student with id {user_id}.")
+    if student is None or student.role != Role.student or not is_member_here(session, user_id):
+        raise AssessmentError(404, f"There is no student with id {user_id} in this offering.")
     if not 0 <= extra_minutes <= MAX_EXTRA_MINUTES:
         raise AssessmentError(422, f"Extra time must be between 0 and {MAX_EXTRA_MINUTES} minutes.")
     opens = as_utc(opens_at) if opens_at else as_utc(spec.opens)
@@ -48,9 +53,17 @@ def set_accommodation(
                 f"The time limit with the extra time ({needed:g} minutes) is longer than this "
                 f"student's window ({window:g} minutes); widen the window or give less time.",
             )
-    row = accommodation_of(session=session, slug=spec.slug, user_id=user_id)
+    offering_id, _ = offering_id_here(session=session)
+    row = accommodation_of(
+        session=session, slug=spec.slug, user_id=user_id, offering_id=offering_id
+    )
     if row is None:
-        row = Accommodation(user_id=user_id, course_slug=COURSE_SLUG, assessment_slug=spec.slug)
+        row = Accommodation(
+            user_id=user_id,
+            course_slug=COURSE_SLUG,
+            offering_id=offering_id,
+            assessment_slug=spec.slug,
+        )
         session.add(row)
     row.extra_minutes = extra_minutes
     row.opens_at, row.closes_at = opens_at, closes_at
@@ -60,8 +73,9 @@ def set_accommodation(
 
 
 def remove_accommodation(*, session: Session, slug: str, user_id: int) -> bool:
-    """Delete one student's accommodation; False when there was none."""
-    row = accommodation_of(session=session, slug=slug, user_id=user_id)
+    """Delete one student's accommodation in this request's offering; False when there was none."""
+    offering_id, _ = offering_id_here(session=session)
+    row = accommodation_of(session=session, slug=slug, user_id=user_id, offering_id=offering_id)
     if row is None:
         return False
     session.delete(row)
@@ -70,13 +84,16 @@ def remove_accommodation(*, session: Session, slug: str, user_id: int) -> bool:
 
 
 def accommodations_of(*, session: Session, slug: str) -> list[tuple[Accommodation, User]]:
-    """Every accommodation on one assessment with its student."""
+    """Every accommodation on one assessment in this request's offering, with its student."""
     return [
         (row, user)
         for row, user in session.execute(
             select(Accommodation, User)
             .join(User, User.id == Accommodation.user_id)
-            .where(Accommodation.assessment_slug == slug)
+            .where(
+                Accommodation.assessment_slug == slug,
+                work_here(session, Accommodation.offering_id),
+            )
             .order_by(User.email)
         ).all()
     ]

@@ -65,7 +65,9 @@ def assessment_cells(
         (a.user_id, a.assessment_slug): as_utc(a.closes_at)
         for a in session.scalars(
             select(Accommodation).where(
-                Accommodation.assessment_slug.in_(slugs), Accommodation.user_id.in_(user_ids)
+                Accommodation.assessment_slug.in_(slugs),
+                Accommodation.user_id.in_(user_ids),
+                work_here(session, Accommodation.offering_id),  # another offering's are not these
             )
         )
         if a.closes_at is not None

@@ -25,7 +25,16 @@ class AssessmentAttempt(Base):
     """One student's attempt: the items drawn with its seed, its deadline and its outcome."""
 
     __tablename__ = "assessment_attempts"
-    __table_args__ = (UniqueConstraint("user_id", "assessment_slug", "number"),)
+    # Numbered within an offering (0014): each offering has its own attempts at an assessment.
+    __table_args__ = (
+        UniqueConstraint(
+            "user_id",
+            "assessment_slug",
+            "offering_id",
+            "number",
+            name="uq_assessment_attempts_number",
+        ),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
@@ -66,10 +75,16 @@ class AssessmentAnswer(Base):
 
 
 class Accommodation(Base):
-    """Extra time and/or a different window for one student on one assessment."""
+    """Extra time and/or a different window for one student on one assessment, in one offering."""
 
     __tablename__ = "assessment_accommodations"
-    __table_args__ = (UniqueConstraint("user_id", "assessment_slug"),)
+    # One per offering (0014; rows from before it got the first offering): an extension given
+    # in one term does not apply in another, and each term may give its own.
+    __table_args__ = (
+        UniqueConstraint(
+            "user_id", "assessment_slug", "offering_id", name="uq_assessment_accommodations_item"
+        ),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)

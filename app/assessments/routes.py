@@ -102,12 +102,13 @@ def intro_page(
     if user is None:
         return RedirectResponse(f"/login?next=/assessments/{slug}", status_code=303)
     now = utcnow()
-    attempts = service.attempts_of(session=session, slug=slug, user_id=user.id)
+    here = service.work_offering(session=session, user_id=user.id)  # its attempts and window
+    attempts = service.attempts_of(session=session, slug=slug, user_id=user.id, offering_id=here)
     for attempt in attempts:
         service.finish_if_due(
             session=session, course=course, attempt=attempt, now=now, enqueue=queue.enqueue
         )
-    window = service.window_for(session=session, spec=spec, user_id=user.id)
+    window = service.window_for(session=session, spec=spec, user_id=user.id, offering_id=here)
     return render(
         request,
         "assessments/intro.html",

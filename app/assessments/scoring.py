@@ -21,7 +21,7 @@ from app.events import GradeRecorded, on_grade_recorded
 from app.lti.grades import read_scores_of
 from app.lti.outbox import queue_grade
 from app.models_base import as_utc, utcnow
-from app.offerings.service import offering_and_legacy, work_in
+from app.offerings.service import in_offering, offering_and_legacy, work_in
 from app.quiz.grading import grade_question, variant_params
 from app.quiz.service import normalise_answer
 from app.submissions.models import Submission
@@ -203,11 +203,16 @@ def set_release(*, session: Session, attempt: AssessmentAttempt) -> None:
     rules = attempt.rules or {}
     if attempt.submitted_at is None or "release" not in rules:
         return
-    found = session.scalar(
-        select(Accommodation).where(
+    found = session.scalar(  # the accommodation of the offering the attempt was made in
+        select(Accommodation)
+        .where(
             Accommodation.user_id == attempt.user_id,
             Accommodation.assessment_slug == attempt.assessment_slug,
+            in_offering(
+                session=session, column=Accommodation.offering_id, offering_id=attempt.offering_id
+            ),
         )
+        .order_by(Accommodation.id)
     )
     release = rules["release"]
     attempt.release_at = release_time(
@@ -278,7 +283,9 @@ def released_score(
         (a.user_id, a.assessment_slug): as_utc(a.closes_at)
         for a in session.scalars(
             select(Accommodation).where(
-                Accommodation.user_id == user_id, Accommodation.assessment_slug == slug
+                Accommodation.user_id == user_id,
+                Accommodation.assessment_slug == slug,
+                work_in(Accommodation.offering_id, here, legacy=legacy),
             )
         )
         if a.closes_at is not None

@@ -20,8 +20,8 @@ from app.content.loader import Course
 from app.deadlines.policy import policy_for, refusal_message
 from app.errors import DomainError
 from app.models_base import as_utc
-from app.offerings.access import offering_in_request
-from app.offerings.service import offering_for_work
+from app.offerings.access import offering_in_request, work_here
+from app.offerings.service import in_offering, offering_for_work
 from app.quiz.service import normalise_answer
 from app.users.models import User
 
@@ -46,18 +46,37 @@ class Window:
     extra_minutes: float
 
 
-def accommodation_of(*, session: Session, slug: str, user_id: int) -> Accommodation | None:
-    """The student's accommodation on this assessment, if an instructor set one."""
-    return session.scalar(
-        select(Accommodation).where(
-            Accommodation.user_id == user_id, Accommodation.assessment_slug == slug
-        )
+def work_offering(*, session: Session, user_id: int) -> int | None:
+    """The offering a student's attempt made in this request counts in, so that each offering
+    has its own attempts and accommodations (the one the URL names, else their newest)."""
+    return offering_for_work(
+        session=session, user_id=user_id, course_slug=COURSE_SLUG, named=offering_in_request()
     )
 
 
-def window_for(*, session: Session, spec: AssessmentFile, user_id: int) -> Window:
-    """The assessment's window, or the student's own one, with their extra minutes."""
-    found = accommodation_of(session=session, slug=spec.slug, user_id=user_id)
+def accommodation_of(
+    *, session: Session, slug: str, user_id: int, offering_id: int | None
+) -> Accommodation | None:
+    """The student's accommodation on this assessment in this offering, if one was set there."""
+    return session.scalar(
+        select(Accommodation)
+        .where(
+            Accommodation.user_id == user_id,
+            Accommodation.assessment_slug == slug,
+            in_offering(session=session, column=Accommodation.offering_id, offering_id=offering_id),
+        )
+        .order_by(Accommodation.id)
+    )
+
+
+def window_for(
+    *, session: Session, spec: AssessmentFile, user_id: int, offering_id: int | None
+) -> Window:
+    """The assessment's window, or the student's own one in this offering, with their extra
+    minutes (an accommodation given in another offering does not apply here)."""
+    found = accommodation_of(
+        session=session, slug=spec.slug, user_id=user_id, offering_id=offering_id
+    )
     if found is None:
         return Window(as_utc(spec.opens), as_utc(spec.closes), 0)
     opens = as_utc(found.opens_at) if found.opens_at else as_utc(spec.opens)
@@ -105,13 +124,22 @@ def frozen_rules(spec: AssessmentFile) -> dict[str, Any]:
     }
 
 
-def attempts_of(*, session: Session, slug: str, user_id: int) -> list[AssessmentAttempt]:
-    """A student's attempts at one assessment, first first."""
+def attempts_of(
+    *, session: Session, slug: str, user_id: int, offering_id: int | None
+) -> list[AssessmentAttempt]:
+    """A student's attempts at one assessment made in this offering, first first: the attempt
+    limit is per offering, so last term's attempts leave this term's untouched."""
     return list(
         session.scalars(
             select(AssessmentAttempt)
-            .where(AssessmentAttempt.user_id == user_id, AssessmentAttempt.assessment_slug == slug)
-            .order_by(AssessmentAttempt.number)
+            .where(
+                AssessmentAttempt.user_id == user_id,
+                AssessmentAttempt.assessment_slug == slug,
+                in_offering(
+                    session=session, column=AssessmentAttempt.offering_id, offering_id=offering_id
+                ),
+            )
+            .order_by(AssessmentAttempt.number, AssessmentAttempt.id)
         )
     )
 
@@ -126,17 +154,15 @@ def start_attempt(
     enqueue: Enqueue,
 ) -> AssessmentAttempt:
     """Begin an attempt (or return the one running): seed, items and deadline are fixed now."""
-    window = window_for(session=session, spec=spec, user_id=user.id)
-    earlier = attempts_of(session=session, slug=spec.slug, user_id=user.id)
+    offering_id = work_offering(session=session, user_id=user.id)
+    window = window_for(session=session, spec=spec, user_id=user.id, offering_id=offering_id)
+    earlier = attempts_of(session=session, slug=spec.slug, user_id=user.id, offering_id=offering_id)
     for attempt in earlier:
         finish_if_due(session=session, course=course, attempt=attempt, now=now, enqueue=enqueue)
         if attempt.status == "open":
             return attempt
     if now < window.opens:
         raise AssessmentError(403, f"'{spec.title}' opens at {stamp(window.opens)}.")
-    offering_id = offering_for_work(
-        session=session, user_id=user.id, course_slug=COURSE_SLUG, named=offering_in_request()
-    )
     end = hard_end(session=session, spec=spec, window=window, offering_id=offering_id)
     refuses = policy_for(session=session, offering_id=offering_id).mode == "refuse"
     if now >= end and spec.kind == "homework" and refuses:
@@ -159,7 +185,8 @@ def start_attempt(
         course_slug=COURSE_SLUG,
         offering_id=offering_id,
         assessment_slug=spec.slug,
-        number=len(earlier) + 1,
+        # numbered within the offering, after any number already used there
+        number=max((a.number for a in earlier), default=0) + 1,
         seed=seed,
         items=draw_items(spec=spec, seed=seed),
         rules=frozen_rules(spec),
@@ -350,6 +377,12 @@ def overdue_ids(*, session: Session, now: dt.datetime) -> list[int]:
 
 
 def attempt_count(*, session: Session, slug: str) -> int:
-    """How many attempts exist at an assessment (instructor overview)."""
-    found = session.scalar(select(func.count()).where(AssessmentAttempt.assessment_slug == slug))
+    """How many attempts were made at an assessment in this request's offering (instructor
+    overview: another offering's attempts are not this one's)."""
+    found = session.scalar(
+        select(func.count()).where(
+            AssessmentAttempt.assessment_slug == slug,
+            work_here(session, AssessmentAttempt.offering_id),
+        )
+    )
     return int(found or 0)

@@ -28,7 +28,7 @@ from app.instructor.web import page, parse_due
 from app.jobs.base import JobQueue
 from app.jobs.deps import QueueDep
 from app.models_base import utcnow
-from app.offerings.access import InstructorUser
+from app.offerings.access import SCOPE_KEY, InstructorUser, work_here
 from app.users.models import User
 from app.web.api import RowId, errors
 
@@ -56,6 +56,13 @@ def _hand_in_overdue(queue: JobQueue, session: Session, course: Course) -> None:
             )
 
 
+def _page_url(request: Request, slug: str) -> str:
+    """The assessment's page in the request's offering, so a form sent there comes back there."""
+    named = request.scope.get(SCOPE_KEY)
+    base = "" if named is None else f"/offerings/{named}"
+    return f"{base}/instructor/assessments/{slug}"
+
+
 def _render(
     request: Request,
     queue: JobQueue,
@@ -70,7 +77,10 @@ def _render(
     rows = session.execute(
         select(AssessmentAttempt, User)
         .join(User, User.id == AssessmentAttempt.user_id)
-        .where(AssessmentAttempt.assessment_slug == spec.slug)
+        .where(
+            AssessmentAttempt.assessment_slug == spec.slug,
+            work_here(session, AssessmentAttempt.offering_id),  # another offering's are hidden
+        )
         .order_by(User.email, AssessmentAttempt.number)
     ).all()
     now = utcnow()
@@ -157,24 +167,34 @@ async def accommodation_form(
         return _render(request, queue, session, course, user, spec, exc.message, exc.status)
     except ValueError as exc:
         return _render(request, queue, session, course, user, spec, str(exc), 422)
-    return RedirectResponse(f"/instructor/assessments/{slug}#accommodations", status_code=303)
+    return RedirectResponse(f"{_page_url(request, slug)}#accommodations", status_code=303)
 
 
 @router.post(
     "/instructor/assessments/{slug}/accommodations/{user_id}/delete", include_in_schema=False
 )
 def accommodation_delete_form(
-    slug: str, user_id: RowId, session: SessionDep, course: CourseDep, user: InstructorUser
+    slug: str,
+    user_id: RowId,
+    request: Request,
+    session: SessionDep,
+    course: CourseDep,
+    user: InstructorUser,
 ) -> Response:
     """Remove a student's accommodation from the page."""
     spec_or_404(course, slug)
     accommodations.remove_accommodation(session=session, slug=slug, user_id=user_id)
-    return RedirectResponse(f"/instructor/assessments/{slug}#accommodations", status_code=303)
+    return RedirectResponse(f"{_page_url(request, slug)}#accommodations", status_code=303)
 
 
 @router.post("/instructor/assessments/{slug}/regrade", include_in_schema=False)
 def regrade_form(
-    slug: str, session: SessionDep, course: CourseDep, user: InstructorUser, queue: QueueDep
+    slug: str,
+    request: Request,
+    session: SessionDep,
+    course: CourseDep,
+    user: InstructorUser,
+    queue: QueueDep,
 ) -> Response:
     """Grade every handed-in attempt's questions again, each with its own recorded draw."""
     spec_or_404(course, slug)
@@ -185,7 +205,7 @@ def regrade_form(
         )
     ).all():
         regrade(session=session, course=course, attempt=attempt)
-    return RedirectResponse(f"/instructor/assessments/{slug}", status_code=303)
+    return RedirectResponse(_page_url(request, slug), status_code=303)
 
 
 @router.get(

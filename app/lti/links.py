@@ -40,6 +40,37 @@ def unlinked(context: LtiContext) -> bool:
     return context.offering_id is None and context.unlinked_at is not None
 
 
+def find_context(*, session: Session, platform_id: int, context_id: str) -> LtiContext | None:
+    """The row of an LMS course (its LMS and context id), if a launch or a link made one."""
+    return session.scalar(
+        select(LtiContext).where(
+            LtiContext.platform_id == platform_id, LtiContext.context_id == context_id
+        )
+    )
+
+
+def context_for(
+    *, session: Session, platform_id: int, context_id: str, deployment_id: str
+) -> tuple[LtiContext, bool]:
+    """The LMS course's row, added (not committed) when there is none, and whether it was added.
+
+    One place for both ways a row is made (a launch, a link typed before the first launch), so
+    each finds the row the other made and an LMS course never gets two.
+    """
+    found = find_context(session=session, platform_id=platform_id, context_id=context_id)
+    if found is not None:
+        return found, False
+    made = LtiContext(
+        platform_id=platform_id,
+        deployment_id=deployment_id,
+        context_id=context_id,
+        title=context_id,
+        score_policy="best",
+    )
+    session.add(made)
+    return made, True
+
+
 class LinkError(DomainError):
     """A link that cannot be made or removed; the message says why."""
 
@@ -144,21 +175,10 @@ def link_typed(
             f"The deployment id '{deployment_id[:255]}' is not registered for {platform.issuer}; "
             "register it on the LMS page first.",
         )
-    context = session.scalar(
-        select(LtiContext).where(
-            LtiContext.platform_id == platform.id, LtiContext.context_id == context_id
-        )
+    context, made = context_for(
+        session=session, platform_id=platform.id, context_id=context_id, deployment_id=deployment_id
     )
-    if context is None:
-        context = LtiContext(
-            platform_id=platform.id,
-            deployment_id=deployment_id,
-            context_id=context_id,
-            title=context_id,
-            score_policy="best",
-        )
-        session.add(context)
-    elif context.deployment_id != deployment_id:
+    if not made and context.deployment_id != deployment_id:
         raise LinkError(
             422,
             f"That LMS course launches with deployment '{context.deployment_id}', "

@@ -13,7 +13,7 @@ from app.content.loader import Course
 from app.lti.accounts import existing_account, role_for, settle_role, upsert_member, upsert_user
 from app.lti.launch import LTI, LaunchError
 from app.lti.linkables import kind_of_folder, registered
-from app.lti.links import UNLINKED, unlinked
+from app.lti.links import UNLINKED, context_for, find_context, unlinked
 from app.lti.models import LtiContext, LtiLink, LtiPlatform
 from app.users.models import Role, User
 
@@ -108,11 +108,7 @@ def _context_id(claims: dict[str, Any]) -> str:
 def _refuse_unlinked(*, session: Session, platform: LtiPlatform, claims: dict[str, Any]) -> None:
     """403 LaunchError for a launch from an LMS course whose link an instructor removed."""
     context_id = _context_id(claims)
-    found = session.scalar(
-        select(LtiContext).where(
-            LtiContext.platform_id == platform.id, LtiContext.context_id == context_id
-        )
-    )
+    found = find_context(session=session, platform_id=platform.id, context_id=context_id)
     if context_id and found is not None and unlinked(found):
         raise LaunchError(403, UNLINKED, f"launch from unlinked LMS course {context_id!r}")
 
@@ -125,19 +121,12 @@ def upsert_context(
     context_id = _context_id(claims)
     if not context_id:
         return None
-    context = session.scalar(
-        select(LtiContext).where(
-            LtiContext.platform_id == platform.id, LtiContext.context_id == context_id
-        )
+    context, _ = context_for(
+        session=session,
+        platform_id=platform.id,
+        context_id=context_id,
+        deployment_id=str(claims.get(LTI + "deployment_id", "")),
     )
-    if context is None:
-        context = LtiContext(
-            platform_id=platform.id,
-            context_id=context_id,
-            score_policy="best",
-            deployment_id=str(claims.get(LTI + "deployment_id", "")),
-        )
-        session.add(context)
     context.title = str(raw.get("title") or raw.get("label") or context_id)[:500]
     ags = claims.get(AGS) or {}
     if isinstance(ags, dict) and isinstance(ags.get("lineitems"), str):

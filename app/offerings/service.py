@@ -77,6 +77,17 @@ def work_in(
     return or_(column == offering_id, *([column.is_(None)] if legacy else []), false())
 
 
+def in_offering(
+    *, session: Session, column: InstrumentedAttribute[int | None], offering_id: int | None
+) -> ColumnElement[bool]:
+    """SQL: the row belongs to this offering (None: the first; rows without one count there);
+    with no offering at all, rows without one, so that a limit is never lifted by it."""
+    here, legacy = offering_and_legacy(session=session, offering_id=offering_id)
+    if here is None:
+        return column.is_(None)
+    return work_in(column, here, legacy=legacy)
+
+
 def first_offering(*, session: Session) -> Offering:
     """The offering today's data moved into; made again if someone deleted it."""
     found = session.scalar(
