@@ -20,8 +20,9 @@ if TYPE_CHECKING:
         MistakesFile,
         Strict,
     )
+    from graders.host.interpreter import PoolSettings
     from graders.host.jax_cache import fill as fill_jax_cache
-    from graders.host.pool import PoolSettings, PoolStopped
+    from graders.host.pool import PoolStopped
     from graders.host.warmup import encode_warmup, warmup_bundles
     from graders.judging.spec import content_key
     from graders.lab.experiment_reference import cached, load_or_run, schemes_of
@@ -42,7 +43,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "FRAMEWORKS": ("graders.exercise_format", "FRAMEWORKS"),
     "SLUG_RE": ("graders.exercise_format", "SLUG_RE"),
     "content_key": ("graders.judging.spec", "content_key"),
-    "PoolSettings": ("graders.host.pool", "PoolSettings"),
+    "PoolSettings": ("graders.host.interpreter", "PoolSettings"),
     "PoolStopped": ("graders.host.pool", "PoolStopped"),
     "Report": ("graders.report", "Report"),
     "TestResult": ("graders.report", "TestResult"),

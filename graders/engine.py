@@ -11,12 +11,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Literal
 
-from graders import protocol
+from graders import jobs, protocol
 from graders.host import jax_cache
 from graders.host.exchange import BufferSink, exchange
 from graders.host.forkserver import ForkedJob
 from graders.host.health import Health
-from graders.host.pool import PoolSettings, PoolUnavailable, WarmPool
+from graders.host.interpreter import PoolSettings
+from graders.host.pool import PoolUnavailable, WarmPool
 from graders.host.warmup import encode_warmup, warmup_bundles
 from graders.judging import mistake_runner
 from graders.judging.judge import Mistakes, judge_outputs, result_ids
@@ -216,7 +217,7 @@ class Grader:
         cases = [by_index[i] for i in case_indices]
         deadline_ms = time_limit_ms(spec, framework)
         memory_mb = min(spec.memory_mb, self.pool.settings.memory_mb)
-        job = protocol.encode_job(
+        job = jobs.encode_job(
             protocol.Job(
                 entry_name=spec.entry_name,
                 entry_kind=spec.entry_kind,

@@ -6,11 +6,11 @@ magic b"PEGF", version u8, kind u8, dtype code u8, ndim u8, test index u32, 8 x 
 ERROR payloads are u16 type-name length + UTF-8 type name + UTF-8 message; END payloads are the
 u32 count of frames sent before it; JOB payloads are a UTF-8 JSON header. Results: any number of
 ARRAY/ERROR frames, then END. A job: one JOB frame, ARRAY frames numbered 0..n-1, then END.
+Only the grader writes jobs (jobs.py) and reads results (results.py): those stay out of the sandbox.
 """
 
 from __future__ import annotations
 
-import io
 import json
 import math
 import os
@@ -315,28 +315,6 @@ def _scalar(value: object, where: str) -> Scalar:
     return number
 
 
-def encode_job(job: Job) -> bytes:
-    """Encode a job: a JSON header with scalars inline and arrays by index, then array frames."""
-    arrays: list[bytes] = []
-    cases: list[dict[str, Any]] = []
-    for case in job.cases:
-        args: dict[str, Any] = {}
-        for name, value in case.args.items():
-            if isinstance(value, np.ndarray):
-                args[name] = {"array": len(arrays)}
-                arrays.append(encode_array(len(arrays), value))
-            else:
-                args[name] = {"scalar": _scalar(value, f"argument {name!r}")}
-        cases.append({"index": case.index, "args": args})
-    header: dict[str, Any] = {"entry": job.entry_name, "kind": job.entry_kind}
-    header |= {"framework": job.framework, "mode": job.mode, "code": job.code, "cases": cases}
-    header["limits"] = {"memory_mb": job.memory_mb, "cpu_seconds": job.cpu_seconds}
-    text = json.dumps(header, allow_nan=False, ensure_ascii=False).encode("utf-8", "surrogatepass")
-    if len(text) > MAX_JOB_HEADER_BYTES:
-        raise UnsupportedValue("the job header is too large")
-    return b"".join([_frame(Kind.JOB, 0, 0, (), text), *arrays, encode_end(len(arrays))])
-
-
 def _text(value: object, where: str, *, empty_ok: bool = False) -> str:
     if isinstance(value, str) and (empty_ok or value) and len(value) <= MAX_JOB_HEADER_BYTES:
         return value
@@ -406,8 +384,3 @@ def read_job(source: ByteSource | int, max_bytes: int = DEFAULT_JOB_BYTES) -> Jo
     for values, name, index in refs:
         values[name] = arrays[index]
     return job
-
-
-def decode_job(data: bytes, max_bytes: int = DEFAULT_JOB_BYTES) -> Job:
-    """Same as read_job, for bytes already in memory."""
-    return read_job(io.BytesIO(data), max_bytes)

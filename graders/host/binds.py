@@ -13,6 +13,7 @@ INSIDE = GRADERS / "inside"
 # by these names (tests/graders/test_layout.py checks that they import nothing else of ours).
 SOURCES: Final = {
     "harness.py": INSIDE / "harness.py",
+    "job_limits.py": INSIDE / "job_limits.py",
     "zygote.py": INSIDE / "zygote.py",
     "jax_child.py": INSIDE / "jax_child.py",
     "experiment_harness.py": INSIDE / "experiment_harness.py",

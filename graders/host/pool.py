@@ -3,88 +3,21 @@
 from __future__ import annotations
 
 import collections
-import contextlib
 import logging
-import os
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
-from graders.host.binds import bind_files, in_sandbox
 from graders.host.forkserver import ForkedJob, ForkServer, ForkServerGone
-from graders.host.jax_cache import SANDBOX_CACHE_DIR
+from graders.host.interpreter import PoolSettings, start_interpreter
 from graders.host.lane import Lane
-from graders.sandbox import SandboxLimits, SandboxProcess, sandbox_python, spawn
+from graders.sandbox import SandboxProcess
 
 log = logging.getLogger(__name__)
-NO_WARMUP = b"\0\0\0\0"  # an empty warm-up frame
 BURST_START_S = 5.0  # about what starting and warming one more JAX server costs
 GIVE_UP_AFTER = 3  # failed starts in a row after which jobs are answered at once, not queued
 MAX_BACKOFF_S = 30.0
-
-
-@dataclass(frozen=True)
-class PoolSettings:
-    """Sizes and limits of the pool; the web app fills these from its settings."""
-
-    sizes: dict[str, int]
-    memory_mb: int = 2048
-    cpu_seconds: int = 60
-    max_processes: int = 64
-    output_bytes: int = 64 * 1024
-    ready_timeout_s: float = 60.0
-    warmups: dict[str, bytes] = field(default_factory=dict)  # slug -> encode_warmup() frame
-    jax_warm_up: bool = True  # False: plain JAX interpreters (the benchmark's fresh baseline)
-    jax_cache_dir: str | None = None  # filled by graders.host.jax_cache; bound read-only
-    # Frameworks served by fork servers (graders/inside/zygote.py). NumPy and torch fork once
-    # imported; a JAX server forks before its backend starts and keeps a warm child ready for
-    # each job.
-    fork: tuple[str, ...] = ("numpy", "torch", "jax")
-    fork_max_jobs: int = 500  # a fork server is replaced after this many jobs
-    # Extra JAX servers a key may start while jobs wait and every server is busy or warming
-    # (its next child warms up for about a second); they go again once nobody waits.
-    jax_burst_servers: int = 2
-    # Experiments (graders/experiments.py) running at once, each in a sandbox of its own.
-    experiment_slots: int = 1
-
-
-def _limits(settings: PoolSettings) -> SandboxLimits:
-    return SandboxLimits(
-        cpu_seconds=settings.cpu_seconds,
-        memory_mb=settings.memory_mb,
-        max_processes=settings.max_processes,
-        max_file_mb=16,
-        max_open_files=256,
-        output_bytes=settings.output_bytes,
-        tmpfs_mb=64,
-    )
-
-
-def start_interpreter(key: str, settings: PoolSettings) -> SandboxProcess:
-    """Spawn one sandboxed harness; it imports, warms up and then waits for its job.
-
-    `key` is a framework, or `jax:<exercise slug>` for a JAX server warmed for one exercise
-    (it forks each job after warm-up). A plain `jax` fork server is the safe kind: it forks
-    before JAX starts, and each child warms up ahead of its job (graders/inside/harness.py).
-    """
-    framework, _, slug = key.partition(":")
-    forks = framework in settings.fork
-    argv = [sandbox_python(), "-E", "-s", "-B", in_sandbox("harness.py"), framework]
-    binds = bind_files("harness.py", "protocol.py", "seccomp.py")
-    if forks:
-        argv.append("prewarm" if framework == "jax" and not slug else "fork")
-        binds += bind_files("zygote.py")
-        if framework == "jax" and slug:  # a warmed JAX server's children compile after a reset
-            binds += bind_files("jax_child.py")
-    if framework == "jax" and settings.jax_cache_dir:
-        binds.append((settings.jax_cache_dir, SANDBOX_CACHE_DIR))
-    proc = spawn(argv, limits=_limits(settings), ro_binds=binds, env={}, control_socket=forks)
-    warmup = settings.warmups.get(slug, NO_WARMUP) if framework == "jax" else NO_WARMUP
-    with contextlib.suppress(OSError):  # if it died while starting, wait_ready says so
-        _write_all(proc.job_fd, warmup)  # the harness reads this frame before it says READY
-    return proc
 
 
 Running = SandboxProcess | ForkedJob  # what acquire() hands out: one job's process
@@ -98,12 +31,6 @@ def discard(proc: SandboxProcess | ForkServer) -> None:
         return
     proc.kill_tree()
     proc.close()
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
 
 
 class PoolStopped(RuntimeError):

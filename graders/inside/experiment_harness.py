@@ -1,14 +1,13 @@
 """Runs INSIDE the sandbox: train the lab's model with the student's position module, report back.
 
-Executed as a script by a sandboxed interpreter of its own (never a pool process), beside
-`harness`, `protocol`, `seccomp` and `experiment`, which are bound read-only next to it. It takes
-the job's limits and seccomp filter exactly as an ordinary job does (harness._enter_job) before
+Executed as a script by a sandboxed interpreter of its own (never a pool process), beside `harness`,
+`protocol`, `seccomp`, `job_limits` and `experiment`, which are bound read-only next to it. It takes
+the job's limits and seccomp filter exactly as an ordinary job does (job_limits.enter_job) before
 any student code runs. Frames: PROGRESS_ID carries [step, steps, loss] while training;
-PREDICTED_ID+i the model's answers on the grader's sequences of length i (the grader scores
-them: no accuracy is measured here); LOSSES_ID the loss curve; REFUSED_ID+i the error that
-refused length i; PICTURE_ID what the module learned about position (experiment.position_picture);
-CHECK_ID+i a fresh module's output on the grader's probe i, sent before training (judged by
-graders/lab/lab_check.py);
+PREDICTED_ID+i the model's answers on the grader's sequences of length i (the grader scores them: no
+accuracy is measured here); LOSSES_ID the loss curve; REFUSED_ID+i the error that refused length i;
+PICTURE_ID what the module learned about position (experiment.position_picture); CHECK_ID+i a fresh
+module's output on the grader's probe i, sent before training (judged by graders/lab/lab_check.py);
 an ERROR frame on TRAINING_ID when training itself failed.
 """
 
@@ -160,6 +159,7 @@ def run_experiment(job: Any, write: Any, harness: Any) -> int:
 def main() -> None:
     """Import torch, say ready, take the one job within its limits, run it, exit."""
     import harness  # type: ignore[import-not-found]  # bound beside this file
+    import job_limits  # type: ignore[import-not-found]
     import seccomp  # type: ignore[import-not-found]
 
     seccomp.load_library()
@@ -171,7 +171,7 @@ def main() -> None:
     with os.fdopen(harness.JOB_FD, "rb") as stream:
         job = protocol.read_job(stream)
     try:
-        harness._enter_job(job)
+        job_limits.enter_job(job)
     except Exception as exc:  # never run student code without its limits
         write(protocol.encode_error(protocol.FILE_LEVEL_TEST, protocol.GRADER_FAULT, f"{exc}"))
         write(protocol.encode_end(1))

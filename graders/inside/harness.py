@@ -1,13 +1,9 @@
 """Runs INSIDE the sandbox: warm up a framework, take one job, send outputs back as frames.
 
 This file is executed as a script by the sandboxed interpreter; it must import nothing from the
-project except `protocol`, `seccomp`, `zygote` and `jax_child` (bound read-only next to it). It
-never sees reference code or expected values: only the job's inputs arrive, and only plain
-arrays leave.
-
-The process that runs a job first makes itself the whole job (`_enter_job`): the exercise's
-memory limit and a CPU budget as its own rlimits, then the job seccomp filter, which refuses new
-processes (threads still work), so those per-process limits bound everything the code can use.
+project except `protocol`, `seccomp`, `job_limits`, `zygote` and `jax_child` (bound read-only next
+to it). It never sees reference code or expected values: only the job's inputs arrive, and only
+plain arrays leave. The process that runs a job first makes itself the whole job (job_limits.py).
 """
 
 from __future__ import annotations
@@ -15,7 +11,6 @@ from __future__ import annotations
 import errno
 import linecache
 import os
-import resource
 import sys
 import traceback
 import types
@@ -301,38 +296,16 @@ def _warm_up(framework: str, raw: bytearray) -> None:
     gc.collect()
 
 
-def _lower_limit(which: int, value: int) -> None:
-    """Set soft and hard limit to `value` unless the current hard limit is already lower."""
-    _, hard = resource.getrlimit(which)
-    if hard != resource.RLIM_INFINITY and hard <= value:
-        value = hard
-    resource.setrlimit(which, (value, value))
-
-
-def _enter_job(job: Any) -> None:
-    """Bound this process by the job's limits and refuse new processes before any student code."""
-    import seccomp  # type: ignore[import-not-found]  # bound beside this file
-
-    if job.memory_mb > 0:
-        _lower_limit(resource.RLIMIT_DATA, job.memory_mb * 1024 * 1024)
-    if job.cpu_seconds > 0:
-        # The soft limit sends SIGXCPU (reported as out of time); the hard one SIGKILL after.
-        used = resource.getrusage(resource.RUSAGE_SELF)
-        soft = int(used.ru_utime + used.ru_stime) + 1 + job.cpu_seconds
-        _, hard = resource.getrlimit(resource.RLIMIT_CPU)
-        if hard == resource.RLIM_INFINITY or soft + 1 < hard:
-            resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 1))
-    seccomp.install_job_filter()
-
-
 def _take_one_job() -> None:
     """Read the job from fd 3, run it, write its frames to fd 4."""
+    import job_limits  # type: ignore[import-not-found]  # bound beside this file; loaded by main
+
     result = os.fdopen(RESULT_FD, "wb", buffering=0)
     write = _writer(result)
     with os.fdopen(JOB_FD, "rb") as job_stream:
         job = protocol.read_job(job_stream)
     try:
-        _enter_job(job)
+        job_limits.enter_job(job)
     except Exception as exc:  # never run student code without its limits
         write(protocol.encode_error(FILE_LEVEL, protocol.GRADER_FAULT, f"{exc}"))
         write(protocol.encode_end(1))
@@ -358,7 +331,8 @@ def main() -> None:
     """
     global FORKED_AFTER_JAX
     framework, *options = sys.argv[1:]
-    import seccomp  # bound beside this file (see _enter_job)
+    import job_limits  # noqa: F401  # once here, not in every forked job
+    import seccomp  # type: ignore[import-not-found]  # bound beside this file (see job_limits.py)
 
     seccomp.load_library()  # once here, not in every forked job (about 10 ms each)
     prewarm = "prewarm" in options

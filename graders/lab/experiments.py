@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from graders import protocol
+from graders import jobs, protocol
 from graders.host.binds import bind_files, in_sandbox
 from graders.host.exchange import StopRequested as StopRequested  # the Stop app/jobs raises
 from graders.host.exchange import exchange, interfered
@@ -134,7 +134,7 @@ class Lab:
         """One experiment, once a lane is free; the clock starts when the sandbox is ready."""
         memory = min(memory_mb, self.memory_mb)
         cpu_seconds = math.ceil(time_ms / 1000) + 1  # torch runs on one thread here
-        job = protocol.encode_job(
+        job = jobs.encode_job(
             protocol.Job(
                 entry_name=entry_name,
                 entry_kind="experiment",
@@ -172,6 +172,7 @@ class Lab:
         names = (
             "experiment_harness.py",
             "harness.py",
+            "job_limits.py",
             "experiment.py",
             "protocol.py",
             "seccomp.py",

@@ -9,7 +9,7 @@ Two filters stack (a process keeps every filter it was given; the strictest answ
   `int 0x80`, x32 numbers on the x86_64 entry point) kill the process.
 - The job filter (`install_job_filter`) is added by the process that is about to run student
   code, after its framework is imported and just before the code is loaded
-  (graders/inside/harness.py).
+  (graders/inside/job_limits.py).
   It makes the job ONE process, so per-process rlimits bound the whole submission:
   * no new process: `fork`, `vfork` and `clone` without CLONE_THREAD fail with EPERM, `clone3`
     with ENOSYS (its flags sit in memory a filter cannot read; glibc then falls back to `clone`,

@@ -9,7 +9,7 @@ from pathlib import Path
 from app.authoring.grading_check import grading_problems
 from app.config import ROOT
 from app.content.loader import load_course
-from graders.host.pool import PoolSettings
+from graders.host.interpreter import PoolSettings
 
 SLUG = "position-embedding-gather"
 

@@ -10,7 +10,7 @@ import pytest
 from app.authoring.grading_check import checks_for, grading_problems
 from app.authoring.validate_cache import PassedChecks
 from app.content.loader import load_course
-from graders.host.pool import PoolSettings
+from graders.host.interpreter import PoolSettings
 from tests.authoring.test_grading_check import SLUG, _one_numpy_exercise
 
 POOL = PoolSettings(sizes={"numpy": 1})

@@ -11,7 +11,7 @@ import pytest
 from app.config import ROOT
 from app.grading.service import mistakes_cache_dir
 from graders.engine import Grader, UnknownExercise, UnknownFramework
-from graders.host.pool import PoolSettings
+from graders.host.interpreter import PoolSettings
 from graders.judging.spec import load_spec
 
 EXERCISES = ROOT / "exercises"

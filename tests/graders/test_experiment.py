@@ -11,7 +11,7 @@ import yaml
 
 from graders import protocol
 from graders.engine import Grader
-from graders.host.pool import PoolSettings
+from graders.host.interpreter import PoolSettings
 from graders.lab.experiments import (
     LOSSES_ID,
     PICTURE_ID,

@@ -17,7 +17,7 @@ import pytest
 
 from graders.engine import Grader
 from graders.host.forkserver import ForkServer
-from graders.host.pool import PoolSettings
+from graders.host.interpreter import PoolSettings
 from tests.graders.sandbox.helpers import requires_sandbox
 
 pytestmark = requires_sandbox

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from graders.engine import Grader
-from graders.host.pool import PoolSettings
+from graders.host.interpreter import PoolSettings
 from graders.judging.spec import GENERATED_SIZES, SpecError, load_spec
 from tests.graders.sandbox.helpers import requires_sandbox
 

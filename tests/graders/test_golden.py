@@ -37,7 +37,7 @@ from typing import Any
 import pytest
 
 from graders.engine import Grader
-from graders.host.pool import PoolSettings
+from graders.host.interpreter import PoolSettings
 from graders.report import Report
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -15,7 +15,7 @@ import pytest
 
 from graders.engine import Grader
 from graders.host import health
-from graders.host.pool import PoolSettings
+from graders.host.interpreter import PoolSettings
 from tests.graders.sandbox.helpers import requires_sandbox
 
 pytestmark = requires_sandbox

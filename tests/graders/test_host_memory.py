@@ -22,7 +22,7 @@ from types import TracebackType
 import pytest
 
 from graders.engine import Grader
-from graders.host.pool import PoolSettings
+from graders.host.interpreter import PoolSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 EXERCISES = ROOT / "exercises"

@@ -19,7 +19,8 @@ import yaml
 from graders import protocol
 from graders.engine import Grader
 from graders.host.forkserver import ForkServer
-from graders.host.pool import PoolSettings
+from graders.host.interpreter import PoolSettings
+from graders.jobs import encode_job
 from tests.graders.sandbox.helpers import requires_sandbox
 
 pytestmark = requires_sandbox
@@ -144,7 +145,7 @@ def test_a_job_that_loops_after_the_reset_still_times_out(grader: Grader) -> Non
     code = NOVEL.replace(
         "    return jnp.einsum", "    while True:\n        pass\n    return jnp.einsum"
     )
-    job = protocol.encode_job(
+    job = encode_job(
         protocol.Job(
             entry_name=spec.entry_name,
             entry_kind=spec.entry_kind,

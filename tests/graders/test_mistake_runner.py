@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from graders.engine import Grader
-from graders.host.pool import PoolSettings
+from graders.host.interpreter import PoolSettings
 from graders.judging import mistake_runner
 from graders.judging.spec import load_spec
 
