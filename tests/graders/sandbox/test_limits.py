@@ -145,5 +145,8 @@ def test_busy_loop_is_killed_by_the_cpu_limit() -> None:
     result = run("while True:\n    pass\n", limits=with_limits(cpu_seconds=1), timeout=60)
     assert result.status.signal in (signal.SIGKILL, signal.SIGXCPU)
     assert not result.status.killed  # the kernel did it, not the caller
-    assert result.usage.cpu_ms is not None and result.usage.cpu_ms >= 900
+    # It burned its budget. rusage reports CPU time from tick samples, so on a loaded machine it
+    # can come out below the scheduler's clock the limit is checked against (871 ms of a 1 s
+    # limit was seen in a full run): most of the second, not all of it.
+    assert result.usage.cpu_ms is not None and result.usage.cpu_ms >= 800
     assert time.monotonic() - started < 60
