@@ -28,7 +28,7 @@ from app.instructor.web import page, parse_due
 from app.jobs.base import JobQueue
 from app.jobs.deps import QueueDep
 from app.models_base import utcnow
-from app.offerings.access import SCOPE_KEY, InstructorUser, work_here
+from app.offerings.access import InstructorUser, offering_prefix, work_here
 from app.users.models import User
 from app.web.api import RowId, errors
 
@@ -56,11 +56,9 @@ def _hand_in_overdue(queue: JobQueue, session: Session, course: Course) -> None:
             )
 
 
-def _page_url(request: Request, slug: str) -> str:
+def _page_url(slug: str) -> str:
     """The assessment's page in the request's offering, so a form sent there comes back there."""
-    named = request.scope.get(SCOPE_KEY)
-    base = "" if named is None else f"/offerings/{named}"
-    return f"{base}/instructor/assessments/{slug}"
+    return f"{offering_prefix()}/instructor/assessments/{slug}"
 
 
 def _render(
@@ -167,7 +165,7 @@ async def accommodation_form(
         return _render(request, queue, session, course, user, spec, exc.message, exc.status)
     except ValueError as exc:
         return _render(request, queue, session, course, user, spec, str(exc), 422)
-    return RedirectResponse(f"{_page_url(request, slug)}#accommodations", status_code=303)
+    return RedirectResponse(f"{_page_url(slug)}#accommodations", status_code=303)
 
 
 @router.post(
@@ -184,7 +182,7 @@ def accommodation_delete_form(
     """Remove a student's accommodation from the page."""
     spec_or_404(course, slug)
     accommodations.remove_accommodation(session=session, slug=slug, user_id=user_id)
-    return RedirectResponse(f"{_page_url(request, slug)}#accommodations", status_code=303)
+    return RedirectResponse(f"{_page_url(slug)}#accommodations", status_code=303)
 
 
 @router.post("/instructor/assessments/{slug}/regrade", include_in_schema=False)
@@ -205,7 +203,7 @@ def regrade_form(
         )
     ).all():
         regrade(session=session, course=course, attempt=attempt)
-    return RedirectResponse(_page_url(request, slug), status_code=303)
+    return RedirectResponse(_page_url(slug), status_code=303)
 
 
 @router.get(

@@ -51,8 +51,11 @@ def _value(best: float | None) -> str:
     return "-1" if best is None else str(best)
 
 
-def table_body(book: Gradebook) -> Markup:
-    """Every `<tr>` of the gradebook's `<tbody>`, escaped, in the rows' order."""
+def table_body(book: Gradebook, base: str = "") -> Markup:
+    """Every `<tr>` of the gradebook's `<tbody>`, escaped, in the rows' order.
+
+    `base` is '' or '/offerings/{id}' (the request's offering): the students' links stay in it.
+    """
     exercises = [
         (c.slug, f'<td class="num" data-key="{escape(c.slug)}" data-value="')
         for c in book.shown_exercises
@@ -69,7 +72,7 @@ def table_body(book: Gradebook) -> Markup:
     out: list[str] = []
     add = out.append
     for row in book.rows:
-        add(_head(row))
+        add(_head(row, base))
         for slug, start in exercises:
             ex = row.exercises.get(slug)
             if ex is None:
@@ -95,12 +98,12 @@ def table_body(book: Gradebook) -> Markup:
     return Markup("".join(out))  # noqa: S704 - every user-given part is escaped above
 
 
-def _head(row: Row) -> str:
-    """The row's start: the student's name (a link to their page) and email."""
+def _head(row: Row, base: str) -> str:
+    """The row's start: the student's name (a link to their page, under `base`) and email."""
     name, email = row.name, row.email
     return (
         f'<tr data-student="{escape(f"{name} {email}".lower())}">'
         f'<th scope="row" data-key="student" data-value="{escape((name or email).lower())}">'
-        f'<a href="/instructor/students/{row.user_id}">{escape(name or "(no name)")}</a></th>'
+        f'<a href="{base}/instructor/students/{row.user_id}">{escape(name or "(no name)")}</a></th>'
         f'<td data-key="email" data-value="{escape(email.lower())}">{escape(email)}</td>'
     )

@@ -21,7 +21,7 @@ from app.instructor.gradebook_csv import gradebook_csv
 from app.instructor.gradebook_html import table_body
 from app.instructor.web import page
 from app.models_base import as_utc
-from app.offerings.access import StaffUser
+from app.offerings.access import StaffUser, offering_prefix
 from app.web.api import errors
 
 router = APIRouter(tags=["instructor"])
@@ -63,7 +63,7 @@ def gradebook_page(
         "instructor/gradebook.html",
         user,
         book=book,
-        body=table_body(book),
+        body=table_body(book, base=offering_prefix()),
         student=student,
         exercise=exercise,
         sort=sort,

@@ -19,7 +19,7 @@ from app.instructor.overrides import (
 )
 from app.instructor.students_routes import get_person, student_page
 from app.instructor.web import parse_due
-from app.offerings.access import StaffUser
+from app.offerings.access import StaffUser, offering_prefix
 from app.submissions.models import Submission
 from app.submissions.presenter import STAFF, submission_json
 from app.web.api import RowId, errors
@@ -95,7 +95,8 @@ def override_form(
             status_code=400,
         )
     saved = "override-removed" if score is None else "override"
-    target = f"/instructor/students/{person.id}?saved={saved}#submission-{row.id}"
+    page_url = f"{offering_prefix()}/instructor/students/{person.id}"
+    target = f"{page_url}?saved={saved}#submission-{row.id}"
     return RedirectResponse(target, status_code=303)
 
 
@@ -168,7 +169,8 @@ def extension_form(
             error=str(exc),
             status_code=400,
         )
-    return RedirectResponse(f"/instructor/students/{person.id}?saved=extension", status_code=303)
+    back = f"{offering_prefix()}/instructor/students/{person.id}?saved=extension"
+    return RedirectResponse(back, status_code=303)
 
 
 @router.post(
@@ -197,5 +199,6 @@ def extension_delete(
             status_code=400,
         )
     return RedirectResponse(
-        f"/instructor/students/{person.id}?saved=extension-removed", status_code=303
+        f"{offering_prefix()}/instructor/students/{person.id}?saved=extension-removed",
+        status_code=303,
     )

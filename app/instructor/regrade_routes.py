@@ -12,7 +12,7 @@ from app.content.service import CourseDep
 from app.db import SessionDep
 from app.instructor.regrade import job_view, latest_job, start_regrade
 from app.instructor.web import find_exercise
-from app.offerings.access import InstructorUser
+from app.offerings.access import InstructorUser, offering_prefix
 from app.web.api import errors
 
 router = APIRouter(tags=["instructor"])
@@ -57,4 +57,5 @@ def regrade_form(
     """The analytics page's button without JavaScript: start, then show the page again."""
     find_exercise(course, slug)
     start_regrade(session=session, slug=slug, instructor=user)
-    return RedirectResponse(f"/instructor/exercises/{slug}?regrade=started", status_code=303)
+    back = f"{offering_prefix()}/instructor/exercises/{slug}?regrade=started"
+    return RedirectResponse(back, status_code=303)

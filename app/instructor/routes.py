@@ -26,7 +26,7 @@ from app.instructor import (
     students_routes,
 )
 from app.instructor.web import page
-from app.offerings.access import InstructorUser, StaffUser, offering_in_request
+from app.offerings.access import InstructorUser, StaffUser, offering_prefix
 from app.web.api import errors
 
 router = APIRouter()
@@ -35,9 +35,7 @@ router = APIRouter()
 @router.get("/instructor", include_in_schema=False)
 def instructor_home(user: StaffUser) -> Response:
     """The instructor area starts at the gradebook."""
-    named = offering_in_request()
-    prefix = "" if named is None else f"/offerings/{named}"
-    return RedirectResponse(f"{prefix}/instructor/gradebook", status_code=303)
+    return RedirectResponse(f"{offering_prefix()}/instructor/gradebook", status_code=303)
 
 
 @router.get("/instructor/content", include_in_schema=False)

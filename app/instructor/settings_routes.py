@@ -15,16 +15,11 @@ from app.db import SessionDep
 from app.deadlines.policy import MODE_WORDS, MODES, PolicyError, checked, policy_for, set_policy
 from app.instructor.settings import due_rows, set_offering_due
 from app.instructor.web import page, parse_due
-from app.offerings.access import InstructorMember, offering_in_request
+from app.offerings.access import InstructorMember, offering_prefix
 from app.web.api import errors
 
 router = APIRouter(tags=["instructor"])
 SAVED = {"policy": "The late policy is saved.", "dates": "The due dates are saved."}
-
-
-def _prefix() -> str:
-    named = offering_in_request()
-    return "" if named is None else f"/offerings/{named}"
 
 
 def _page(
@@ -46,7 +41,7 @@ def _page(
         policy=policy_for(session=session, offering_id=offering_id),
         modes=[(m, MODE_WORDS[m]) for m in MODES],
         dues=due_rows(session=session, course=course, offering_id=offering_id),
-        prefix=_prefix(),
+        prefix=offering_prefix(),
         error=error,
         saved=SAVED.get(request.query_params.get("saved", "")),
     )
@@ -86,7 +81,8 @@ async def policy_form(
             request, session=session, course=course, member=member, error=str(exc), status_code=400
         )
     set_policy(session=session, offering_id=member.offering.id, policy=policy, by=member.user.id)
-    return RedirectResponse(f"{_prefix()}/instructor/settings?saved=policy", status_code=303)
+    back = f"{offering_prefix()}/instructor/settings?saved=policy"
+    return RedirectResponse(back, status_code=303)
 
 
 @router.post("/instructor/settings/due-dates", include_in_schema=False)
@@ -115,7 +111,8 @@ async def dues_form(
         return _page(
             request, session=session, course=course, member=member, error=str(exc), status_code=400
         )
-    return RedirectResponse(f"{_prefix()}/instructor/settings?saved=dates", status_code=303)
+    back = f"{offering_prefix()}/instructor/settings?saved=dates"
+    return RedirectResponse(back, status_code=303)
 
 
 def _settings_json(session: SessionDep, course: Course, offering_id: int) -> dict[str, Any]:

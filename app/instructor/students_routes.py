@@ -13,7 +13,13 @@ from app.content.service import CourseDep
 from app.db import SessionDep
 from app.instructor.students import list_people, student_view
 from app.instructor.web import page
-from app.offerings.access import InstructorUser, StaffUser, is_member_here, set_role_here
+from app.offerings.access import (
+    InstructorUser,
+    StaffUser,
+    is_member_here,
+    offering_prefix,
+    set_role_here,
+)
 from app.offerings.models import OfferingRole
 from app.users.models import Role, User
 from app.web.api import RowId
@@ -113,4 +119,5 @@ def change_role(
     person.role = Role(role)
     person.role_source = None  # set here: an LMS launch never takes it back
     set_role_here(session, person, OfferingRole(role))
-    return RedirectResponse(f"/instructor/students/{person.id}?saved=role", status_code=303)
+    back = f"{offering_prefix()}/instructor/students/{person.id}?saved=role"
+    return RedirectResponse(back, status_code=303)

@@ -22,7 +22,7 @@ from app.lti.links import (
     unlink,
 )
 from app.lti.registry import platforms
-from app.offerings.access import InstructorMember, Member, offering_in_request
+from app.offerings.access import InstructorMember, Member, offering_prefix
 from app.web.api import RowId, errors
 from app.web.templating import render
 
@@ -31,11 +31,6 @@ DONE = {
     "linked": "The LMS course is linked to this offering.",
     "removed": "The link is removed.",
 }
-
-
-def _prefix() -> str:
-    named = offering_in_request()
-    return "" if named is None else f"/offerings/{named}"
 
 
 def _course_json(found: LmsCourse) -> dict[str, Any]:
@@ -83,7 +78,7 @@ def _page(
         user=member.user,
         offering=member.offering,
         state=_state(session, member),
-        prefix=_prefix(),
+        prefix=offering_prefix(),
         error=error,
         values=values or {},
         done=DONE.get(request.query_params.get("done", ""), ""),
@@ -127,7 +122,7 @@ async def link_form(request: Request, session: SessionDep, member: InstructorMem
     except LinkError as exc:
         session.rollback()
         return _page(request, session, member, status=exc.status, error=exc.message, values=values)
-    return RedirectResponse(f"{_prefix()}/instructor/lms?done=linked", status_code=303)
+    return RedirectResponse(f"{offering_prefix()}/instructor/lms?done=linked", status_code=303)
 
 
 @router.post("/instructor/lms/contexts/{context_id}/unlink", include_in_schema=False)
@@ -139,7 +134,7 @@ def unlink_form(
         unlink(session=session, offering_id=member.offering.id, context_id=context_id)
     except LinkError as exc:
         return _page(request, session, member, status=exc.status, error=exc.message)
-    return RedirectResponse(f"{_prefix()}/instructor/lms?done=removed", status_code=303)
+    return RedirectResponse(f"{offering_prefix()}/instructor/lms?done=removed", status_code=303)
 
 
 @router.get("/api/instructor/lms", responses=errors(401, 403))

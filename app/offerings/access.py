@@ -91,6 +91,16 @@ def offering_in_request() -> int | None:
     return _current.get()
 
 
+def offering_prefix() -> str:
+    """'/offerings/{id}' when this request came through that offering's URL, else ''.
+
+    Staff pages' redirects start with it, so an instructor stays in the offering they work in
+    (templates read the same scope key: templates/instructor/_nav.html).
+    """
+    named = _current.get()
+    return "" if named is None else f"/offerings/{named}"
+
+
 def offering_here() -> int | ScalarSelect[int]:
     """This request's offering id, or SQL for the first offering's (staff pages' queries)."""
     named = _current.get()

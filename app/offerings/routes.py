@@ -16,11 +16,11 @@ from starlette.responses import Response
 
 from app.db import SessionDep
 from app.offerings.access import (
-    SCOPE_KEY,
     InstructorMember,
     Member,
     OfferingAccessError,
     is_member_here,
+    offering_prefix,
 )
 from app.offerings.models import STAFF, Offering
 from app.offerings.passwords import LinkRefused, link_for
@@ -169,8 +169,7 @@ def _roster_form(
     request: Request, member: Member, status_code: int = 200, **context: Any
 ) -> Response:
     context.setdefault("errors", [])
-    named = request.scope.get(SCOPE_KEY)
-    context.setdefault("prefix", "" if named is None else f"/offerings/{named}")
+    context.setdefault("prefix", offering_prefix())
     return render(
         request,
         "offerings/roster.html",
@@ -241,8 +240,10 @@ def password_link_form(
 ) -> Response:
     """The "reset password" button: show the link to copy and send."""
     link = link_json(request, _link(session, member, user_id))
-    named = request.scope.get(SCOPE_KEY)
-    prefix = "" if named is None else f"/offerings/{named}"
     return render(
-        request, "offerings/password_link.html", user=member.user, link=link, prefix=prefix
+        request,
+        "offerings/password_link.html",
+        user=member.user,
+        link=link,
+        prefix=offering_prefix(),
     )

@@ -10,7 +10,7 @@ from starlette.responses import Response
 
 from app.content.service import CourseDep
 from app.db import SessionDep
-from app.offerings.access import StaffUser
+from app.offerings.access import StaffUser, offering_prefix
 from app.problems import service
 from app.users.deps import OptionalUser
 from app.web.api import RowId
@@ -87,4 +87,4 @@ def problems_page(
 def resolve_form(report_id: RowId, session: SessionDep, user: StaffUser) -> Response:
     """Mark one report resolved, then back to the list of open reports."""
     service.resolve(session=session, report_id=report_id, instructor=user)
-    return RedirectResponse("/instructor/problems", status_code=303)
+    return RedirectResponse(f"{offering_prefix()}/instructor/problems", status_code=303)

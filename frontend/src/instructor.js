@@ -75,7 +75,8 @@ function showRegrade(box, job) {
 
 function enableRegrade(form) {
   const slug = form.dataset.regrade;
-  const url = `/api/exercises/${encodeURIComponent(slug)}/regrade`;
+  // The page names the URL: under /offerings/{id}/ it is that offering's (the check is its).
+  const url = form.dataset.regradeUrl || `/api/exercises/${encodeURIComponent(slug)}/regrade`;
   const box = form.querySelector("[data-regrade-status]");
   const button = form.querySelector("button[type=submit]");
   box.setAttribute("aria-live", "polite");
