@@ -1,37 +1,66 @@
-"""Instructor page for LTI: register an LMS, sync a course roster, pick best or latest score."""
+"""Instructor page for LTI: register an LMS, sync a course roster, pick best or latest score.
+
+Registering an LMS is site-wide; the LMS courses, their grade posts and their actions are those
+of the offering the page is opened in (all of them for a site admin), so an instructor of one
+offering neither sees nor changes another's.
+"""
 
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
-from sqlalchemy import func, select
+from sqlalchemy import ColumnElement, and_, func, or_, select
 
 from app.db import SessionDep
 from app.lti.http import LmsError
 from app.lti.models import LtiContext, LtiGradePost, LtiLink
 from app.lti.registry import RegistrationError, platforms, register_platform
 from app.lti.roster import sync_roster
-from app.offerings.access import InstructorUser
+from app.offerings.access import InstructorMember, Member, offering_prefix
+from app.offerings.service import first_offering_id_query
 from app.web.api import RowId
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)
+NO_SUCH_COURSE = "There is no such LMS course in this offering."
 FIELDS = ("issuer", "client_id", "auth_url", "token_url", "jwks_url", "deployment_id")
+
+
+def _here(member: Member) -> ColumnElement[bool]:
+    """The LMS courses of the member's offering (a never-linked one feeds the first offering)."""
+    if member.user.is_admin:
+        return LtiContext.id.is_not(None)
+    never_linked_here = and_(
+        LtiContext.offering_id.is_(None), first_offering_id_query() == member.offering.id
+    )
+    return or_(LtiContext.offering_id == member.offering.id, never_linked_here)
+
+
+def _context(session: SessionDep, member: Member, context_id: int) -> LtiContext | None:
+    """One LMS course of the member's offering, or None."""
+    return session.scalar(select(LtiContext).where(LtiContext.id == context_id, _here(member)))
 
 
 def _page(
     request: Request,
     session: SessionDep,
+    member: Member,
     *,
     status: int = 200,
     message: str = "",
     error: str = "",
     values: dict[str, str] | None = None,
 ) -> Response:
-    contexts = list(session.scalars(select(LtiContext).order_by(LtiContext.id)))
+    contexts = list(
+        session.scalars(select(LtiContext).where(_here(member)).order_by(LtiContext.id))
+    )
+    ids = [c.id for c in contexts]
     outbox = dict(
         session.execute(
-            select(LtiGradePost.status, func.count()).group_by(LtiGradePost.status)
+            select(LtiGradePost.status, func.count())
+            .join(LtiLink, LtiLink.id == LtiGradePost.link_id)
+            .where(LtiLink.context_id.in_(ids))
+            .group_by(LtiGradePost.status)
         ).all()
     )
     links = {
@@ -41,7 +70,7 @@ def _page(
     failures = session.execute(
         select(LtiLink.kind, LtiLink.slug, LtiGradePost.last_error, func.count())
         .join(LtiLink, LtiLink.id == LtiGradePost.link_id)
-        .where(LtiGradePost.status == "failed")
+        .where(LtiGradePost.status == "failed", LtiLink.context_id.in_(ids))
         .group_by(LtiLink.kind, LtiLink.slug, LtiGradePost.last_error)
         .order_by(func.max(LtiGradePost.id).desc())
         .limit(10)
@@ -58,6 +87,7 @@ def _page(
         message=message,
         error=error,
         values=values or {},
+        base=offering_prefix(),
         jwks_url=str(request.url_for("lti_jwks")),
         login_url=str(request.url_for("lti_login")),
         launch_url=str(request.url_for("lti_launch")),
@@ -65,52 +95,56 @@ def _page(
 
 
 @router.get("/instructor/lti")
-def lti_admin(request: Request, session: SessionDep, user: InstructorUser) -> Response:
-    """Registered LMSs, their courses, the outbox state and the registration form."""
-    return _page(request, session)
+def lti_admin(request: Request, session: SessionDep, member: InstructorMember) -> Response:
+    """Registered LMSs, this offering's LMS courses, their outbox and the registration form."""
+    return _page(request, session, member)
 
 
 @router.post("/instructor/lti/platforms")
-async def lti_register(request: Request, session: SessionDep, user: InstructorUser) -> Response:
+async def lti_register(request: Request, session: SessionDep, member: InstructorMember) -> Response:
     """Register an LMS (same issuer + client id again updates it)."""
     form = await request.form()
     values = {name: str(form.get(name) or "") for name in FIELDS}
     try:
         platform, created = register_platform(session=session, **values)
     except RegistrationError as exc:
-        return _page(request, session, status=422, error=str(exc), values=values)
+        return _page(request, session, member, status=422, error=str(exc), values=values)
     verb = "Registered" if created else "Updated"
-    return _page(request, session, message=f"{verb} {platform.issuer} ({platform.client_id}).")
+    message = f"{verb} {platform.issuer} ({platform.client_id})."
+    return _page(request, session, member, message=message)
 
 
 @router.post("/instructor/lti/contexts/{context_id}/sync")
 def lti_sync(
-    request: Request, session: SessionDep, user: InstructorUser, context_id: RowId
+    request: Request, session: SessionDep, member: InstructorMember, context_id: RowId
 ) -> Response:
     """Pull the LMS course roster now."""
-    context = session.get(LtiContext, context_id)
+    context = _context(session, member, context_id)
     if context is None:
-        return _page(request, session, status=404, error="There is no such LMS course.")
+        return _page(request, session, member, status=404, error=NO_SUCH_COURSE)
     try:
         result = sync_roster(session=session, context=context)
     except LmsError as exc:
-        return _page(request, session, status=502, error=f"Roster sync failed: {exc}")
+        return _page(request, session, member, status=502, error=f"Roster sync failed: {exc}")
     return _page(
         request,
         session,
+        member,
         message=f"{context.title}: {result.members} members, {result.created} new accounts.",
     )
 
 
 @router.post("/instructor/lti/contexts/{context_id}/policy")
 async def lti_policy(
-    request: Request, session: SessionDep, user: InstructorUser, context_id: RowId
+    request: Request, session: SessionDep, member: InstructorMember, context_id: RowId
 ) -> Response:
     """Send the best or the latest score of each student to this LMS course."""
     policy = str((await request.form()).get("policy") or "")
-    context = session.get(LtiContext, context_id)
-    if context is None or policy not in ("best", "latest"):
-        return _page(request, session, status=422, error="Choose best or latest for a course.")
+    context = _context(session, member, context_id)
+    if context is None:
+        return _page(request, session, member, status=404, error=NO_SUCH_COURSE)
+    if policy not in ("best", "latest"):
+        return _page(request, session, member, status=422, error="Choose best or latest.")
     context.score_policy = policy
     session.commit()
-    return RedirectResponse("/instructor/lti", status_code=303)
+    return RedirectResponse(f"{offering_prefix()}/instructor/lti", status_code=303)

@@ -63,3 +63,46 @@ def test_the_lms_takes_back_a_role_it_gave(lti_client: TestClient, platform: Pla
     _signed_in(lti_client, launch(lti_client, platform, sub="t-2", roles=[LEARNER]))
     assert _roles("t-2")[1] == OfferingRole.student
     assert lti_client.get("/instructor/gradebook").status_code == 403
+
+
+def _csrf(page: str) -> str:
+    return page.split('name="csrf_token" value="')[1].split('"')[0]
+
+
+def test_the_lms_page_shows_and_changes_only_its_offerings_lms_courses(
+    lti_client: TestClient, platform: Platform
+) -> None:
+    _signed_in(lti_client, launch(lti_client, platform, sub="t-2", roles=[INSTRUCTOR]))
+    linked = _link_context_to_a_new_offering()
+    with session_factory()() as session:  # another LMS course, feeding the first offering
+        ours = session.scalars(select(LtiContext)).one()
+        other = LtiContext(
+            platform_id=ours.platform_id,
+            deployment_id=ours.deployment_id,
+            context_id="fall-course",
+            title="Fall course in the LMS",
+            offering_id=1,
+        )
+        session.add(other)
+        session.commit()
+        ours_id, other_id, ours_title = ours.id, other.id, ours.title
+    _signed_in(lti_client, launch(lti_client, platform, sub="t-2", roles=[INSTRUCTOR]))
+    base = f"/offerings/{linked}/instructor/lti"
+    page = lti_client.get(base)
+    assert page.status_code == 200
+    assert ours_title in page.text and "Fall course in the LMS" not in page.text
+    assert f'action="{base}/contexts/{ours_id}/policy"' in page.text
+    csrf = _csrf(page.text)
+    theirs = lti_client.post(
+        f"{base}/contexts/{other_id}/policy", data={"policy": "latest", "csrf_token": csrf}
+    )
+    assert theirs.status_code == 404 and "no such LMS course in this offering" in theirs.text
+    mine = lti_client.post(
+        f"{base}/contexts/{ours_id}/policy",
+        data={"policy": "latest", "csrf_token": csrf},
+        follow_redirects=False,
+    )
+    assert mine.status_code == 303 and mine.headers["location"] == base
+    with session_factory()() as session:
+        policies = {c.id: c.score_policy for c in session.scalars(select(LtiContext))}
+    assert policies == {ours_id: "latest", other_id: "best"}

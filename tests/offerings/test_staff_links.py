@@ -2,7 +2,7 @@
 
 Under `/offerings/{id}/instructor/...` each form, link and redirect to a staff page carries the
 same prefix (as the staff menu does, tests/offerings/test_staff_menu.py); without the prefix they
-stay without it. The LMS registration (`/instructor/lti`) is the site's, not an offering's.
+stay without it.
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ from tests.assessments.conftest import exam, write
 from tests.instructor.conftest import EXERCISE, LESSON, PAST_DUE, add_submission, at, person
 from tests.instructor.test_access import all_routes
 
-SITE_WIDE = "/instructor/lti"  # the LMS registration: one for the site
 # A link or form target that is a staff page or a staff API, with or without an offering.
 STAFF = re.compile(r"^(/offerings/\d+)?(/instructor(?:[/?#]|$)|/api/)")
 TARGETS = re.compile(r'\s(href|action|data-[\w-]+)="([^"]*)"')
@@ -51,13 +50,13 @@ PAGES = [
     ("settings", "/instructor/settings"),
     ("lms link", "/instructor/lms"),
     ("roster", "/instructor/roster"),
+    ("lms", "/instructor/lti"),
 ]
 NOT_PAGES = (  # GET routes under /instructor that are files or redirects, not pages with links
     "/instructor",
     "/instructor/gradebook.csv",
     "/instructor/assessments/{slug}/items.csv",
     "/instructor/quizzes/{slug}/items.csv",
-    "/instructor/lti",  # the site's LMS registration (not an offering's)
 )
 
 
@@ -169,14 +168,10 @@ def test_a_staff_page_of_a_second_offering_stays_in_it(
     assert page.status_code == 200, page.text
     targets = _targets(page.text)
     assert targets, "the page links to no staff page"
-    outside = [
-        (attr, url)
-        for attr, url in targets
-        if not url.startswith(base + "/") and not url.startswith(SITE_WIDE)
-    ]
+    outside = [(attr, url) for attr, url in targets if not url.startswith(base + "/")]
     assert outside == [], f"{name}: these leave offering {world.second}"
     links = {url.replace("&amp;", "&") for attr, url in targets if attr == "href"}
-    for url in links - {SITE_WIDE}:  # and each link opens for B's instructor
+    for url in links:  # and each link opens for B's instructor
         assert staff_client.get(url, headers=world.teacher).status_code == 200, url
 
 

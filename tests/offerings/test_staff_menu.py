@@ -36,10 +36,7 @@ def test_the_menu_of_a_second_offering_links_its_own_pages(client: TestClient) -
     links = _menu(page.text)
     assert f"/offerings/{second}/instructor/students" in links
     assert f"/offerings/{second}/instructor/settings" in links
-    # The LMS registration is the site's, not an offering's.
-    assert [link for link in links if not link.startswith(f"/offerings/{second}/")] == [
-        "/instructor/lti"
-    ]
+    assert [link for link in links if not link.startswith(f"/offerings/{second}/")] == []
     for link in links:  # and every link it offers opens for this instructor
         assert client.get(link, headers=headers).status_code == 200, link
     first = _menu(client.get("/instructor/gradebook", headers=headers).text)
