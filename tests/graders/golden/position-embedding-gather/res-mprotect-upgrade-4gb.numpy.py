@@ -23,7 +23,10 @@ def _hoard():
     for _ in range(16):  # 4 GB in blocks, so each mapping fits in what address space is left
         address = libc.mmap(None, BLOCK, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
         if address in (None, ctypes.c_void_p(-1).value):
-            raise OSError(ctypes.get_errno(), "mmap was refused")
+            # Blocks of earlier cases stay mapped, so a later case may find the address space
+            # full before the data limit refuses: a refusal of memory either way, and saying so
+            # keeps every case's verdict the same however far the earlier ones got.
+            raise MemoryError("mmap was refused")
         if libc.mprotect(address, BLOCK, PROT_READ_WRITE) != 0:
             raise MemoryError("mprotect could not make the block writable")
         ctypes.memset(address, 1, BLOCK)
