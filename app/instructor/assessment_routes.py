@@ -174,7 +174,6 @@ async def accommodation_form(
 def accommodation_delete_form(
     slug: str,
     user_id: RowId,
-    request: Request,
     session: SessionDep,
     course: CourseDep,
     user: InstructorUser,
@@ -188,7 +187,6 @@ def accommodation_delete_form(
 @router.post("/instructor/assessments/{slug}/regrade", include_in_schema=False)
 def regrade_form(
     slug: str,
-    request: Request,
     session: SessionDep,
     course: CourseDep,
     user: InstructorUser,
