@@ -159,10 +159,11 @@ def _run_class(entry: Any, inputs: dict[str, Any], framework: str, send: Any) ->
     send(0, _to_numpy(module(_to_framework(inputs["x"], framework))))
 
 
-def run_job(job: Any, write: Any, stop: Any = None) -> None:
+def run_job(job: Any, write: Any, stop: Any = None, call: Any = None) -> None:
     """Execute one job, writing one frame per output as soon as it exists.
 
     `stop()` true after a step: the attempt is abandoned (graders/jax_child.py runs it again).
+    `call(entry)`: how a function entry is called (jax_child.WholePrograms after a reset).
     """
     framework = job.framework
     sent = 0
@@ -219,6 +220,7 @@ def run_job(job: Any, write: Any, stop: Any = None) -> None:
         write(protocol.encode_error(FILE_LEVEL, "MissingEntry", message))
         write(protocol.encode_end(1))
         return
+    function = call(entry) if call is not None and job.entry_kind != "class" else entry
     for case in job.cases:
         index = case.index
         try:
@@ -226,7 +228,7 @@ def run_job(job: Any, write: Any, stop: Any = None) -> None:
                 _run_class(entry, case.args, framework, lambda s, a, i=index: send(i, s, a))
             else:
                 args = {k: _to_framework(v, framework) for k, v in case.args.items()}
-                send(index, 0, _to_numpy(entry(**args)))
+                send(index, 0, _to_numpy(function(**args)))
         except BaseException as exc:
             fail(index * SLOTS, exc)
         if stop is not None and stop():

@@ -119,7 +119,7 @@ class Table(nn.Module):  # a parameter drawn by jax.random.truncated_normal's ji
         return self.param("table", init, (32, 8))[: tokens.shape[-1]]
 
 
-def job(kind, write, stop=None):
+def job(kind, write, stop=None, call=None):
     if kind == "flax":  # XLA runs this program's independent kernels on its worker threads
         tokens = jnp.zeros((1, 4), jnp.int32)
         out = Table().apply(Table().init(jax.random.PRNGKey(1), tokens), tokens)

@@ -1,0 +1,114 @@
+"""graders/inside/jax_child.py's WholePrograms, outside the sandbox: after a reset, a case is
+compiled as one program where that is cheaper, and runs op by op where one program would change
+what the student sees (prints, values used as Python numbers) or cost more (random numbers,
+unrolled loops)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+GRADERS = Path(__file__).resolve().parents[2] / "graders"
+SCRIPT = r"""
+import json, sys
+sys.path[:0] = [sys.argv[1] + "/inside", sys.argv[1]]
+import numpy as np
+import jax, jax.numpy as jnp
+jax.config.update("jax_cpu_enable_async_dispatch", False)
+from jax._src import compiler
+import jax_child
+
+compiles = [0]
+real = compiler.backend_compile_and_load
+def counted(*args, **kwargs):
+    compiles[0] += 1
+    return real(*args, **kwargs)
+compiler.backend_compile_and_load = counted
+
+def gather(positions, table):
+    return table[positions.astype(jnp.int32)] * 2.0
+
+def python_number(positions, table):
+    return table[: int(positions.max()) + 1]
+
+def printing(positions, table):
+    print("rows", table.shape[0])
+    return table[positions.astype(jnp.int32)]
+
+def random_rows(positions, table):
+    return table + jax.random.normal(jax.random.PRNGKey(0), table.shape)
+
+def loop(positions, table):
+    rows = [table[i] for i in range(table.shape[0])]
+    return jnp.stack(rows) + 0.0
+
+def needs_int(n, table):
+    return jnp.zeros((n, table.shape[1]))
+
+cases = [
+    {"positions": jnp.asarray(np.array([[0, 3], [1, 2]], np.float32)),
+     "table": jnp.asarray(np.arange(32, dtype=np.float32).reshape(8, 4))},
+    {"positions": jnp.asarray(np.array([[5, 1, 0]], np.float32)),
+     "table": jnp.asarray(np.arange(18, dtype=np.float32).reshape(6, 3))},
+    {"positions": jnp.asarray(np.array([[60], [2]], np.float32)),
+     "table": jnp.asarray(np.arange(256, dtype=np.float32).reshape(64, 4))},
+]
+out = {}
+for name in ("gather", "python_number", "printing", "random_rows", "loop"):
+    entry = globals()[name]
+    whole = jax_child.WholePrograms(entry)
+    compiles[0] = 0
+    chosen = cases[2:] if name == "loop" else cases  # 64 rows: a loop of 64 steps unrolled
+    got = [np.asarray(whole(**case)) for case in chosen]
+    whole_compiles = compiles[0]
+    jax.clear_caches()
+    compiles[0] = 0
+    want = [np.asarray(entry(**case)) for case in chosen]
+    out[name] = {
+        "same": all(g.shape == w.shape and np.allclose(g, w) for g, w in zip(got, want)),
+        "whole": whole_compiles,
+        "op_by_op": compiles[0],
+    }
+    jax.clear_caches()
+whole = jax_child.WholePrograms(needs_int)
+table = cases[0]["table"]
+errors = []
+for n in (2, 2.0):  # equal values of another type: never served the other's program
+    try:
+        errors.append(str(whole(n=n, table=table).shape))
+    except TypeError:
+        errors.append("TypeError")
+out["needs_int"] = errors
+print(json.dumps(out))
+"""
+
+
+def run() -> dict:
+    env = {"JAX_PLATFORMS": "cpu", "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false"}
+    proc = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(GRADERS)],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env=env,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = proc.stdout.splitlines()
+    return {"printed": lines[:-1], **json.loads(lines[-1])}
+
+
+def test_cases_compile_as_one_program_or_op_by_op_with_the_same_results() -> None:
+    got = run()
+    for name in ("gather", "python_number", "printing", "random_rows", "loop"):
+        assert got[name]["same"], (name, got)
+    # one program per case (three shapes), against several operations per case op by op
+    assert got["gather"]["whole"] == 3 and got["gather"]["op_by_op"] >= 9, got
+    # values used as Python numbers, prints, random numbers, a long unrolled loop: op by op
+    for name in ("python_number", "printing", "random_rows", "loop"):
+        assert got[name]["whole"] == got[name]["op_by_op"], (name, got)
+    # the student's prints appear once per call, with values, never a tracer's placeholder
+    assert got["printed"] == ["rows 8", "rows 6", "rows 64"] * 2, got["printed"]
+    assert got["needs_int"] == ["(2, 4)", "TypeError"], got
