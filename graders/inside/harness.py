@@ -320,6 +320,11 @@ def _take_one_job() -> None:
             sys.stderr.flush()
             os._exit(protocol.RAN_AFTER_RESET)  # every result is written; this only counts it
         return
+    if job.framework == "jax":  # a fresh JAX: compiles freely, one program per case once it must
+        import jax_child
+
+        run_job(job, write, call=jax_child.WholeOnceCompiling)
+        return
     run_job(job, write)
 
 

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 GRADERS = Path(__file__).resolve().parents[2] / "graders"
 SCRIPT = r"""
 import json, sys
@@ -81,11 +83,30 @@ for n in (2, 2.0):  # equal values of another type: never served the other's pro
     except TypeError:
         errors.append("TypeError")
 out["needs_int"] = errors
+
+# A fresh JAX process: op by op until a case compiles, then one program per case.
+jax.clear_caches()
+compiles[0] = 0
+np.asarray(gather(**cases[0]))
+first_case = compiles[0]
+jax.clear_caches()
+compiles[0] = 0
+once = jax_child.WholeOnceCompiling(gather)
+got = [np.asarray(once(**case)) for case in cases]
+out["once"] = {"compiles": compiles[0], "first_case": first_case}
+for case in cases:  # every case's operations compiled: nothing to compile, so op by op
+    gather(**case)
+compiles[0] = 0
+once = jax_child.WholeOnceCompiling(gather)
+[np.asarray(once(**case)) for case in cases]
+out["once_compiled"] = compiles[0]
 print(json.dumps(out))
 """
 
 
-def run() -> dict:
+@pytest.fixture(scope="module")
+def got() -> dict:
+    """One run of the script for the module (a fresh process: its compilations are its own)."""
     env = {"JAX_PLATFORMS": "cpu", "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false"}
     proc = subprocess.run(
         [sys.executable, "-c", SCRIPT, str(GRADERS)],
@@ -100,8 +121,7 @@ def run() -> dict:
     return {"printed": lines[:-1], **json.loads(lines[-1])}
 
 
-def test_cases_compile_as_one_program_or_op_by_op_with_the_same_results() -> None:
-    got = run()
+def test_cases_compile_as_one_program_or_op_by_op_with_the_same_results(got: dict) -> None:
     for name in ("gather", "python_number", "printing", "random_rows", "loop"):
         assert got[name]["same"], (name, got)
     # one program per case (three shapes), against several operations per case op by op
@@ -112,3 +132,13 @@ def test_cases_compile_as_one_program_or_op_by_op_with_the_same_results() -> Non
     # the student's prints appear once per call, with values, never a tracer's placeholder
     assert got["printed"] == ["rows 8", "rows 6", "rows 64"] * 2, got["printed"]
     assert got["needs_int"] == ["(2, 4)", "TypeError"], got
+
+
+def test_a_fresh_jax_goes_op_by_op_until_a_case_compiles_then_one_program_per_case(
+    got: dict,
+) -> None:
+    # the first case op by op (its several operations), then one program for each of the others
+    assert got["once"]["first_case"] >= 3, got
+    assert got["once"]["compiles"] == got["once"]["first_case"] + 2, got
+    # nothing to compile (as when the persistent cache holds every operation): op by op throughout
+    assert got["once_compiled"] == 0, got
