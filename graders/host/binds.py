@@ -16,6 +16,7 @@ SOURCES: Final = {
     "job_limits.py": INSIDE / "job_limits.py",
     "zygote.py": INSIDE / "zygote.py",
     "jax_child.py": INSIDE / "jax_child.py",
+    "whole_programs.py": INSIDE / "whole_programs.py",
     "experiment_harness.py": INSIDE / "experiment_harness.py",
     "experiment.py": INSIDE / "experiment.py",
     "protocol.py": GRADERS / "protocol.py",

@@ -65,7 +65,7 @@ def start_interpreter(key: str, settings: PoolSettings) -> SandboxProcess:
         argv.append("prewarm" if framework == "jax" and not slug else "fork")
         binds += bind_files("zygote.py")
     if framework == "jax":  # resets after a fork; one program per case where that is cheaper
-        binds += bind_files("jax_child.py")
+        binds += bind_files("jax_child.py", "whole_programs.py")
     if framework == "jax" and settings.jax_cache_dir:
         binds.append((settings.jax_cache_dir, SANDBOX_CACHE_DIR))
     proc = spawn(argv, limits=_limits(settings), ro_binds=binds, env={}, control_socket=forks)

@@ -1,8 +1,8 @@
 """Runs INSIDE the sandbox: warm up a framework, take one job, send outputs back as frames.
 
 This file is executed as a script by the sandboxed interpreter; it must import nothing from the
-project except `protocol`, `seccomp`, `job_limits`, `zygote` and `jax_child` (bound read-only next
-to it). It never sees reference code or expected values: only the job's inputs arrive, and only
+project except `protocol`, `seccomp`, `job_limits`, `zygote`, `jax_child` and `whole_programs`
+(bound read-only next to it). It never sees reference code or expected values: only the job's inputs arrive, and only
 plain arrays leave. The process that runs a job first makes itself the whole job (job_limits.py).
 """
 
@@ -68,9 +68,11 @@ def _to_framework(value: Any, framework: str) -> Any:
 
         return torch.from_numpy(value.copy())
     if framework == "jax":
-        import jax.numpy as jnp
+        import jax
 
-        return jnp.asarray(value)
+        # not jnp.asarray: that compiles a program per new input shape (JAX's `stage`), 20 ms
+        # each; device_put gives the same array (dtype, weak type, placement) without one
+        return jax.device_put(value)
     return value.copy()
 
 
@@ -163,7 +165,7 @@ def run_job(job: Any, write: Any, stop: Any = None, call: Any = None) -> None:
     """Execute one job, writing one frame per output as soon as it exists.
 
     `stop()` true after a step: the attempt is abandoned (graders/jax_child.py runs it again).
-    `call(entry)`: how a function entry is called (jax_child.WholePrograms after a reset).
+    `call(entry, inputs)`: plans every case's run (whole_programs.WholePrograms after a reset).
     """
     framework = job.framework
     sent = 0
@@ -220,15 +222,20 @@ def run_job(job: Any, write: Any, stop: Any = None, call: Any = None) -> None:
         write(protocol.encode_error(FILE_LEVEL, "MissingEntry", message))
         write(protocol.encode_end(1))
         return
-    function = call(entry) if call is not None and job.entry_kind != "class" else entry
-    for case in job.cases:
+    planned = None
+    if call is not None and job.entry_kind != "class":
+        inputs = [{k: _to_framework(v, framework) for k, v in c.args.items()} for c in job.cases]
+        planned = call(entry, inputs)
+    for position, case in enumerate(job.cases):
         index = case.index
         try:
             if job.entry_kind == "class":
                 _run_class(entry, case.args, framework, lambda s, a, i=index: send(i, s, a))
+            elif planned is not None:
+                send(index, 0, _to_numpy(planned.run(position)))
             else:
                 args = {k: _to_framework(v, framework) for k, v in case.args.items()}
-                send(index, 0, _to_numpy(function(**args)))
+                send(index, 0, _to_numpy(entry(**args)))
         except BaseException as exc:
             fail(index * SLOTS, exc)
         if stop is not None and stop():
@@ -321,9 +328,9 @@ def _take_one_job() -> None:
             os._exit(protocol.RAN_AFTER_RESET)  # every result is written; this only counts it
         return
     if job.framework == "jax":  # a fresh JAX: compiles freely, one program per case once it must
-        import jax_child
+        import whole_programs  # type: ignore[import-not-found]  # bound beside this file
 
-        run_job(job, write, call=jax_child.WholeOnceCompiling)
+        run_job(job, write, call=whole_programs.WholeOnceCompiling)
         return
     run_job(job, write)
 

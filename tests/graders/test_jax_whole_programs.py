@@ -1,4 +1,4 @@
-"""graders/inside/jax_child.py's WholePrograms, outside the sandbox: after a reset, a case is
+"""graders/inside/whole_programs.py, outside the sandbox: after a reset, a case is
 compiled as one program where that is cheaper, and runs op by op where one program would change
 what the student sees (prints, values used as Python numbers) or cost more (random numbers,
 unrolled loops)."""
@@ -20,7 +20,7 @@ import numpy as np
 import jax, jax.numpy as jnp
 jax.config.update("jax_cpu_enable_async_dispatch", False)
 from jax._src import compiler
-import jax_child
+import whole_programs
 
 compiles = [0]
 real = compiler.backend_compile_and_load
@@ -50,20 +50,20 @@ def needs_int(n, table):
     return jnp.zeros((n, table.shape[1]))
 
 cases = [
-    {"positions": jnp.asarray(np.array([[0, 3], [1, 2]], np.float32)),
-     "table": jnp.asarray(np.arange(32, dtype=np.float32).reshape(8, 4))},
-    {"positions": jnp.asarray(np.array([[5, 1, 0]], np.float32)),
-     "table": jnp.asarray(np.arange(18, dtype=np.float32).reshape(6, 3))},
-    {"positions": jnp.asarray(np.array([[60], [2]], np.float32)),
-     "table": jnp.asarray(np.arange(256, dtype=np.float32).reshape(64, 4))},
+    {"positions": jax.device_put(np.array([[0, 3], [1, 2]], np.float32)),
+     "table": jax.device_put(np.arange(32, dtype=np.float32).reshape(8, 4))},
+    {"positions": jax.device_put(np.array([[5, 1, 0]], np.float32)),
+     "table": jax.device_put(np.arange(18, dtype=np.float32).reshape(6, 3))},
+    {"positions": jax.device_put(np.array([[60], [2]], np.float32)),
+     "table": jax.device_put(np.arange(256, dtype=np.float32).reshape(64, 4))},
 ]
 out = {}
 for name in ("gather", "python_number", "printing", "random_rows", "loop"):
     entry = globals()[name]
-    whole = jax_child.WholePrograms(entry)
-    compiles[0] = 0
     chosen = cases[2:] if name == "loop" else cases  # 64 rows: a loop of 64 steps unrolled
-    got = [np.asarray(whole(**case)) for case in chosen]
+    compiles[0] = 0
+    whole = whole_programs.WholePrograms(entry, chosen)
+    got = [np.asarray(whole.run(i)) for i in range(len(chosen))]
     whole_compiles = compiles[0]
     jax.clear_caches()
     compiles[0] = 0
@@ -74,15 +74,27 @@ for name in ("gather", "python_number", "printing", "random_rows", "loop"):
         "op_by_op": compiles[0],
     }
     jax.clear_caches()
-whole = jax_child.WholePrograms(needs_int)
 table = cases[0]["table"]
+whole = whole_programs.WholePrograms(
+    needs_int, [{"n": 2, "table": table}, {"n": 2.0, "table": table}]
+)
 errors = []
-for n in (2, 2.0):  # equal values of another type: never served the other's program
+for i in range(2):  # equal values of another type: never served the other's program
     try:
-        errors.append(str(whole(n=n, table=table).shape))
+        errors.append(str(whole.run(i).shape))
     except TypeError:
         errors.append("TypeError")
 out["needs_int"] = errors
+
+def leaves(positions, table):
+    sys.exit(3)
+
+whole = whole_programs.WholePrograms(leaves, cases)
+try:  # the trace met sys.exit: op by op, where the real call meets it again (run_job reports it)
+    whole.run(0)
+    out["leaves"] = "returned"
+except SystemExit as exc:
+    out["leaves"] = f"SystemExit {exc.code} op_by_op={whole.op_by_op}"
 
 # A fresh JAX process: op by op until a case compiles, then one program per case.
 jax.clear_caches()
@@ -91,14 +103,14 @@ np.asarray(gather(**cases[0]))
 first_case = compiles[0]
 jax.clear_caches()
 compiles[0] = 0
-once = jax_child.WholeOnceCompiling(gather)
-got = [np.asarray(once(**case)) for case in cases]
+once = whole_programs.WholeOnceCompiling(gather, cases)
+got = [np.asarray(once.run(i)) for i in range(len(cases))]
 out["once"] = {"compiles": compiles[0], "first_case": first_case}
 for case in cases:  # every case's operations compiled: nothing to compile, so op by op
     gather(**case)
 compiles[0] = 0
-once = jax_child.WholeOnceCompiling(gather)
-[np.asarray(once(**case)) for case in cases]
+once = whole_programs.WholeOnceCompiling(gather, cases)
+[np.asarray(once.run(i)) for i in range(len(cases))]
 out["once_compiled"] = compiles[0]
 print(json.dumps(out))
 """
@@ -132,6 +144,7 @@ def test_cases_compile_as_one_program_or_op_by_op_with_the_same_results(got: dic
     # the student's prints appear once per call, with values, never a tracer's placeholder
     assert got["printed"] == ["rows 8", "rows 6", "rows 64"] * 2, got["printed"]
     assert got["needs_int"] == ["(2, 4)", "TypeError"], got
+    assert got["leaves"] == "SystemExit 3 op_by_op=True", got
 
 
 def test_a_fresh_jax_goes_op_by_op_until_a_case_compiles_then_one_program_per_case(
