@@ -2,8 +2,9 @@
 
 This file is executed as a script by the sandboxed interpreter; it must import nothing from the
 project except `protocol`, `seccomp`, `job_limits`, `zygote`, `jax_child` and `whole_programs`
-(bound read-only next to it). It never sees reference code or expected values: only the job's inputs arrive, and only
-plain arrays leave. The process that runs a job first makes itself the whole job (job_limits.py).
+(bound read-only next to it). It never sees reference code or expected values: only the job's
+inputs arrive, and only plain arrays leave. The process that runs a job first makes itself the
+whole job (job_limits.py).
 """
 
 from __future__ import annotations
