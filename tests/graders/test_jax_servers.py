@@ -20,6 +20,7 @@ from graders import protocol
 from graders.engine import Grader
 from graders.host.forkserver import ForkServer
 from graders.host.interpreter import PoolSettings
+from graders.host.warmup import encode_warmup, warmup_bundles
 from graders.jobs import encode_job
 from tests.graders.sandbox.helpers import requires_sandbox
 
@@ -47,8 +48,14 @@ def position_embedding_gather(positions, embedding_table):
 
 @pytest.fixture(scope="module")
 def grader() -> Iterator[Grader]:
+    # One warmed server, for the exercise these tests grade (the default warms every JAX
+    # exercise's: seven servers' warm-ups this module never uses).
+    warmup = encode_warmup(warmup_bundles(ROOT / "exercises")[EXERCISE])
     settings = PoolSettings(
-        sizes={"jax": 1}, jax_cache_dir=str(ROOT / "var" / "jax-cache"), fork_max_jobs=1000
+        sizes={"jax": 1, f"jax:{EXERCISE}": 1},
+        warmups={EXERCISE: warmup},
+        jax_cache_dir=str(ROOT / "var" / "jax-cache"),
+        fork_max_jobs=1000,
     )
     grader = Grader(ROOT / "exercises", settings)
     grader.start()
