@@ -120,9 +120,11 @@ class WholePrograms:
             hash(tuple(args[k] for k in static))
         except TypeError:
             return None
-        # a new function each case: a trace is never reused for an equal value of another type
-        # (4 for 4.0)
-        jitted = jax.jit(functools.partial(self.entry), static_argnames=static)
+        # With non-array inputs, a new function each case: a trace is never reused for an equal
+        # value of another type (4 for 4.0). Without, the entry itself: cases of the same shapes
+        # share one program instead of compiling it again.
+        program = functools.partial(self.entry) if static else self.entry
+        jitted = jax.jit(program, static_argnames=static)
         saved = sys.stdout, sys.stderr
         printed = io.StringIO()
         sys.stdout = sys.stderr = printed
