@@ -11,6 +11,10 @@ PORT ?= 8000
 # own, so more memory). Tests sharing a module- or package-wide fixture stay on one worker.
 PYTEST_WORKERS ?= 2
 PYTEST := $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup --durations=25
+# Python's default: compiled modules are kept (__pycache__, ignored by git), so the hundreds of
+# processes a run starts (servers, the command line, pytest's workers with the plugins' rewritten
+# asserts) do not each compile every module again. Some machines set this to keep folders clean.
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: system install assets migrate prepare run test test-scenarios test-all test-grader lint typecheck validate bench soak clean
 

@@ -146,8 +146,17 @@ def _submissions() -> list[Path]:
 SUBMISSIONS = _submissions()
 
 
+# Golden files that wait out a long limit: they run with the end-to-end scenarios (`make
+# test-scenarios`, which CI runs as well), so `make test` stays within its ten minutes.
+WAIT_OUT_A_LIMIT = {
+    # a training loop that never ends, stopped at the lab's own 45 s limit
+    "lab-learned-vs-sinusoidal/res-train-forever.torch",
+}
+
+
 def _param(path: Path) -> Any:
-    return pytest.param(path, id=_id(path))
+    marks = [pytest.mark.scenario] if _id(path) in WAIT_OUT_A_LIMIT else []
+    return pytest.param(path, id=_id(path), marks=marks)
 
 
 def reduce(report: Report) -> dict[str, Any]:
@@ -328,7 +337,7 @@ def test_golden_files_are_complete() -> None:
         assert exercises_dir_of(path.parent.name) is not None, path
         assert _framework(path) in FRAMEWORKS, path
         assert _category(path) in CATEGORIES, path
-    assert set(KNOWN_BUGS) <= {_id(p) for p in SUBMISSIONS}
+    assert set(KNOWN_BUGS) | WAIT_OUT_A_LIMIT <= {_id(p) for p in SUBMISSIONS}
     assert sum(_category(p) in HOSTILE for p in SUBMISSIONS) >= 40
 
 
