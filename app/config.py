@@ -21,6 +21,14 @@ class Settings(BaseSettings):
     app_env: Literal["development", "production", "test"] = Field(
         default="development", description="production refuses development secrets."
     )
+    password_hash_cost: Literal["standard", "low"] = Field(
+        default="standard",
+        description=(
+            "argon2's work for each new password hash: standard (3 passes over 64 MiB), or low "
+            "(1 pass over 1 MiB) for test suites that create thousands of accounts; production "
+            "refuses low. Stored hashes carry their own cost, so either setting checks both."
+        ),
+    )
     app_data_dir: Path = Field(
         default=Path("./var"), description="Where the SQLite database, logs and caches live."
     )
@@ -263,6 +271,8 @@ class Settings(BaseSettings):
             )
         if self.app_env == "production" and len(self.secret_key) < 32:
             raise ValueError("SECRET_KEY must be at least 32 characters in production")
+        if self.app_env == "production" and self.password_hash_cost == "low":  # noqa: S105
+            raise ValueError("PASSWORD_HASH_COST=low is for test suites; unset it in production")
         return self
 
     @property

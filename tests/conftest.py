@@ -26,6 +26,11 @@ from app.users.models import Role
 from app.users.service import create_user, issue_api_token
 from app.wiring import wire
 
+# Accounts made by tests (thousands of them) hash passwords at argon2's low cost: the same
+# algorithm and code path, 1 MiB instead of 64 MiB each (tests/users/test_password_cost.py checks
+# the standard cost). Servers the tests start inherit it.
+os.environ.setdefault("PASSWORD_HASH_COST", "low")
+
 # End-to-end scenarios (real servers, workers, a browser): `make test-scenarios`, not `make test`.
 SCENARIOS = ("tests/browser/", "tests/test_bench.py", "tests/jobs/test_scale_out.py")
 

@@ -27,8 +27,7 @@ from app.config import Settings
 from app.offerings.models import Enrollment
 from app.offerings.service import first_offering_id_query
 from app.users.models import ApiToken, User, WebSession
-from app.users.service import hash_token
-from app.users.sessions import _hasher
+from app.users.service import hash_password, hash_token
 
 SSE_EXERCISE = ("position-embedding-gather", "numpy")
 
@@ -51,7 +50,7 @@ def seed_students(env: dict[str, str], count: int, tag: str) -> list[Student]:
         app_data_dir=Path(env["APP_DATA_DIR"]), database_url=env.get("DATABASE_URL") or None
     )
     engine = create_engine(settings.sqlalchemy_url)
-    shared_hash = str(_hasher.hash(secrets.token_urlsafe(16)))
+    shared_hash = hash_password(secrets.token_urlsafe(16))
     students = [Student(secrets.token_urlsafe(32), secrets.token_urlsafe(32)) for _ in range(count)]
     expires = dt.datetime.now(dt.UTC) + dt.timedelta(days=1)
     try:

@@ -7,21 +7,25 @@ import secrets
 from functools import lru_cache
 from urllib.parse import urlsplit
 
-from pwdlib import PasswordHash
 from sqlalchemy import delete
 from sqlalchemy.orm import Session
 
 from app.models_base import utcnow
 from app.users.models import User, WebSession
-from app.users.service import get_user_by_email, hash_token, verify_password
+from app.users.service import (
+    get_user_by_email,
+    hash_password,
+    hash_token,
+    password_matches,
+    verify_password,
+)
 
 MAX_PASSWORD_CHARS = 1024
-_hasher = PasswordHash.recommended()
 
 
 @lru_cache(maxsize=1)
 def _dummy_hash() -> str:
-    return str(_hasher.hash(secrets.token_urlsafe(16)))
+    return hash_password(secrets.token_urlsafe(16))
 
 
 def authenticate(*, session: Session, email: str, password: str) -> User | None:
@@ -31,7 +35,7 @@ def authenticate(*, session: Session, email: str, password: str) -> User | None:
     user = get_user_by_email(session=session, email=email)
     if user is None:
         # Same hashing work as a real check, so response time does not reveal who has an account.
-        _hasher.verify(password, _dummy_hash())
+        password_matches(password=password, password_hash=_dummy_hash())
         return None
     return user if verify_password(user=user, password=password) else None
 

@@ -64,6 +64,7 @@ def test_login_sets_a_fresh_session_and_shows_the_name(client: TestClient) -> No
 def test_secure_cookie_in_production(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("APP_ENV", "production")
     monkeypatch.setenv("SECRET_KEY", "x" * 48)
+    monkeypatch.delenv("PASSWORD_HASH_COST")  # production hashes at the standard cost
     get_settings.cache_clear()
     make_user("prod@example.org")
     with TestClient(create_app(), base_url="https://testserver") as client:
