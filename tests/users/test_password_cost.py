@@ -43,7 +43,7 @@ def test_the_default_is_the_standard_cost(monkeypatch: pytest.MonkeyPatch) -> No
     assert Settings(_env_file=None).password_hash_cost == "standard"  # type: ignore[call-arg]
 
 
-def test_production_refuses_the_low_cost(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_production_refuses_the_low_cost() -> None:
     with pytest.raises(ValidationError, match="PASSWORD_HASH_COST=low is for test suites"):
         Settings(  # type: ignore[call-arg]
             _env_file=None, app_env="production", secret_key="x" * 40, password_hash_cost="low"
