@@ -40,11 +40,11 @@ def test_new_hashes_use_the_configured_cost_and_either_cost_verifies(
 
 def test_the_default_is_the_standard_cost(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("PASSWORD_HASH_COST", raising=False)
-    assert Settings(_env_file=None).password_hash_cost == "standard"  # type: ignore[call-arg]
+    assert Settings(_env_file=None).password_hash_cost == "standard"
 
 
 def test_production_refuses_the_low_cost() -> None:
     with pytest.raises(ValidationError, match="PASSWORD_HASH_COST=low is for test suites"):
-        Settings(  # type: ignore[call-arg]
+        Settings(
             _env_file=None, app_env="production", secret_key="x" * 40, password_hash_cost="low"
         )
