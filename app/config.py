@@ -58,8 +58,9 @@ class Settings(BaseSettings):
     )
     session_cache: bool = Field(
         default=True,
-        description="The embedded web process remembers a session's user for a few seconds "
-        "(no query per page); a change from another process (a CLI command) shows within them.",
+        description="Each web process remembers a session's user for a few seconds (no query "
+        "per page); with REDIS_URL a change anywhere reaches every web process at once, "
+        "without it a change from another process (a CLI command) shows within those seconds.",
     )
     database_url: str | None = Field(
         default=None, description="SQLAlchemy URL; default is a SQLite file in app_data_dir."

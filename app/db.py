@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from collections.abc import AsyncIterator
 from typing import Annotated, Any, Literal
 
 from fastapi import Depends
 from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 
 from app.config import get_settings
@@ -84,6 +86,37 @@ def _watch_sqlite_writes(engine: Engine) -> None:
     event.listen(engine.pool, "invalidate", _sqlite_writer.after_end)
 
 
+IDLE_PING_SECONDS = 1.0
+_RETURNED_AT = "returned_at"
+
+
+def _note_return(_dbapi_connection: Any, record: Any) -> None:
+    record.info[_RETURNED_AT] = time.monotonic()
+
+
+def _ping_if_idle(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+    """Check a PostgreSQL connection before use only when it sat unused for a while.
+
+    Why not `pool_pre_ping`: a ping on every checkout was one more round trip per page, a
+    tenth of the pages a class could open at once (issue 23). A connection given back a moment
+    ago was working then; one that sat idle may have been cut (a database restart, a firewall),
+    and is replaced here before a request meets it. A connection cut while busy fails its
+    request, and SQLAlchemy then replaces every older connection of the pool.
+    """
+    returned = record.info.get(_RETURNED_AT)
+    if returned is None or time.monotonic() - returned < IDLE_PING_SECONDS:
+        return
+    try:
+        cursor = dbapi_connection.cursor()
+        try:
+            cursor.execute("SELECT 1")
+        finally:
+            cursor.close()
+        dbapi_connection.rollback()
+    except Exception as exc:  # the driver's error for a dead connection, whatever its class
+        raise DisconnectionError(f"database connection lost while idle: {exc}") from exc
+
+
 Purpose = Literal["web", "background"]
 
 
@@ -101,7 +134,10 @@ def _create_engine(purpose: Purpose) -> Engine:
         event.listen(engine, "connect", _sqlite_pragmas)
         _watch_sqlite_writes(engine)
         return engine
-    return create_engine(url, pool_pre_ping=True, **pool)
+    engine = create_engine(url, **pool)
+    event.listen(engine.pool, "checkin", _note_return)
+    event.listen(engine.pool, "checkout", _ping_if_idle)
+    return engine
 
 
 class _Engines:

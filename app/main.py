@@ -38,6 +38,7 @@ from app.site import routes as content_routes
 from app.submissions import intake
 from app.submissions import routes as submission_routes
 from app.users import routes as user_routes
+from app.users import session_cache
 from app.users.ratelimit import auth_limiter
 from app.web import docs
 from app.web.capacity import Admission, AdmissionMiddleware
@@ -74,6 +75,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     # In the background: a page asked for meanwhile compiles its own template as before.
     templates_compiled = asyncio.create_task(asyncio.to_thread(compile_templates))
     await jobs.watcher.start()
+    session_cache.start_listening()  # scale-out: each web process hears the others' logouts
     if jobs.grade and settings.pool_warm_on_start:
         await asyncio.to_thread(get_grader)
     outbox = OutboxWorker(session_factory("background"), settings.lti_outbox_interval_seconds)
@@ -87,6 +89,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if course_watcher is not None:
             course_watcher.stop()
         await jobs.watcher.stop()
+        await asyncio.to_thread(session_cache.stop_listening)
         await asyncio.to_thread(jobs.stop, WEB_DRAIN_SECONDS)
         shutdown_grader()
 

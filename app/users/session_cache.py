@@ -1,15 +1,17 @@
-"""Who a session cookie belongs to, remembered for a few seconds by the one web process.
+"""Who a session cookie belongs to, remembered for a few seconds by each web process.
 
-Why: looking the session up was a fifth of a page's CPU and one trip to the thread pool on
-every request (issue 23), though a student's five pages in a row ask the same thing.
+Why: looking the session up was a fifth of a page's CPU and one more transaction on every
+request (issue 23), though a student's five pages in a row ask the same thing.
 
-Why it stays correct: only the embedded mode uses it, where one web process serves (`serve`
-refuses `--workers` there), and every write to `users` or `web_sessions` made in this process
-(logout, a role or password change, an account deleted) forgets everything, once when the
-statement runs and again when its connection goes back to the pool after the commit. A
-lookup that raced with such a write is not kept: each clearing starts a new generation, and
-an answer is stored only under the generation it began in. Writes from another process
-(a CLI command) are seen within `SECONDS`. Scale-out (several web processes) never caches.
+Why it stays correct: every write to `users` or `web_sessions` made in a process (logout, a
+role or password change, an account deleted) forgets everything, once when the statement runs
+and again when its connection goes back to the pool after the commit. A lookup that raced with
+such a write is not kept: each clearing starts a new generation, and an answer is stored only
+under the generation it began in. With Redis (scale-out, several web processes) the commit is
+also published, and every web process forgets on receipt (session_broadcast); a process not
+subscribed at that moment does not cache at all. Without Redis only the embedded mode caches,
+where one web process serves (`serve` refuses `--workers` there); writes from a process that
+cannot publish (a CLI command without Redis) are seen within `SECONDS`.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from sqlalchemy import Engine, event
 from sqlalchemy.pool import Pool
 
 from app.config import get_settings
+from app.users.session_broadcast import Listener, Publisher
 
 SECONDS = 5.0
 MAX_ENTRIES = 10_000  # a class is a few hundred; past this the cache starts over
@@ -74,12 +77,37 @@ class SessionCache:
 
 
 cache = SessionCache(SECONDS)
+_publisher = Publisher()
+_listener: Listener | None = None
 
 
 def enabled() -> bool:
-    """Only where this process is the one web process (the embedded mode)."""
+    """In the one embedded web process, or where this process hears every change (Redis)."""
     settings = get_settings()
-    return settings.session_cache and settings.grades_in_web and not settings.distributed
+    if not settings.session_cache:
+        return False
+    if settings.distributed:
+        return _listener is not None and _listener.live
+    return settings.grades_in_web
+
+
+def start_listening() -> None:
+    """A web process with Redis: subscribe, and cache once subscribed (until `stop_listening`)."""
+    global _listener
+    settings = get_settings()
+    if not settings.session_cache or settings.redis_url is None or _listener is not None:
+        return
+    _listener = Listener(settings.redis_url, settings.redis_prefix, cache.clear)
+    _listener.start()
+
+
+def stop_listening() -> None:
+    """Stop caching and unsubscribe."""
+    global _listener
+    listener, _listener = _listener, None
+    if listener is not None:
+        listener.stop()
+    cache.clear()
 
 
 def _on_statement(conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
@@ -91,6 +119,9 @@ def _on_statement(conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
 def _on_checkin(_dbapi_connection: Any, record: Any) -> None:
     if record is not None and record.info.pop(_CHANGED_KEY, False):
         cache.clear()  # committed (or rolled back) now: a lookup from here on reads the new rows
+        settings = get_settings()
+        if settings.redis_url is not None:  # and the other web processes, wherever they run
+            _publisher.publish(settings.redis_url, settings.redis_prefix)
 
 
 def _on_invalidate(_dbapi_connection: Any, record: Any, *_args: Any) -> None:

@@ -98,9 +98,10 @@ def test_an_entry_is_forgotten_after_its_seconds() -> None:
     assert cache.get("hash") is None
 
 
-def test_several_web_processes_never_remember(
+def test_a_scale_out_process_remembers_nothing_until_it_hears_every_change(
     data_dir: object, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Why: with Redis, caching is on only while subscribed (tests/users/test_session_broadcast.py).
     assert session_cache.enabled()
     monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:6379/0")
     get_settings.cache_clear()

@@ -1,0 +1,104 @@
+"""Tells every web process, through Redis, that a session or an account changed.
+
+Why: with several web processes (scale-out), each one remembers sessions for a few seconds
+(session_cache); a logout or a role change made in one process must reach the others' memory
+at once, not after the entry ages out. A process that committed such a change publishes one
+message; each web process listens and forgets what it remembered. While a process is not
+subscribed (starting, Redis away) it remembers nothing, so a missed message can never leave a
+stale entry behind: at worst the cache is off and every page reads the session again.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+
+import redis
+
+from app.jobs.redis_queue import redis_client
+
+log = logging.getLogger(__name__)
+RETRY_SECONDS = 1.0
+
+
+def channel(prefix: str) -> str:
+    """The one channel every web process of a deployment listens on."""
+    return f"{prefix}:sessions:changed"
+
+
+class Publisher:
+    """Publishes "something changed"; a failure is logged, never raised into the write."""
+
+    def __init__(self) -> None:
+        self._clients: dict[str, redis.Redis] = {}
+        self._lock = threading.Lock()
+
+    def publish(self, url: str, prefix: str) -> None:
+        """One PUBLISH to the deployment's channel."""
+        with self._lock:
+            client = self._clients.get(url)
+            if client is None:
+                client = self._clients[url] = redis_client(url)
+        try:
+            client.publish(channel(prefix), b"1")
+        except redis.RedisError as exc:
+            # Other processes keep their entries for at most session_cache.SECONDS.
+            log.warning("could not tell other web processes that a session changed: %s", exc)
+
+
+class Listener:
+    """A thread subscribed to the channel; `live` only while it surely receives every message."""
+
+    def __init__(self, url: str, prefix: str, on_change: Callable[[], None]) -> None:
+        self._url = url
+        self._channel = channel(prefix)
+        self._on_change = on_change
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.live = False
+
+    def start(self) -> None:
+        """Subscribe in the background; `live` turns true once Redis confirmed it."""
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, name="session-listener", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Unsubscribe and wait for the thread (it checks every second)."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5.0)
+            self._thread = None
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            client = redis.Redis.from_url(
+                self._url, socket_connect_timeout=3, socket_timeout=10, health_check_interval=5
+            )
+            pubsub = client.pubsub()  # type: ignore[no-untyped-call]
+            try:
+                self._listen(pubsub)
+            except (redis.RedisError, OSError) as exc:
+                log.warning("session listener lost Redis (%s); sessions are read every time", exc)
+            finally:
+                self.live = False
+                self._on_change()  # messages may have been missed: keep nothing from before
+                pubsub.close()
+                client.close()
+            self._stop.wait(RETRY_SECONDS)
+
+    def _listen(self, pubsub: redis.client.PubSub) -> None:
+        pubsub.subscribe(self._channel)
+        confirmed = False
+        while not self._stop.is_set():
+            message = pubsub.get_message(timeout=1.0)
+            if message is None:
+                continue
+            if message["type"] == "subscribe" and not confirmed:
+                # From here on every message reaches us; forget what was read before it.
+                confirmed = True
+                self._on_change()
+                self.live = True
+            elif message["type"] == "message":
+                self._on_change()
