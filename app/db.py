@@ -117,6 +117,38 @@ def _ping_if_idle(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
         raise DisconnectionError(f"database connection lost while idle: {exc}") from exc
 
 
+_PLAIN_READ = re.compile(r"\s*(SELECT|SHOW)\b", re.IGNORECASE)
+_LOCKING_READ = re.compile(r"\bFOR\s+(UPDATE|SHARE|NO\s+KEY\s+UPDATE|KEY\s+SHARE)\b", re.I)
+
+
+def _transaction_from_first_write(conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+    """PostgreSQL, web requests: reads run on their own, a transaction starts at the first write.
+
+    Why: a page that only reads paid two round trips for BEGIN and ROLLBACK around its two or
+    three SELECTs (issue 23). Under READ COMMITTED each SELECT sees its own snapshot inside a
+    transaction too, so reading outside one changes no answer; everything from the first
+    statement that is not a plain SELECT (a write, a locking read, a WITH) on is one
+    transaction again, committed or rolled back whole, as before.
+    """
+    dbapi = conn.connection.dbapi_connection
+    if dbapi is None or not dbapi.autocommit:
+        return
+    if _PLAIN_READ.match(statement) and not _LOCKING_READ.search(statement):
+        return
+    dbapi.autocommit = False  # the driver sends BEGIN before this statement
+
+
+def _reading_freely(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
+    """Each checkout starts outside a transaction, whatever the last user of the connection did."""
+    if dbapi_connection.autocommit:
+        return
+    try:
+        dbapi_connection.rollback()  # nothing to undo: the session ended its transaction
+        dbapi_connection.autocommit = True
+    except Exception as exc:
+        raise DisconnectionError(f"database connection in an unknown state: {exc}") from exc
+
+
 Purpose = Literal["web", "background"]
 
 
@@ -134,7 +166,12 @@ def _create_engine(purpose: Purpose) -> Engine:
         event.listen(engine, "connect", _sqlite_pragmas)
         _watch_sqlite_writes(engine)
         return engine
-    engine = create_engine(url, **pool)
+    if purpose == "background":
+        engine = create_engine(url, **pool)
+    else:
+        engine = create_engine(url, isolation_level="AUTOCOMMIT", **pool)
+        event.listen(engine, "before_cursor_execute", _transaction_from_first_write)
+        event.listen(engine.pool, "checkout", _reading_freely)
     event.listen(engine.pool, "checkin", _note_return)
     event.listen(engine.pool, "checkout", _ping_if_idle)
     return engine

@@ -4,17 +4,21 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
 import pytest
 from sqlalchemy import event, func, select, text
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 
 from app import db
 from app.db import session_factory
+from app.migrate import upgrade_head
 from app.progress.models import LessonRead
 from app.progress.service import record_lesson_read
-from app.users.models import Role
+from app.users.models import Role, User
 from app.users.service import create_user
 from tests.postgres import PG_ADMIN, throwaway_database
 
@@ -126,3 +130,51 @@ def test_a_connection_just_given_back_is_handed_out_without_a_ping(
         with engine.connect() as conn:
             conn.execute(text("SELECT 3"))
         assert seen == ["SELECT 2", "SELECT 3"]
+
+
+@pytest.fixture
+def pg_web(monkeypatch: pytest.MonkeyPatch, data_dir: Path) -> Iterator[str]:
+    """The web engine on a migrated throwaway PostgreSQL database."""
+    with throwaway_database(monkeypatch, data_dir) as url:
+        upgrade_head()
+        yield url
+
+
+def _in_transaction(session: Session) -> bool:
+    dbapi = session.connection().connection.dbapi_connection
+    assert dbapi is not None
+    return bool(dbapi.info.transaction_status != psycopg.pq.TransactionStatus.IDLE)
+
+
+def test_reads_of_a_web_request_open_no_transaction(pg_web: str) -> None:
+    # Why: BEGIN and ROLLBACK around a page's reads were two of its round trips (issue 23).
+    with session_factory()() as session:
+        assert session.scalar(select(func.count()).select_from(User)) == 0
+        assert not _in_transaction(session)
+
+
+def test_the_first_write_starts_a_transaction_that_commits_or_rolls_back_whole(
+    pg_web: str,
+) -> None:
+    with session_factory()() as session:
+        session.scalar(select(func.count()).select_from(User))
+        session.add(User(email="a@example.org", name="A", password_hash="x", role="student"))
+        session.flush()
+        assert _in_transaction(session)
+        session.add(User(email="a@example.org", name="B", password_hash="x", role="student"))
+        with pytest.raises(IntegrityError):
+            session.flush()
+        session.rollback()
+    with session_factory()() as session:
+        assert session.scalar(select(func.count()).select_from(User)) == 0  # neither row
+        session.add(User(email="c@example.org", name="C", password_hash="x", role="student"))
+        session.commit()
+    with session_factory()() as session:  # the pooled connection is back to reading freely
+        assert session.scalar(select(func.count()).select_from(User)) == 1
+        assert not _in_transaction(session)
+
+
+def test_background_work_keeps_ordinary_transactions(pg_web: str) -> None:
+    with session_factory("background")() as session:
+        session.scalar(select(func.count()).select_from(User))
+        assert _in_transaction(session)
