@@ -73,9 +73,7 @@ class Listener:
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            client = redis.Redis.from_url(
-                self._url, socket_connect_timeout=3, socket_timeout=10, health_check_interval=5
-            )
+            client = redis_client(self._url)
             pubsub = client.pubsub()  # type: ignore[no-untyped-call]
             try:
                 self._listen(pubsub)
