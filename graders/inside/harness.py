@@ -331,6 +331,7 @@ def _take_one_job() -> None:
     if job.framework == "jax":  # a fresh JAX: compiles freely, one program per case once it must
         import whole_programs  # type: ignore[import-not-found]  # bound beside this file
 
+        whole_programs.cheap_compiles()  # after the warm-up: what it loaded keeps its settings
         run_job(job, write, call=whole_programs.WholeOnceCompiling)
         return
     run_job(job, write)

@@ -290,4 +290,5 @@ def _run_again(guard: Guard, run_job: RunJob, job: Any, write: Callable[[bytes],
         _leave_for_fresh_jax()
     import whole_programs  # type: ignore[import-not-found]  # bound beside this file
 
+    whole_programs.cheap_compiles()
     run_job(job, write, call=whole_programs.WholePrograms)

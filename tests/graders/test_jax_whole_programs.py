@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 GRADERS = Path(__file__).resolve().parents[2] / "graders"
@@ -155,3 +156,74 @@ def test_a_fresh_jax_goes_op_by_op_until_a_case_compiles_then_one_program_per_ca
     assert got["once"]["compiles"] == got["once"]["first_case"] + 2, got
     # nothing to compile (as when the persistent cache holds every operation): op by op throughout
     assert got["once_compiled"] == 0, got
+
+
+CHEAP_SCRIPT = r"""
+import json, sys
+sys.path[:0] = [sys.argv[1] + "/inside", sys.argv[1]]
+import numpy as np
+import jax, jax.numpy as jnp
+jax.config.update("jax_cpu_enable_async_dispatch", False)
+if sys.argv[3] != "plain":  # plain: no persistent cache at all
+    jax.config.update("jax_compilation_cache_dir", sys.argv[2])
+    jax.config.update("jax_persistent_cache_min_entry_size_bytes", -1)
+    never = 0 if sys.argv[3] == "fill" else 1e9  # only the filler writes
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", never)
+    jax.config.update("jax_persistent_cache_enable_xla_caches", "none")
+from jax._src import compiler
+import whole_programs
+
+seen = []  # (module name, the overrides XLA was given) of every real compilation
+real = compiler.backend_compile_and_load
+def recording(backend, module, devices, options, callbacks):
+    seen.append((str(module.operation.attributes["sym_name"]), dict(options.env_option_overrides)))
+    return real(backend, module, devices, options, callbacks)
+compiler.backend_compile_and_load = recording
+
+def cached(x):
+    return jnp.sin(x) * 3.0 + jnp.cumsum(x, axis=1)
+
+def new(x):
+    return jnp.cos(x) @ x.T - jnp.sort(x @ x.T, axis=0)[::-1]
+
+x = jax.device_put(np.linspace(-3, 3, 24, dtype=np.float32).reshape(4, 6))
+if sys.argv[3] == "fill":
+    np.asarray(jax.jit(cached)(x))
+    print("{}")
+elif sys.argv[3] == "plain":
+    print(json.dumps({"new": np.asarray(jax.jit(new)(x)).tolist()}))
+else:
+    whole_programs.cheap_compiles()
+    a = np.asarray(jax.jit(cached)(x))
+    b = np.asarray(jax.jit(new)(x))
+    print(json.dumps({"seen": seen, "new": b.tolist(), "cheap": whole_programs.CHEAP_COMPILE}))
+"""
+
+
+def test_a_job_compiles_the_cheap_way_what_the_persistent_cache_does_not_hold(
+    tmp_path: Path,
+) -> None:
+    env = {"JAX_PLATFORMS": "cpu", "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false"}
+
+    def run(mode: str) -> dict:
+        proc = subprocess.run(
+            [sys.executable, "-c", CHEAP_SCRIPT, str(GRADERS), str(tmp_path), mode],
+            capture_output=True,
+            text=True,
+            timeout=180,
+            env=env,
+            check=False,
+        )
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        return json.loads(proc.stdout.splitlines()[-1])
+
+    run("fill")  # the trusted filler's way: `cached` is in the cache, `new` is not
+    usual = run("plain")  # `new` compiled with the usual settings
+    got = run("job")
+    # the cached program still loads (its key is the usual one): only `new` was compiled, and
+    # XLA took every cheap setting (an unknown name would have failed the compilation)
+    assert [name for name, _ in got["seen"]] == ['"jit_new"'], got["seen"]
+    overrides = got["seen"][0][1]
+    assert got["cheap"] and {k: overrides.get(k) for k in got["cheap"]} == got["cheap"], overrides
+    # the same answer as the usual settings give, within float32 rounding
+    assert np.allclose(got["new"], usual["new"], rtol=1e-6, atol=1e-5)
