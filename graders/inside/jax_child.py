@@ -291,4 +291,20 @@ def _run_again(guard: Guard, run_job: RunJob, job: Any, write: Callable[[bytes],
     import whole_programs  # type: ignore[import-not-found]  # bound beside this file
 
     whole_programs.cheap_compiles()
+    one_mlir_context()
     run_job(job, write, call=whole_programs.WholePrograms)
+
+
+def one_mlir_context() -> None:
+    """Lower every program of the run again in one MLIR context instead of a new one each.
+
+    JAX makes a context per program (about 2.5 ms: every dialect loaded), so that a long-lived
+    process can free what each program's types and attributes took; this child runs one job
+    and exits. A Flax job lowers about sixty programs again after a reset. The context is made
+    here, after the reset, on this child's own MLIR thread pool (`own_mlir_pool`), with MLIR's
+    multi-threading on, as JAX's own contexts have it (programs compile on other threads).
+    """
+    from jax._src.interpreters import mlir
+
+    context = mlir.make_ir_context()
+    mlir.make_ir_context = lambda: context

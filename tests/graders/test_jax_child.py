@@ -177,3 +177,88 @@ def test_children_run_programs_the_server_ran_on_its_worker_threads(tmp_path: Pa
     ], proc.stderr[-2000:]
     assert rows[1][2] == "200000.0"
     assert rows[0][2] != "-" and float(rows[0][2]) != 0.0
+
+
+CONTEXT_SCRIPT = """
+import os, signal, sys
+sys.path[:0] = [sys.argv[1] + "/inside", sys.argv[1]]
+import numpy as np
+import jax, jax.numpy as jnp
+jax.config.update("jax_cpu_enable_async_dispatch", False)
+jax.config.update("jax_compilation_cache_dir", sys.argv[2])
+jax.config.update("jax_persistent_cache_min_entry_size_bytes", -1)
+server = sys.argv[3] == "server"  # else: fill the cache, as graders/host/jax_cache.py does
+jax.config.update("jax_persistent_cache_min_compile_time_secs", 1e9 if server else 0)
+from jax._src.interpreters import mlir
+import jax_child
+if server:
+    jax_child.watch_server()
+
+
+def entry(x, scale):  # several functions per program: MLIR verifies them on its thread pool
+    inner = jax.jit(lambda v: jnp.cumsum(v[::-1], axis=0))
+    return inner(x) * scale + jax.jit(lambda v: jnp.sort(v, axis=-1))(x)
+
+
+cases = [np.arange(n * 3, dtype=np.float32).reshape(n, 3) % 5 for n in range(1, 9)]
+warm = jnp.ones((2, 2)) * 2.0  # the server's own work: loaded from the cache
+if not server:  # the answers a process without fork or reset computes
+    print(" ".join(f"{float(np.asarray(entry(c, 1.5)).sum()):.4f}" for c in cases), flush=True)
+    sys.exit(0)
+
+
+def job(kind, write, stop=None, call=None):
+    inputs = [{"x": jax.device_put(c), "scale": jax.device_put(np.float32(1.5))} for c in cases]
+    if call is None:  # the first attempt, on the server's client: the first case misses
+        outs = [entry(**args) for args in inputs]
+    else:  # the run again: every case traced, lowered, then compiled on two threads
+        planned = call(entry, inputs)
+        outs = [planned.run(i) for i in range(len(inputs))]
+    same = mlir.make_ir_context() is mlir.make_ir_context()
+    sums = " ".join(f"{float(np.asarray(o).sum()):.4f}" for o in outs)
+    write(f"{same}|{sums}".encode())
+
+
+print("native", jax_child.NATIVE_COMPILES[0], flush=True)
+jax_child.settle()
+read, write = os.pipe()
+pid = os.fork()
+if pid == 0:
+    signal.alarm(60)
+    os.close(read)
+    again = jax_child.run(job, "new", lambda frame: os.write(write, frame), may_reset=True)
+    os._exit(87 if again else 0)  # as the harness does: RAN_AFTER_RESET
+os.close(write)
+_, status = os.waitpid(pid, 0)
+with os.fdopen(read, "rb") as frames:
+    print("child", os.waitstatus_to_exitcode(status), frames.read().decode() or "-", flush=True)
+"""
+
+
+def test_after_a_reset_programs_lower_in_one_context_and_compile_side_by_side(
+    tmp_path: Path,
+) -> None:
+    # JAX makes an MLIR context per program (every dialect loaded: about 2.5 ms); the child runs
+    # one job, so after a reset it lowers everything in one, while other threads compile the
+    # programs already lowered. The answers are the ones a fresh process computes.
+    env = {"JAX_PLATFORMS": "cpu", "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false"}
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", CONTEXT_SCRIPT, str(GRADERS), str(tmp_path), role],
+            capture_output=True,
+            text=True,
+            timeout=180,
+            env=env,
+            check=False,
+        )
+        for role in ("fill", "server")
+    ]
+    expected = runs[0].stdout.strip()
+    assert expected, runs[0].stderr[-2000:]
+    proc = runs[1]
+    rows = [line.split(maxsplit=2) for line in proc.stdout.splitlines()]
+    assert rows[:1] == [["native", "0"]], proc.stderr[-2000:]
+    assert rows[1:] and rows[1][:2] == ["child", str(protocol.RAN_AFTER_RESET)], proc.stderr[-2000:]
+    same, sums = rows[1][2].split("|")
+    assert sums == expected
+    assert same == "True"
