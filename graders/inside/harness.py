@@ -375,6 +375,7 @@ def main() -> None:
 
         FORKED_AFTER_JAX = forks_warm_jax
         if forks_warm_jax:
+            jax_child.forget_traces()
             jax_child.settle()
         zygote.serve(_take_one_job, threads_ok=FORKED_AFTER_JAX)
         os._exit(0)

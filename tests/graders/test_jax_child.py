@@ -262,3 +262,84 @@ def test_after_a_reset_programs_lower_in_one_context_and_compile_side_by_side(
     same, sums = rows[1][2].split("|")
     assert sums == expected
     assert same == "True"
+
+
+FORGET_SCRIPT = """
+import os, signal, sys
+sys.path[:0] = [sys.argv[1] + "/inside", sys.argv[1]]
+import numpy as np
+import flax.linen as nn
+import jax, jax.numpy as jnp
+jax.config.update("jax_cpu_enable_async_dispatch", False)
+jax.config.update("jax_compilation_cache_dir", sys.argv[2])
+jax.config.update("jax_persistent_cache_min_entry_size_bytes", -1)
+server = sys.argv[3] == "server"  # else: fill the cache, as graders/host/jax_cache.py does
+jax.config.update("jax_persistent_cache_min_compile_time_secs", 1e9 if server else 0)
+from jax._src import pjit
+import jax_child
+if server:
+    jax_child.watch_server()
+
+
+class Table(nn.Module):
+    @nn.compact
+    def __call__(self, tokens):
+        table = self.param("table", nn.initializers.normal(0.02), (32, 8))
+        return jnp.take(table, jnp.arange(tokens.shape[-1]), axis=0).reshape(-1) * 0.5
+
+
+def job(kind, write, stop=None, call=None):
+    kept = pjit._infer_params_cached.cache_info().currsize
+    total = 0.0
+    for t in (3, 5, 9):
+        tokens = jnp.zeros((1, t), jnp.int32)
+        variables = Table().init(jax.random.PRNGKey(t), tokens)
+        total += float(np.asarray(Table().apply(variables, tokens)).sum())
+    write(f"{kept} {total:.6f}".encode())
+
+
+job("warm", lambda frame: None)  # the warm-up: loaded from the cache, traced by jax.jit
+if not server:
+    sys.exit(0)
+traced = pjit._infer_params_cached.cache_info().currsize > 0
+print("native", jax_child.NATIVE_COMPILES[0], traced, flush=True)
+jax_child.forget_traces()
+jax_child.settle()
+read, write = os.pipe()
+pid = os.fork()
+if pid == 0:
+    signal.alarm(60)
+    os.close(read)
+    again = jax_child.run(job, "same", lambda frame: os.write(write, frame), may_reset=True)
+    os._exit(87 if again else 0)
+os.close(write)
+_, status = os.waitpid(pid, 0)
+with os.fdopen(read, "rb") as frames:
+    print("child", os.waitstatus_to_exitcode(status), frames.read().decode() or "-", flush=True)
+"""
+
+
+def test_a_server_forgets_its_traces_and_its_children_still_run_what_it_ran(
+    tmp_path: Path,
+) -> None:
+    # A reset would spend tens of milliseconds destroying what jax.jit's tracing kept, so the
+    # server drops it after its warm-up; the programs it ran are still found by its children
+    # (no new compilation: the first attempt counts, exit 0).
+    env = {"JAX_PLATFORMS": "cpu", "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false"}
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", FORGET_SCRIPT, str(GRADERS), str(tmp_path), role],
+            capture_output=True,
+            text=True,
+            timeout=180,
+            env=env,
+            check=False,
+        )
+        for role in ("fill", "server")
+    ]
+    assert runs[0].returncode == 0, runs[0].stderr[-2000:]
+    proc = runs[1]
+    rows = [line.split() for line in proc.stdout.splitlines()]
+    assert rows[:1] == [["native", "0", "True"]], proc.stderr[-2000:]
+    assert rows[1:] and rows[1][:3] == ["child", "0", "0"], (rows, proc.stderr[-2000:])
+    assert float(rows[1][3]) != 0.0
