@@ -215,8 +215,9 @@ def job(kind, write, stop=None, call=None):
         planned = call(entry, inputs)
         outs = [planned.run(i) for i in range(len(inputs))]
     same = mlir.make_ir_context() is mlir.make_ir_context()
+    kept = sum(len(k) for k in jax_child._KEPT if isinstance(k, list))  # the server's programs
     sums = " ".join(f"{float(np.asarray(o).sum()):.4f}" for o in outs)
-    write(f"{same}|{sums}".encode())
+    write(f"{same} {kept}|{sums}".encode())
 
 
 print("native", jax_child.NATIVE_COMPILES[0], flush=True)
@@ -259,9 +260,11 @@ def test_after_a_reset_programs_lower_in_one_context_and_compile_side_by_side(
     rows = [line.split(maxsplit=2) for line in proc.stdout.splitlines()]
     assert rows[:1] == [["native", "0"]], proc.stderr[-2000:]
     assert rows[1:] and rows[1][:2] == ["child", str(protocol.RAN_AFTER_RESET)], proc.stderr[-2000:]
-    same, sums = rows[1][2].split("|")
+    flags, sums = rows[1][2].split("|")
     assert sums == expected
-    assert same == "True"
+    same, kept = flags.split()
+    # one context; the server's programs were kept, not destroyed, by the reset
+    assert same == "True" and int(kept) > 0, flags
 
 
 FORGET_SCRIPT = """
