@@ -96,7 +96,9 @@ def test_children_lower_new_programs_of_several_functions_although_the_server_di
     assert lines[2:] == ["child", "0"] * children, proc.stderr[-2000:]
 
 
-RUN_SCRIPT = """
+# A server that loads its programs from a persistent cache (as a warmed server does), or, run as
+# "fill", the trusted process that fills that cache. Each script below adds its own work.
+CACHED_SERVER = """
 import os, signal, sys
 sys.path[:0] = [sys.argv[1] + "/inside", sys.argv[1]]
 import numpy as np
@@ -110,6 +112,44 @@ jax.config.update("jax_persistent_cache_min_compile_time_secs", 1e9 if server el
 import jax_child
 if server:
     jax_child.watch_server()
+"""
+
+# The server forks one child that runs `job` the way the harness does (exit 87 after a reset).
+ONE_CHILD = """
+jax_child.settle()
+read, write = os.pipe()
+pid = os.fork()
+if pid == 0:
+    signal.alarm(60)
+    os.close(read)
+    again = jax_child.run(job, "new", lambda frame: os.write(write, frame), may_reset=True)
+    os._exit(87 if again else 0)  # as the harness does: RAN_AFTER_RESET
+os.close(write)
+_, status = os.waitpid(pid, 0)
+with os.fdopen(read, "rb") as frames:
+    print("child", os.waitstatus_to_exitcode(status), frames.read().decode() or "-", flush=True)
+"""
+
+
+def _fill_then_serve(script: str, tmp_path: Path) -> list[subprocess.CompletedProcess[str]]:
+    """The script run as the cache's filler, then as the server (with its children)."""
+    env = {"JAX_PLATFORMS": "cpu", "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false"}
+    return [
+        subprocess.run(
+            [sys.executable, "-c", script, str(GRADERS), str(tmp_path), role],
+            capture_output=True,
+            text=True,
+            timeout=180,
+            env=env,
+            check=False,
+        )
+        for role in ("fill", "server")
+    ]
+
+
+RUN_SCRIPT = (
+    CACHED_SERVER
+    + """
 
 
 class Table(nn.Module):  # a parameter drawn by jax.random.truncated_normal's jitted program
@@ -147,6 +187,7 @@ for kind in ("flax", "copy"):
     with os.fdopen(read, "rb") as frames:
         print(kind, os.waitstatus_to_exitcode(status), frames.read().decode() or "-", flush=True)
 """
+)
 
 
 def test_children_run_programs_the_server_ran_on_its_worker_threads(tmp_path: Path) -> None:
@@ -155,18 +196,7 @@ def test_children_run_programs_the_server_ran_on_its_worker_threads(tmp_path: Pa
     # client but not those threads, so a child running such work waited forever. The server
     # loads its programs from a persistent cache, as a warmed server does. `timeout` only ends a
     # hung run.
-    env = {"JAX_PLATFORMS": "cpu", "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false"}
-    runs = [
-        subprocess.run(
-            [sys.executable, "-c", RUN_SCRIPT, str(GRADERS), str(tmp_path), role],
-            capture_output=True,
-            text=True,
-            timeout=180,
-            env=env,
-            check=False,
-        )
-        for role in ("fill", "server")
-    ]
+    runs = _fill_then_serve(RUN_SCRIPT, tmp_path)
     proc = runs[1]
     rows = [line.split() for line in proc.stdout.splitlines()]
     assert rows[:1] == [["native", "0"]], runs[0].stderr[-2000:] + proc.stderr[-2000:]
@@ -179,20 +209,10 @@ def test_children_run_programs_the_server_ran_on_its_worker_threads(tmp_path: Pa
     assert rows[0][2] != "-" and float(rows[0][2]) != 0.0
 
 
-CONTEXT_SCRIPT = """
-import os, signal, sys
-sys.path[:0] = [sys.argv[1] + "/inside", sys.argv[1]]
-import numpy as np
-import jax, jax.numpy as jnp
-jax.config.update("jax_cpu_enable_async_dispatch", False)
-jax.config.update("jax_compilation_cache_dir", sys.argv[2])
-jax.config.update("jax_persistent_cache_min_entry_size_bytes", -1)
-server = sys.argv[3] == "server"  # else: fill the cache, as graders/host/jax_cache.py does
-jax.config.update("jax_persistent_cache_min_compile_time_secs", 1e9 if server else 0)
+CONTEXT_SCRIPT = (
+    CACHED_SERVER
+    + """
 from jax._src.interpreters import mlir
-import jax_child
-if server:
-    jax_child.watch_server()
 
 
 def entry(x, scale):  # several functions per program: MLIR verifies them on its thread pool
@@ -221,19 +241,9 @@ def job(kind, write, stop=None, call=None):
 
 
 print("native", jax_child.NATIVE_COMPILES[0], flush=True)
-jax_child.settle()
-read, write = os.pipe()
-pid = os.fork()
-if pid == 0:
-    signal.alarm(60)
-    os.close(read)
-    again = jax_child.run(job, "new", lambda frame: os.write(write, frame), may_reset=True)
-    os._exit(87 if again else 0)  # as the harness does: RAN_AFTER_RESET
-os.close(write)
-_, status = os.waitpid(pid, 0)
-with os.fdopen(read, "rb") as frames:
-    print("child", os.waitstatus_to_exitcode(status), frames.read().decode() or "-", flush=True)
 """
+    + ONE_CHILD
+)
 
 
 def test_after_a_reset_programs_lower_in_one_context_and_compile_side_by_side(
@@ -242,18 +252,7 @@ def test_after_a_reset_programs_lower_in_one_context_and_compile_side_by_side(
     # JAX makes an MLIR context per program (every dialect loaded: about 2.5 ms); the child runs
     # one job, so after a reset it lowers everything in one, while other threads compile the
     # programs already lowered. The answers are the ones a fresh process computes.
-    env = {"JAX_PLATFORMS": "cpu", "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false"}
-    runs = [
-        subprocess.run(
-            [sys.executable, "-c", CONTEXT_SCRIPT, str(GRADERS), str(tmp_path), role],
-            capture_output=True,
-            text=True,
-            timeout=180,
-            env=env,
-            check=False,
-        )
-        for role in ("fill", "server")
-    ]
+    runs = _fill_then_serve(CONTEXT_SCRIPT, tmp_path)
     expected = runs[0].stdout.strip()
     assert expected, runs[0].stderr[-2000:]
     proc = runs[1]
@@ -267,21 +266,10 @@ def test_after_a_reset_programs_lower_in_one_context_and_compile_side_by_side(
     assert same == "True" and int(kept) > 0, flags
 
 
-FORGET_SCRIPT = """
-import os, signal, sys
-sys.path[:0] = [sys.argv[1] + "/inside", sys.argv[1]]
-import numpy as np
-import flax.linen as nn
-import jax, jax.numpy as jnp
-jax.config.update("jax_cpu_enable_async_dispatch", False)
-jax.config.update("jax_compilation_cache_dir", sys.argv[2])
-jax.config.update("jax_persistent_cache_min_entry_size_bytes", -1)
-server = sys.argv[3] == "server"  # else: fill the cache, as graders/host/jax_cache.py does
-jax.config.update("jax_persistent_cache_min_compile_time_secs", 1e9 if server else 0)
+FORGET_SCRIPT = (
+    CACHED_SERVER
+    + """
 from jax._src import pjit
-import jax_child
-if server:
-    jax_child.watch_server()
 
 
 class Table(nn.Module):
@@ -307,19 +295,9 @@ if not server:
 traced = pjit._infer_params_cached.cache_info().currsize > 0
 print("native", jax_child.NATIVE_COMPILES[0], traced, flush=True)
 jax_child.forget_traces()
-jax_child.settle()
-read, write = os.pipe()
-pid = os.fork()
-if pid == 0:
-    signal.alarm(60)
-    os.close(read)
-    again = jax_child.run(job, "same", lambda frame: os.write(write, frame), may_reset=True)
-    os._exit(87 if again else 0)
-os.close(write)
-_, status = os.waitpid(pid, 0)
-with os.fdopen(read, "rb") as frames:
-    print("child", os.waitstatus_to_exitcode(status), frames.read().decode() or "-", flush=True)
 """
+    + ONE_CHILD
+)
 
 
 def test_a_server_forgets_its_traces_and_its_children_still_run_what_it_ran(
@@ -328,18 +306,7 @@ def test_a_server_forgets_its_traces_and_its_children_still_run_what_it_ran(
     # A reset would spend tens of milliseconds destroying what jax.jit's tracing kept, so the
     # server drops it after its warm-up; the programs it ran are still found by its children
     # (no new compilation: the first attempt counts, exit 0).
-    env = {"JAX_PLATFORMS": "cpu", "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false"}
-    runs = [
-        subprocess.run(
-            [sys.executable, "-c", FORGET_SCRIPT, str(GRADERS), str(tmp_path), role],
-            capture_output=True,
-            text=True,
-            timeout=180,
-            env=env,
-            check=False,
-        )
-        for role in ("fill", "server")
-    ]
+    runs = _fill_then_serve(FORGET_SCRIPT, tmp_path)
     assert runs[0].returncode == 0, runs[0].stderr[-2000:]
     proc = runs[1]
     rows = [line.split() for line in proc.stdout.splitlines()]

@@ -117,12 +117,11 @@ print(json.dumps(out))
 """
 
 
-@pytest.fixture(scope="module")
-def got() -> dict:
-    """One run of the script for the module (a fresh process: its compilations are its own)."""
+def _run(script: str, *args: str) -> list[str]:
+    """The script's printed lines, in a fresh process (its compilations are its own)."""
     env = {"JAX_PLATFORMS": "cpu", "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false"}
     proc = subprocess.run(
-        [sys.executable, "-c", SCRIPT, str(GRADERS)],
+        [sys.executable, "-c", script, str(GRADERS), *args],
         capture_output=True,
         text=True,
         timeout=180,
@@ -130,7 +129,13 @@ def got() -> dict:
         check=False,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
-    lines = proc.stdout.splitlines()
+    return proc.stdout.splitlines()
+
+
+@pytest.fixture(scope="module")
+def got() -> dict:
+    """One run of the script for the module."""
+    lines = _run(SCRIPT)
     return {"printed": lines[:-1], **json.loads(lines[-1])}
 
 
@@ -203,19 +208,8 @@ else:
 def test_a_job_compiles_the_cheap_way_what_the_persistent_cache_does_not_hold(
     tmp_path: Path,
 ) -> None:
-    env = {"JAX_PLATFORMS": "cpu", "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false"}
-
     def run(mode: str) -> dict:
-        proc = subprocess.run(
-            [sys.executable, "-c", CHEAP_SCRIPT, str(GRADERS), str(tmp_path), mode],
-            capture_output=True,
-            text=True,
-            timeout=180,
-            env=env,
-            check=False,
-        )
-        assert proc.returncode == 0, proc.stderr[-3000:]
-        return json.loads(proc.stdout.splitlines()[-1])
+        return json.loads(_run(CHEAP_SCRIPT, str(tmp_path), mode)[-1])
 
     run("fill")  # the trusted filler's way: `cached` is in the cache, `new` is not
     usual = run("plain")  # `new` compiled with the usual settings
