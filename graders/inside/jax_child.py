@@ -109,7 +109,9 @@ def forget_traces() -> None:
     """
     from jax._src import pjit
 
-    pjit._infer_params_cached.cache_clear()
+    traces = getattr(pjit, "_infer_params_cached", None)  # another JAX: nothing to forget
+    if traces is not None:
+        traces.cache_clear()
 
 
 def settle() -> None:

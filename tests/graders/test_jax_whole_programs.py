@@ -198,6 +198,8 @@ if sys.argv[3] == "fill":
 elif sys.argv[3] == "plain":
     print(json.dumps({"new": np.asarray(jax.jit(new)(x)).tolist()}))
 else:
+    if sys.argv[3] == "unknown":  # another jaxlib, without one of the settings
+        whole_programs.CHEAP_COMPILE["xla_cpu_no_such_setting"] = True
     whole_programs.cheap_compiles()
     a = np.asarray(jax.jit(cached)(x))
     b = np.asarray(jax.jit(new)(x))
@@ -220,4 +222,14 @@ def test_a_job_compiles_the_cheap_way_what_the_persistent_cache_does_not_hold(
     overrides = got["seen"][0][1]
     assert got["cheap"] and {k: overrides.get(k) for k in got["cheap"]} == got["cheap"], overrides
     # the same answer as the usual settings give, within float32 rounding
+    assert np.allclose(got["new"], usual["new"], rtol=1e-6, atol=1e-5)
+
+
+def test_an_xla_without_one_of_the_cheap_settings_compiles_the_usual_way(tmp_path: Path) -> None:
+    # a student's program must never fail because this XLA does not know one of our settings
+    _run(CHEAP_SCRIPT, str(tmp_path), "fill")
+    usual = json.loads(_run(CHEAP_SCRIPT, str(tmp_path), "plain")[-1])
+    got = json.loads(_run(CHEAP_SCRIPT, str(tmp_path), "unknown")[-1])
+    assert [name for name, _ in got["seen"]] == ['"jit_new"'] * 2, got["seen"]
+    assert "xla_cpu_no_such_setting" not in got["seen"][1][1]  # the second try: usual settings
     assert np.allclose(got["new"], usual["new"], rtol=1e-6, atol=1e-5)
