@@ -48,7 +48,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     print(f"Serving the course on http://{args.host}:{args.port}", flush=True)
     options = serve_options(reload=args.reload)
     if args.workers > 1:
-        options["workers"] = args.workers
+        from app.web.processes import serve_processes
+
+        return serve_processes(options=options, host=args.host, port=args.port, count=args.workers)
     uvicorn.run(**options, host=args.host, port=args.port)
     return 0
 

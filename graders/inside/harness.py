@@ -337,6 +337,15 @@ def _take_one_job() -> None:
     run_job(job, write)
 
 
+def _warm_jax_server(warmup: bytearray) -> None:
+    import jax_child
+
+    _import_framework("jax", start_backend=False)
+    jax_child.watch_server()  # from here, a real compilation rules out resets
+    _start_jax_backend()
+    _warm_up("jax", warmup)
+
+
 def main() -> None:
     """Warm up, say ready, wait for one job, run it, exit (or serve forked jobs: zygote.py).
 
@@ -353,13 +362,13 @@ def main() -> None:
     seccomp.load_library()  # once here, not in every forked job (about 10 ms each)
     prewarm = "prewarm" in options
     forks_warm_jax = framework == "jax" and "fork" in options
-    _import_framework(framework, start_backend=not prewarm and not forks_warm_jax)
+    warmup = _read_warmup()
     if forks_warm_jax:
         import jax_child
 
-        jax_child.watch_server()  # from here, a real compilation rules out resets
-        _start_jax_backend()
-    warmup = _read_warmup()
+        jax_child.warm_up_in_the_background(lambda: _warm_jax_server(warmup))
+    else:
+        _import_framework(framework, start_backend=not prewarm)
     if prewarm:
         import zygote  # type: ignore[import-not-found]  # bound beside this file
 
@@ -369,7 +378,8 @@ def main() -> None:
 
         zygote.serve(_take_one_job, prepare=prepare)
         os._exit(0)
-    _warm_up(framework, warmup)
+    if not forks_warm_jax:
+        _warm_up(framework, warmup)
     if "fork" in options:
         import zygote
 

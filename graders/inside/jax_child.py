@@ -51,6 +51,7 @@ STALL_POLL_S = 0.02
 # A futex wait this long while no thread of the child uses CPU will not end: the threads that
 # would end it are ones fork did not copy. A thread that is merely descheduled is not asleep.
 STALL_S = 0.2
+WARM_UP_NICE = 10  # added to the server's nice value while it warms: pages and jobs come first
 STALL_CPU_S = 0.001  # CPU the child's other threads may use meanwhile (not the watch's own)
 NATIVE_COMPILES = [0]  # in the server: compilations that did not come from the persistent cache
 _KEPT: list[Any] = []  # the server's clients: destroying them in the child is not safe
@@ -112,6 +113,31 @@ def forget_traces() -> None:
     traces = getattr(pjit, "_infer_params_cached", None)  # another JAX: nothing to forget
     if traces is not None:
         traces.cache_clear()
+
+
+def warm_up_in_the_background(work: Callable[[], None]) -> None:
+    """Run the server's start (import, backend, warm-up) on a thread of lower priority, and wait.
+
+    Why: right after a start the warm-ups of every JAX exercise competed with a class's pages
+    (issue 23) and students' jobs. Linux keeps a nice value per thread, and the threads XLA
+    starts inherit it from their creator; jobs are forked later from the main thread, which
+    keeps its own. An unprivileged server could not lower the value again for a job.
+    """
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        me = threading.get_native_id()
+        try:
+            os.setpriority(os.PRIO_PROCESS, me, os.getpriority(os.PRIO_PROCESS, me) + WARM_UP_NICE)
+            work()
+        except BaseException as exc:  # raised again in the caller's thread
+            failed.append(exc)
+
+    thread = threading.Thread(target=run, name="warm-up")
+    thread.start()
+    thread.join()
+    if failed:
+        raise failed[0]
 
 
 def settle() -> None:
