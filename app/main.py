@@ -40,7 +40,7 @@ from app.submissions import routes as submission_routes
 from app.users import routes as user_routes
 from app.users import session_cache
 from app.users.ratelimit import auth_limiter
-from app.web import docs
+from app.web import docs, heap
 from app.web.capacity import Admission, AdmissionMiddleware
 from app.web.csrf import install_csrf
 from app.web.errors import install_error_handlers
@@ -52,6 +52,11 @@ from app.wiring import wire
 log = logging.getLogger(__name__)
 STATIC_DIR = ROOT / "frontend" / "dist"
 WEB_DRAIN_SECONDS = 10.0  # running jobs get this long to finish at shutdown; the rest re-queue
+
+
+def _compile_then_set_aside() -> None:
+    compile_templates()
+    heap.set_aside()  # start-up's objects, templates included, out of every later collection
 
 
 @asynccontextmanager
@@ -73,7 +78,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     app.state.status_watcher = jobs.watcher
     await asyncio.to_thread(jobs.start)
     # In the background: a page asked for meanwhile compiles its own template as before.
-    templates_compiled = asyncio.create_task(asyncio.to_thread(compile_templates))
+    templates_compiled = asyncio.create_task(asyncio.to_thread(_compile_then_set_aside))
     await jobs.watcher.start()
     session_cache.start_listening()  # scale-out: each web process hears the others' logouts
     if jobs.grade and settings.pool_warm_on_start:

@@ -10,6 +10,7 @@ from fastapi import Depends, Request
 
 from app.config import get_settings
 from app.content.loader import Course, Exercise, Lesson, load_course
+from app.web import heap
 
 _lock = threading.Lock()
 
@@ -25,6 +26,7 @@ def reload_course(*, request_app: object) -> Course:
     course = load_from_settings()
     with _lock:
         request_app.state.course = course  # type: ignore[attr-defined]
+    heap.set_aside_again()
     return course
 
 

@@ -25,6 +25,7 @@ from app.courses.first import FALLBACK_SLUG
 from app.courses.schema import COURSE_FILE, CourseMeta
 from app.courses.version import content_version
 from app.models_base import utcnow
+from app.web import heap
 
 log = logging.getLogger(__name__)
 COURSES_DIR = "courses"  # under the first course's folder: one sub-folder per further course
@@ -298,6 +299,7 @@ class Registry:
             entry.refused = None
             if slug == self.first_slug and self._root_state is not None:
                 self._root_state.course = candidate
+            heap.set_aside_again()
             log.info("course %s refreshed: version %s", slug, version)
             return RefreshResult(slug, True, version, list(candidate.problems))
 

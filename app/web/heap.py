@@ -1,0 +1,31 @@
+"""A web process's long-lived objects set aside from the garbage collector (`gc.freeze`).
+
+Why: a web process holds hundreds of thousands of objects that live as long as it does (course
+content, compiled templates, mappers, the framework), and every full collection walked them
+all. Set aside after start-up, collections walk only what requests made. Measured with 1,000
+students at once (issue 23, scale-out): the web processes' CPU per page 1.92-1.95 ms before,
+1.68-1.75 ms after. Objects set aside are still freed when nothing refers to them; only a cycle
+among them would wait, so new content unfreezes, collects and sets aside again.
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+
+_lock = threading.Lock()
+
+
+def set_aside() -> None:
+    """Collect what is garbage now, then set everything left aside (start-up is done)."""
+    with _lock:
+        gc.collect()
+        gc.freeze()
+
+
+def set_aside_again() -> None:
+    """After content was replaced: let the old content's cycles go, then set the rest aside."""
+    with _lock:
+        gc.unfreeze()
+        gc.collect()
+        gc.freeze()
