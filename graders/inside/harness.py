@@ -360,6 +360,10 @@ def main() -> None:
     import seccomp  # type: ignore[import-not-found]  # bound beside this file (see job_limits.py)
 
     seccomp.load_library()  # once here, not in every forked job (about 10 ms each)
+    if "fork" in options or "prewarm" in options:
+        import zygote  # type: ignore[import-not-found]  # bound beside this file
+
+        zygote.start_in_background()
     prewarm = "prewarm" in options
     forks_warm_jax = framework == "jax" and "fork" in options
     warmup = _read_warmup()
@@ -370,7 +374,6 @@ def main() -> None:
     else:
         _import_framework(framework, start_backend=not prewarm)
     if prewarm:
-        import zygote  # type: ignore[import-not-found]  # bound beside this file
 
         def prepare() -> None:
             _start_jax_backend()
@@ -381,8 +384,6 @@ def main() -> None:
     if not forks_warm_jax:
         _warm_up(framework, warmup)
     if "fork" in options:
-        import zygote
-
         FORKED_AFTER_JAX = forks_warm_jax
         if forks_warm_jax:
             jax_child.forget_traces()

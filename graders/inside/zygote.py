@@ -172,6 +172,7 @@ def _cleanup(expected: tuple[object, ...], kept: tuple[frozenset[str], frozenset
     return clean
 
 
+START_NICE = 10  # a fork server's own start (imports, warm-up): background work
 WARM_TIMEOUT_S = 300.0
 WARM_BYTE = b"W"
 
@@ -297,6 +298,21 @@ def _start_child(
         control.detach()
         _child(fds, run_one)
     return pid
+
+
+def start_in_background() -> None:
+    """Lower this sandbox's session in the kernel's sharing of the CPU while the server starts.
+
+    Why: Linux shares the CPU between sessions before threads (autogroup), and each sandbox is
+    a session, so a server importing and warming up got as large a share as a whole web tier,
+    whatever its threads' nice values (issue 23). Each job's child starts a session of its own
+    (`_child`), at nice 0 again. A kernel without autogroup has no such file: nothing to do.
+    """
+    try:
+        with open("/proc/self/autogroup", "w") as group:
+            group.write(str(START_NICE))
+    except OSError:
+        pass
 
 
 def serve(

@@ -1,4 +1,4 @@
-"""app/web/heap.py: start-up's objects set aside from collections, and let go when content changes."""
+"""app/web/heap.py: start-up objects set aside from collections, let go on new content."""
 
 from __future__ import annotations
 
