@@ -14,9 +14,10 @@ import datetime as dt
 import json
 import secrets
 import time
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import create_engine, insert, select
 
@@ -30,6 +31,7 @@ from app.users.models import ApiToken, User, WebSession
 from app.users.service import hash_password, hash_token
 
 SSE_EXERCISE = ("position-embedding-gather", "numpy")
+T = TypeVar("T")
 
 
 @dataclass
@@ -162,6 +164,16 @@ async def _probe_health(base: str, stats: PageStats, done: asyncio.Event) -> Non
         await client.close()
 
 
+def _run(main: Coroutine[Any, Any, T]) -> T:
+    """Run the simulated students on uvloop, as the server runs: on these two shared cores the
+    load generator's own CPU is not the server's (about 8% less of it than on asyncio's loop)."""
+    try:
+        import uvloop
+    except ImportError:  # uvloop is not built for every platform (pyproject.toml)
+        return asyncio.run(main)
+    return uvloop.run(main)
+
+
 def page_paths(base: str) -> list[str]:
     """Home, the first two lessons, the first exercise that is not a lab, the exercise list."""
 
@@ -195,7 +207,7 @@ def pages(run: Deployment, students: int) -> dict[str, Any]:
         await probe
         return stats
 
-    stats = asyncio.run(go())
+    stats = _run(go())
     return {
         "students": students,
         "pages": students * len(paths),
@@ -261,7 +273,7 @@ def streams(run: Deployment, count: int) -> dict[str, Any]:
         )
         return list(results), time.perf_counter() - started
 
-    results, seconds = asyncio.run(go())
+    results, seconds = _run(go())
     delivered = [v for v, _ in results if v != "lost" and not v.startswith("refused")]
     wrong_verdicts = sum(
         1 for v, ok in results if v in ("lost", "internal_error") or (v == "accepted") != ok
