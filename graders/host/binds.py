@@ -17,6 +17,7 @@ SOURCES: Final = {
     "zygote.py": INSIDE / "zygote.py",
     "jax_child.py": INSIDE / "jax_child.py",
     "whole_programs.py": INSIDE / "whole_programs.py",
+    "messages.py": INSIDE / "messages.py",
     "experiment_harness.py": INSIDE / "experiment_harness.py",
     "experiment.py": INSIDE / "experiment.py",
     "protocol.py": GRADERS / "protocol.py",

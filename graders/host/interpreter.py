@@ -60,7 +60,7 @@ def start_interpreter(key: str, settings: PoolSettings) -> SandboxProcess:
     framework, _, slug = key.partition(":")
     forks = framework in settings.fork
     argv = [sandbox_python(), "-E", "-s", "-B", in_sandbox("harness.py"), framework]
-    binds = bind_files("harness.py", "job_limits.py", "protocol.py", "seccomp.py")
+    binds = bind_files("harness.py", "messages.py", "job_limits.py", "protocol.py", "seccomp.py")
     if forks:
         argv.append("prewarm" if framework == "jax" and not slug else "fork")
         binds += bind_files("zygote.py")

@@ -160,6 +160,7 @@ def main() -> None:
     """Import torch, say ready, take the one job within its limits, run it, exit."""
     import harness  # type: ignore[import-not-found]  # bound beside this file
     import job_limits  # type: ignore[import-not-found]
+    import messages  # type: ignore[import-not-found]  # noqa: F401  # before the job (harness.py)
     import seccomp  # type: ignore[import-not-found]
 
     seccomp.load_library()

@@ -1,19 +1,17 @@
 """Runs INSIDE the sandbox: warm up a framework, take one job, send outputs back as frames.
 
 This file is executed as a script by the sandboxed interpreter; it must import nothing from the
-project except `protocol`, `seccomp`, `job_limits`, `zygote`, `jax_child` and `whole_programs`
-(bound read-only next to it). It never sees reference code or expected values: only the job's
-inputs arrive, and only plain arrays leave. The process that runs a job first makes itself the
-whole job (job_limits.py).
+project except `protocol`, `seccomp`, `job_limits`, `zygote`, `jax_child`, `whole_programs` and
+`messages` (bound read-only next to it). It never sees reference code or expected values: only
+the job's inputs arrive, and only plain arrays leave. The process that runs a job first makes
+itself the whole job (job_limits.py).
 """
 
 from __future__ import annotations
 
-import errno
 import linecache
 import os
 import sys
-import traceback
 import types
 from typing import Any
 
@@ -103,41 +101,12 @@ def _to_numpy(value: Any) -> Any:
     return np.ascontiguousarray(array)
 
 
-REFUSED_HINTS = (
-    (
-        ("fork", "subprocess", "multiprocessing", "Popen", "spawn", "system("),
-        "the grader runs your code as one process: starting another one (os.fork, "
-        "subprocess, multiprocessing) is not allowed, but threads are",
-    ),
-    (
-        ("mmap", "memfd", "shared_memory"),
-        "memory shared between processes is not available here: use an ordinary NumPy array",
-    ),
-)
-
-
-def _refusal_hint(exc: BaseException) -> str:
-    """Plain words for an operation the job refused (EPERM/ENOSYS; EROFS for /dev/shm)."""
-    if not isinstance(exc, OSError) or exc.errno not in (errno.EPERM, errno.ENOSYS, errno.EROFS):
-        return ""
-    try:
-        text = "".join(traceback.format_exception(exc))
-    except BaseException:
-        return ""
-    for words, hint in REFUSED_HINTS:
-        if any(word in text for word in words):
-            return f": {hint}"
-    return ""
-
-
 def _short_traceback(exc: BaseException) -> str:
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == "submission.py"]
-    where = f" (line {frames[-1].lineno} of your code)" if frames else ""
-    try:
-        text = str(exc)
-    except BaseException:  # a hostile __str__ may raise anything, even SystemExit
-        text = "<the error message could not be shown>"
-    return f"{text[:500]}{_refusal_hint(exc)}{where}"
+    # imported by main before any job: a job that took every byte of memory is still told why
+    import messages  # type: ignore[import-not-found]  # bound beside this file
+
+    text: str = messages.short_traceback(exc)
+    return text
 
 
 def _run_class(entry: Any, inputs: dict[str, Any], framework: str, send: Any) -> None:
@@ -357,6 +326,7 @@ def main() -> None:
     global FORKED_AFTER_JAX
     framework, *options = sys.argv[1:]
     import job_limits  # noqa: F401  # once here, not in every forked job
+    import messages  # noqa: F401  # before any job (memory)
     import seccomp  # type: ignore[import-not-found]  # bound beside this file (see job_limits.py)
 
     seccomp.load_library()  # once here, not in every forked job (about 10 ms each)

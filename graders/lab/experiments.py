@@ -172,6 +172,7 @@ class Lab:
         names = (
             "experiment_harness.py",
             "harness.py",
+            "messages.py",
             "job_limits.py",
             "experiment.py",
             "protocol.py",
