@@ -4,9 +4,11 @@ the fork."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from graders import protocol
 
@@ -31,16 +33,21 @@ print("child", os.waitstatus_to_exitcode(status), flush=True)
 """
 
 
-def test_a_server_that_compiled_natively_sends_new_programs_to_a_fresh_jax() -> None:
-    env = {"JAX_PLATFORMS": "cpu", "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false"}
-    proc = subprocess.run(
-        [sys.executable, "-c", SCRIPT, str(GRADERS)],
+def _script(source: str, *, timeout: float, env: dict[str, str] | None = None) -> Any:
+    """Run `source` in a Python of its own, with the graders' folders first on its path."""
+    return subprocess.run(
+        [sys.executable, "-c", source, str(GRADERS)],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=timeout,
         env=env,
         check=False,
     )
+
+
+def test_a_server_that_compiled_natively_sends_new_programs_to_a_fresh_jax() -> None:
+    env = {"JAX_PLATFORMS": "cpu", "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false"}
+    proc = _script(SCRIPT, timeout=120, env=env)
     lines = proc.stdout.split()
     assert lines[:2] == ["native", lines[1]] and int(lines[1]) > 0, proc.stderr[-2000:]
     assert lines[2:] == ["child", str(protocol.NEEDS_FRESH_JAX)], proc.stderr[-2000:]
@@ -352,20 +359,9 @@ def test_the_warm_up_runs_at_low_priority_and_jobs_forked_later_do_not() -> None
     """Pages and students' jobs come first while a server warms (issue 23: the warm-ups right
     after a start took 1.7 of every 4.5 ms of CPU per page); a nice value is per thread on
     Linux, so the job forked from the main thread keeps nice 0."""
-    proc = subprocess.run(
-        [sys.executable, "-c", NICE_SCRIPT, str(GRADERS)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    base = subprocess.run(  # the nice value this test itself started with
-        [sys.executable, "-c", "import os; print(os.getpriority(os.PRIO_PROCESS, 0))"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
-    low = str(min(19, int(base) + 10))
+    proc = _script(NICE_SCRIPT, timeout=60)
+    base = os.getpriority(os.PRIO_PROCESS, 0)  # the script inherits this test's nice value
+    low = min(19, base + 10)
     lines = proc.stdout.splitlines()
     assert lines[0] == f"job {base}", proc.stderr[-2000:]
     assert lines[1] == f"warm-up {low} its-thread {low} server {base}", proc.stderr[-2000:]
