@@ -26,14 +26,17 @@ STOP_SECONDS = 30.0  # a process's graceful shutdown (open streams end, requests
 log = logging.getLogger("uvicorn.error")
 
 
-def listening_socket(host: str, port: int) -> socket.socket:
-    """A socket bound with SO_REUSEPORT: every web process binds the same port to its own."""
+def port_socket(host: str, port: int) -> socket.socket:
+    """A socket bound with SO_REUSEPORT (every web process binds the same port to its own).
+
+    Not listening yet: uvicorn listens once the app has started, so the kernel sends no
+    connection to a process still starting (a replaced one), where it would wait in the backlog.
+    """
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     sock.bind((host, port))
-    sock.listen(BACKLOG)
     return sock
 
 
@@ -41,8 +44,9 @@ def serve_one(options: dict[str, Any], host: str, port: int) -> None:
     """In a web process: serve the app on this process's own socket until told to stop."""
     import uvicorn
 
-    sock = listening_socket(host, port)
-    server = uvicorn.Server(uvicorn.Config(**options, host=host, port=port))
+    sock = port_socket(host, port)
+    config = uvicorn.Config(**options, host=host, port=port, backlog=BACKLOG)
+    server = uvicorn.Server(config)
     server.run(sockets=[sock])
     if not server.started:
         sys.exit(STARTUP_FAILURE)

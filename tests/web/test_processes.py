@@ -16,16 +16,16 @@ import pytest
 import redis
 
 from app.config import ROOT
-from app.web.processes import listening_socket
+from app.web.processes import port_socket
 
 REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/5")
 CONNECTIONS = 200
 
 
 def test_two_sockets_of_one_process_share_a_port() -> None:
-    first = listening_socket("127.0.0.1", 0)
+    first = port_socket("127.0.0.1", 0)
     port = first.getsockname()[1]
-    second = listening_socket("127.0.0.1", port)
+    second = port_socket("127.0.0.1", port)
     try:
         assert second.getsockname()[1] == port
     finally:
@@ -50,19 +50,22 @@ def _web_processes(server: int) -> set[int]:
     return found
 
 
-def _established_on(port: int) -> dict[int, int]:
-    """Socket inode -> 1 for every established TCP connection whose local port is `port`."""
+ESTABLISHED, LISTEN = "01", "0A"  # as /proc/net/tcp writes TCP states
+
+
+def _sockets_on(port: int, state: str) -> dict[int, int]:
+    """Socket inode -> 1 for every TCP socket in `state` whose local port is `port`."""
     inodes = {}
     for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
         fields = line.split()
-        local, state, inode = fields[1], fields[3], int(fields[9])
-        if int(local.split(":")[1], 16) == port and state == "01":
+        local, found, inode = fields[1], fields[3], int(fields[9])
+        if int(local.split(":")[1], 16) == port and found == state:
             inodes[inode] = 1
     return inodes
 
 
-def _connections_held(pid: int, port: int) -> int:
-    wanted = _established_on(port)
+def _connections_held(pid: int, port: int, state: str = ESTABLISHED) -> int:
+    wanted = _sockets_on(port, state)
     held = 0
     for fd in Path(f"/proc/{pid}/fd").iterdir():
         try:
@@ -137,6 +140,10 @@ def test_web_processes_share_a_class_evenly_replace_a_dead_one_and_stop_cleanly(
         _wait_for(port, proc)
         webs = _web_processes(proc.pid)
         assert len(webs) == 2, webs
+        deadline = time.monotonic() + 60
+        while not all(_connections_held(pid, port, LISTEN) for pid in webs):
+            assert time.monotonic() < deadline, "both web processes should listen once started"
+            time.sleep(0.2)
         for _ in range(CONNECTIONS):  # a class arriving: keep-alive connections, one page each
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
             assert _get(conn, "/healthz") == 200
@@ -147,8 +154,11 @@ def test_web_processes_share_a_class_evenly_replace_a_dead_one_and_stop_cleanly(
 
         victim = min(webs)
         os.kill(victim, signal.SIGKILL)  # a web process killed: another takes its place
-        deadline = time.monotonic() + 30
-        while len(_web_processes(proc.pid) - {victim}) < 2:
+        deadline = time.monotonic() + 60
+        while True:  # and listens only once its app has started (no connection waits on it)
+            newcomers = _web_processes(proc.pid) - webs
+            if newcomers and _connections_held(min(newcomers), port, LISTEN):
+                break
             assert time.monotonic() < deadline, "the dead web process was not replaced"
             time.sleep(0.2)
         _wait_for(port, proc)
