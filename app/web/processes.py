@@ -19,7 +19,8 @@ import threading
 from multiprocessing.context import SpawnProcess
 from typing import Any
 
-STARTUP_FAILURE = 3  # uvicorn's exit status when the app could not start: no point restarting
+from uvicorn.config import STARTUP_FAILURE  # the app could not start: no point restarting
+
 BACKLOG = 2048  # uvicorn's default
 STOP_SECONDS = 30.0  # a process's graceful shutdown (open streams end, requests finish)
 

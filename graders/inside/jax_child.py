@@ -51,8 +51,8 @@ STALL_POLL_S = 0.02
 # A futex wait this long while no thread of the child uses CPU will not end: the threads that
 # would end it are ones fork did not copy. A thread that is merely descheduled is not asleep.
 STALL_S = 0.2
-WARM_UP_NICE = 10  # added to the server's nice value while it warms: pages and jobs come first
 STALL_CPU_S = 0.001  # CPU the child's other threads may use meanwhile (not the watch's own)
+WARM_UP_NICE = 10  # added to the server's nice value while it warms: pages and jobs come first
 NATIVE_COMPILES = [0]  # in the server: compilations that did not come from the persistent cache
 _KEPT: list[Any] = []  # the server's clients: destroying them in the child is not safe
 

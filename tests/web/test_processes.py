@@ -171,3 +171,16 @@ def test_web_processes_share_a_class_evenly_replace_a_dead_one_and_stop_cleanly(
     assert proc.returncode == 0, log[-3000:]
     assert "starting another" in log and "Traceback" not in log, log[-3000:]
     assert log.count("Finished server process") >= 2, log[-3000:]
+
+
+def test_web_processes_that_cannot_start_stop_the_server_within_seconds() -> None:
+    """A broken app is not restarted for ever: every process fails the same way, so say so."""
+    from app.web.processes import serve_processes
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    options = {"app": "app.no_such_module:create_app", "factory": True, "log_level": "error"}
+    started = time.monotonic()
+    assert serve_processes(options=options, host="127.0.0.1", port=port, count=2) == 1
+    assert time.monotonic() - started < 30
