@@ -29,13 +29,21 @@ def cases() -> list[dict[str, Any]]:
         _case("T equals 1", True, seeds[0], 1, 8),
         _case("T equals max_T", True, seeds[1], 32, 8),
         _case("d_model of 1", True, seeds[2], 6.0, 1.0),
-        _case("seed 0", True, 0, 16, 4),
+        _case("seed 0", True, 0, 16, 8),
         _case("another seed", True, seeds[3], 10, 16),
         _case("wide vectors", True, seeds[4], 8, 64),
     ]
 
 
+# The (T, d_model) of the fixed cases, smallest first: those already cover the edges (T = 1,
+# T = max_T, d_model = 1, wide vectors), so what generated cases add is new seeds, and a seed
+# costs JAX nothing while every new table shape is a new set of compiled programs (about 70 ms
+# for each one, in a submission the grader has not seen before).
+GENERATED_SHAPES = ((1, 8), (4, 8), (10, 16), (16, 8), (32, 8))
+
+
 def generate(rng: np.random.Generator, size: int) -> dict[str, Any]:
-    """A drawn seed, and T and d_model that grow with `size` (T stays within max_T = 32)."""
+    """A drawn seed, on the fixed cases' shapes, T growing with `size`."""
     seed = int(rng.integers(0, 2**31 - 1))
-    return _case("generated", False, seed, 3 * size, size + 1)
+    T, d_model = GENERATED_SHAPES[size - 1]
+    return _case("generated", False, seed, T, d_model)

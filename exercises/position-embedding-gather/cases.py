@@ -55,8 +55,20 @@ def cases() -> list[dict[str, Any]]:
     ]
 
 
+# Shapes of the fixed cases (positions, table), positions growing: those already cover the
+# edges, so what generated cases add is new ids and tables. In JAX every new pair of shapes is
+# a new program to compile for a submission the grader has not seen; new values cost nothing.
+GENERATED_SHAPES = (
+    ((4, 1), (8, 4)),
+    ((1, 6), (16, 8)),
+    ((2, 6), (16, 8)),
+    ((3, 5), (8, 4)),
+    ((8, 16), (64, 32)),
+)
+
+
 def generate(rng: np.random.Generator, size: int) -> dict[str, Any]:
-    """A batch that grows with `size`: ids anywhere in a table a little longer than T."""
-    n, t, max_len, d_model = 1 + size // 2, size + 1, 2 * size + 2, size
+    """A batch that grows with `size`: ids anywhere in the table, on the fixed cases' shapes."""
+    (n, t), (max_len, d_model) = GENERATED_SHAPES[size - 1]
     positions = _ids(rng.integers(0, max_len, size=(n, t)))
     return _case("generated", False, positions, _table(rng, max_len, d_model))

@@ -50,13 +50,13 @@ def test_a_generate_that_returns_nonsense_is_a_clear_content_error(tmp_path: Pat
         load_spec(folder)
 
 
-WRONG_WHEN_D_IS_3 = """
+WRONG_FOR_TWO_ROWS_OF_SIX = """
 import numpy as np
 
 
 def position_embedding_gather(positions, embedding_table):
     out = np.asarray(embedding_table)[np.asarray(positions).astype(np.int64)]
-    return out * 2 if out.shape[-1] == 3 else out
+    return out * 2 if np.shape(positions) == (2, 6) else out
 """
 
 
@@ -67,7 +67,7 @@ def test_the_report_names_the_smallest_failing_generated_input() -> None:
     try:
         report = grader.grade(
             exercise="position-embedding-gather",
-            code=WRONG_WHEN_D_IS_3,
+            code=WRONG_FOR_TWO_ROWS_OF_SIX,
             framework="numpy",
             mode="run",
         )
@@ -75,7 +75,7 @@ def test_the_report_names_the_smallest_failing_generated_input() -> None:
         grader.stop()
     failing = [t for t in report.tests if not t.passed]
     assert report.verdict == "wrong_answer"
-    assert failing[0].name.startswith("generated 3 of 5")  # d_model = 3 only in the third
+    assert failing[0].name.startswith("generated 3 of 5")  # the first (2, 6) batch
     assert failing[0].details[0].startswith("Its input: positions = [[")
-    assert "embedding_table = [[" in failing[0].details[0]
+    assert "embedding_table of shape (16, 8)" in failing[0].details[0]  # too big to print whole
     assert failing[0].name in report.message or failing[0].message in report.message
