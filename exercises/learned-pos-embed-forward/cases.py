@@ -35,7 +35,7 @@ def cases() -> list[dict[str, Any]]:
     ]
 
 
-# The (T, d_model) of the fixed cases, smallest first: those already cover the edges (T = 1,
+# The (T, d_model) of the fixed cases, T growing: those already cover the edges (T = 1,
 # T = max_T, d_model = 1, wide vectors), so what generated cases add is new seeds, and a seed
 # costs JAX nothing while every new table shape is a new set of compiled programs (about 70 ms
 # for each one, in a submission the grader has not seen before).
