@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -29,6 +31,24 @@ def test_generated_cases_follow_the_visible_ones_smallest_first() -> None:
     sizes = [c.inputs["positions"].size for c in drawn]  # type: ignore[union-attr]
     assert sizes == sorted(sizes) and sizes[0] < sizes[-1]
     assert all(not c.hidden for c in drawn)
+
+
+def _shapes(inputs: Mapping[str, Any]) -> tuple[Any, ...]:
+    """What JAX compiles for: array shapes and the sizes given as numbers (a seed is data)."""
+    return tuple(
+        getattr(v, "shape", None) or (None if "seed" in k else int(v))
+        for k, v in sorted(inputs.items())
+    )
+
+
+@pytest.mark.parametrize("slug", ["position-embedding-gather", "learned-pos-embed-forward"])
+def test_jax_exercises_generate_cases_on_shapes_their_fixed_cases_use(slug: str) -> None:
+    """A never-seen JAX program compiles per shape (docs/jax-fork-reset.md, "Fewer shapes")."""
+    spec = load_spec(ROOT / "exercises" / slug)
+    fixed = {_shapes(c.inputs) for c in spec.cases if not c.generated}
+    drawn = [_shapes(c.inputs) for c in spec.cases if c.generated]
+    assert len(drawn) == GENERATED_SIZES
+    assert set(drawn) <= fixed
 
 
 def test_the_same_exercise_draws_the_same_cases() -> None:
