@@ -118,22 +118,31 @@ def _ping_if_idle(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
 
 
 _PLAIN_READ = re.compile(r"\s*(SELECT|SHOW)\b", re.IGNORECASE)
+# Execution options of a write that is complete in itself (one INSERT whose failure leaves
+# nothing to undo): outside a transaction it runs on its own, with no BEGIN and COMMIT round
+# trips around it; inside one it joins it as any statement does.
+ONE_STATEMENT: dict[str, Any] = {"one_statement": True}
 _LOCKING_READ = re.compile(r"\bFOR\s+(UPDATE|SHARE|NO\s+KEY\s+UPDATE|KEY\s+SHARE)\b", re.I)
 
 
-def _transaction_from_first_write(conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+def _transaction_from_first_write(
+    conn: Any, _cursor: Any, statement: str, _params: Any, context: Any, *_args: Any
+) -> None:
     """PostgreSQL, web requests: reads run on their own, a transaction starts at the first write.
 
     Why: a page that only reads paid two round trips for BEGIN and ROLLBACK around its two or
     three SELECTs (issue 23). Under READ COMMITTED each SELECT sees its own snapshot inside a
     transaction too, so reading outside one changes no answer; everything from the first
     statement that is not a plain SELECT (a write, a locking read, a WITH) on is one
-    transaction again, committed or rolled back whole, as before.
+    transaction again, committed or rolled back whole, as before. A write marked ONE_STATEMENT
+    (a lesson's first view) is that statement alone, as PostgreSQL runs any statement.
     """
     dbapi = conn.connection.dbapi_connection
     if dbapi is None or not dbapi.autocommit:
         return
     if _PLAIN_READ.match(statement) and not _LOCKING_READ.search(statement):
+        return
+    if context is not None and context.execution_options.get("one_statement"):
         return
     dbapi.autocommit = False  # the driver sends BEGIN before this statement
 

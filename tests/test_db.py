@@ -6,10 +6,11 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
-from sqlalchemy import event, func, select, text
+from sqlalchemy import event, func, insert, select, text
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -17,7 +18,7 @@ from app import db
 from app.db import session_factory
 from app.migrate import upgrade_head
 from app.progress.models import LessonRead
-from app.progress.service import record_lesson_read
+from app.progress.service import open_lesson, record_lesson_read
 from app.users.models import Role, User
 from app.users.service import create_user
 from tests.postgres import PG_ADMIN, throwaway_database
@@ -171,6 +172,44 @@ def test_the_first_write_starts_a_transaction_that_commits_or_rolls_back_whole(
         session.commit()
     with session_factory()() as session:  # the pooled connection is back to reading freely
         assert session.scalar(select(func.count()).select_from(User)) == 1
+        assert not _in_transaction(session)
+
+
+def test_a_first_lesson_view_is_one_insert_with_no_transaction_around_it(pg_web: str) -> None:
+    # Why: BEGIN and COMMIT around the one INSERT were two of a lesson page's round trips.
+    engine = db.get_engine()
+    seen: list[tuple[str, object]] = []
+
+    def after(conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        status = conn.connection.dbapi_connection.info.transaction_status
+        seen.append((statement.split()[0], status))
+
+    with session_factory()() as session:
+        student = User(email="r@example.org", name="R", password_hash="x", role="student")
+        session.add(student)
+        session.commit()
+        event.listen(engine, "after_cursor_execute", after)
+        try:
+            first = open_lesson(session=session, user_id=student.id, lesson_slug="one")
+            again = open_lesson(session=session, user_id=student.id, lesson_slug="one")
+            assert (first.newly_read, again.newly_read) == (True, False)
+            idle = psycopg.pq.TransactionStatus.IDLE
+            assert seen == [("SELECT", idle), ("INSERT", idle), ("SELECT", idle)]
+            session.add(LessonRead(user_id=student.id, lesson_slug="two"))
+            session.flush()  # a transaction is open: the next first view joins it
+            assert open_lesson(session=session, user_id=student.id, lesson_slug="three").newly_read
+            assert seen[-1] == ("INSERT", psycopg.pq.TransactionStatus.INTRANS)
+        finally:
+            event.remove(engine, "after_cursor_execute", after)
+    with session_factory()() as session:
+        rows = session.scalars(select(LessonRead.lesson_slug).order_by(LessonRead.lesson_slug))
+        assert list(rows) == ["one", "three", "two"]  # committed together, as before
+        # Two tabs at once: the second INSERT fails on its own and leaves nothing to undo.
+        twice = {"user_id": student.id, "lesson_slug": "one"}
+        with pytest.raises(IntegrityError):
+            session.execute(insert(LessonRead), twice, execution_options=db.ONE_STATEMENT)
+        session.rollback()
+        assert session.scalar(select(func.count()).select_from(LessonRead)) == 3
         assert not _in_transaction(session)
 
 

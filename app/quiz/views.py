@@ -41,7 +41,7 @@ class ChoiceView:
     html: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # compared and hashed by identity: see _form_question
 class QuestionView:
     """One question of the empty form."""
 
@@ -168,10 +168,35 @@ def attempt_view(attempt: QuizAttempt) -> AttemptView:
     )
 
 
+# (id of the question, its number, the variant) -> (the question, its view); a bound on the
+# entries instead of an LRU: a course has a few hundred (question, variant) pairs.
+_FORM_VIEWS: dict[tuple[int, int, tuple[tuple[str, int], ...]], tuple[Question, QuestionView]] = {}
+FORM_VIEWS_MAX = 4096
+
+
+def _form_question(question: Question, number: int, params: Mapping[str, int]) -> QuestionView:
+    """The same view object for the same question and numbers, so its HTML is rendered once.
+
+    Why: every student with the same variant sees the same form; building and rendering it for
+    each of them was a third of a lesson page (issue 23; templates/quiz/_question.html). The
+    entry holds the question itself, so its id is not reused while the entry lives, and content
+    loaded again (new question objects) gets new views.
+    """
+    key = (id(question), number, tuple(sorted(params.items())))
+    hit = _FORM_VIEWS.get(key)
+    if hit is not None and hit[0] is question:
+        return hit[1]
+    view = question_view(question, number, params)
+    if len(_FORM_VIEWS) >= FORM_VIEWS_MAX:
+        _FORM_VIEWS.clear()  # content replaced many times over: start again
+    _FORM_VIEWS[key] = (question, view)
+    return view
+
+
 def form_questions(questions: Sequence[Question], user: User | None) -> list[QuestionView]:
     """The empty form, with each student's own variant."""
     user_id = user.id if user else None
-    return [question_view(q, i, params_for(q, user_id)) for i, q in enumerate(questions, start=1)]
+    return [_form_question(q, i, params_for(q, user_id)) for i, q in enumerate(questions, start=1)]
 
 
 def quiz_view(

@@ -5,7 +5,8 @@ from __future__ import annotations
 from app.content.schemas import MultipleChoice, Numeric, SingleChoice
 from app.quiz.grading import variant_params
 from app.quiz.service import fill, grade_quiz, normalise_answer
-from app.quiz.views import inline_html, question_view
+from app.quiz.views import form_questions, inline_html, question_view
+from app.users.models import User
 
 SINGLE = SingleChoice.model_validate(
     {
@@ -100,3 +101,26 @@ def test_form_view_holds_no_answer_data() -> None:
 def test_inline_html_strips_one_paragraph_and_sanitises() -> None:
     assert inline_html("plain") == "plain"
     assert "<script" not in inline_html("<script>alert(1)</script>")
+
+
+def test_the_form_reuses_one_view_per_question_and_variant() -> None:
+    # The view's identity is what its rendered HTML is remembered by (app/web/templating.py).
+    first, again = form_questions([SINGLE, PARAM], None), form_questions([SINGLE, PARAM], None)
+    assert [a is b for a, b in zip(first, again, strict=True)] == [True, True]
+    ids = range(1, 40)
+    views = {uid: form_questions([PARAM], User(id=uid))[0] for uid in ids}
+    by_variant: dict[tuple[int, ...], set[int]] = {}
+    for uid, view in views.items():
+        numbers = variant_params(PARAM, seed=str(uid))
+        assert f"A table of {numbers['n']} rows and {numbers['d']} columns" in view.prompt_html
+        by_variant.setdefault(tuple(sorted(numbers.values())), set()).add(id(view))
+    assert len(by_variant) > 1  # several variants, each with its own view...
+    assert all(len(objects) == 1 for objects in by_variant.values())  # ...shared by its students
+
+
+def test_content_loaded_again_gets_new_views() -> None:
+    old = form_questions([SINGLE], None)[0]
+    edited = SingleChoice.model_validate({**SINGLE.model_dump(), "prompt": "Pick again."})
+    new = form_questions([edited], None)[0]
+    assert new is not old and "Pick again." in new.prompt_html
+    assert form_questions([SINGLE], None)[0] is old

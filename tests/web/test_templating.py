@@ -10,7 +10,7 @@ from jinja2 import DictLoader
 
 from app.config import ROOT
 from app.main import create_app
-from app.web.templating import compile_templates, templates
+from app.web.templating import compile_templates, fragment, templates
 
 
 def test_every_page_template_is_compiled_when_the_app_starts(data_dir: Path) -> None:
@@ -33,3 +33,28 @@ def test_a_template_that_does_not_compile_is_logged_and_the_rest_are_compiled(
     assert compile_templates() == 1
     assert "broken.html does not compile" in caplog.text
     templates.env.cache.clear()  # type: ignore[union-attr]
+
+
+class _View:
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+def test_a_fragment_is_rendered_once_per_item_and_again_for_a_changed_template(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    loader = DictLoader({"frag.html": "<b>{{ item.text }}</b>"})
+    monkeypatch.setattr(templates.env, "loader", loader)
+    templates.env.cache.clear()  # type: ignore[union-attr]
+    try:
+        one, two = _View("<one>"), _View("two")
+        html = fragment(one, "frag.html")
+        assert html == "<b>&lt;one&gt;</b>"  # escaped as in any template
+        one.text = "changed"  # views are immutable; this shows the HTML is remembered
+        assert fragment(one, "frag.html") is html
+        assert fragment(two, "frag.html") == "<b>two</b>"
+        loader.mapping["frag.html"] = "<i>{{ item.text }}</i>"
+        templates.env.cache.clear()  # type: ignore[union-attr]  # as `serve --reload` would
+        assert fragment(one, "frag.html") == "<i>changed</i>"
+    finally:
+        templates.env.cache.clear()  # type: ignore[union-attr]
