@@ -118,11 +118,11 @@ def _ping_if_idle(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
 
 
 _PLAIN_READ = re.compile(r"\s*(SELECT|SHOW)\b", re.IGNORECASE)
+_LOCKING_READ = re.compile(r"\bFOR\s+(UPDATE|SHARE|NO\s+KEY\s+UPDATE|KEY\s+SHARE)\b", re.I)
 # Execution options of a write that is complete in itself (one INSERT whose failure leaves
 # nothing to undo): outside a transaction it runs on its own, with no BEGIN and COMMIT round
 # trips around it; inside one it joins it as any statement does.
 ONE_STATEMENT: dict[str, Any] = {"one_statement": True}
-_LOCKING_READ = re.compile(r"\bFOR\s+(UPDATE|SHARE|NO\s+KEY\s+UPDATE|KEY\s+SHARE)\b", re.I)
 
 
 def _transaction_from_first_write(
