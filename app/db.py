@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
+from types import MappingProxyType
 from typing import Annotated, Any, Literal
 
 from fastapi import Depends
@@ -122,7 +123,7 @@ _LOCKING_READ = re.compile(r"\bFOR\s+(UPDATE|SHARE|NO\s+KEY\s+UPDATE|KEY\s+SHARE
 # Execution options of a write that is complete in itself (one INSERT whose failure leaves
 # nothing to undo): outside a transaction it runs on its own, with no BEGIN and COMMIT round
 # trips around it; inside one it joins it as any statement does.
-ONE_STATEMENT: dict[str, Any] = {"one_statement": True}
+ONE_STATEMENT: Mapping[str, bool] = MappingProxyType({"one_statement": True})  # shared: read-only
 
 
 def _transaction_from_first_write(
