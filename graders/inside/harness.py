@@ -340,7 +340,9 @@ def main() -> None:
     if forks_warm_jax:
         import jax_child
 
+        zygote.set_session_nice(zygote.WARM_UP_NICE)  # seconds of compiling: spare CPU only
         jax_child.warm_up_in_the_background(lambda: _warm_jax_server(warmup))
+        zygote.set_session_nice(zygote.START_NICE)  # its forks and clean-ups: jobs wait on them
     else:
         _import_framework(framework, start_backend=not prewarm)
     if prewarm:
