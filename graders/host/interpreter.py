@@ -50,12 +50,15 @@ def _limits(settings: PoolSettings) -> SandboxLimits:
     )
 
 
-def start_interpreter(key: str, settings: PoolSettings) -> SandboxProcess:
+def start_interpreter(
+    key: str, settings: PoolSettings, *, background: bool = False
+) -> SandboxProcess:
     """Spawn one sandboxed harness; it imports, warms up and then waits for its job.
 
     `key` is a framework, or `jax:<exercise slug>` for a JAX server warmed for one exercise
     (it forks each job after warm-up). A plain `jax` fork server is the safe kind: it forks
     before JAX starts, and each child warms up ahead of its job (graders/inside/harness.py).
+    `background`: no job waits for this start, so a fork server starts on spare CPU only.
     """
     framework, _, slug = key.partition(":")
     forks = framework in settings.fork
@@ -63,6 +66,8 @@ def start_interpreter(key: str, settings: PoolSettings) -> SandboxProcess:
     binds = bind_files("harness.py", "messages.py", "job_limits.py", "protocol.py", "seccomp.py")
     if forks:
         argv.append("prewarm" if framework == "jax" and not slug else "fork")
+        if background:
+            argv.append("background")
         binds += bind_files("zygote.py")
     if framework == "jax":  # resets after a fork; one program per case where that is cheaper
         binds += bind_files("jax_child.py", "whole_programs.py")

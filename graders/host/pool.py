@@ -51,7 +51,7 @@ class WarmPool:
     def __init__(
         self,
         settings: PoolSettings,
-        starter: Callable[[str, PoolSettings], SandboxProcess] = start_interpreter,
+        starter: Callable[..., SandboxProcess] = start_interpreter,
     ):
         self.settings = settings
         self._start = starter
@@ -112,7 +112,9 @@ class WarmPool:
             with self._lane.turn(framework):
                 if self._stopped:
                     raise _Stopped
-                proc = self._start(framework, self.settings)
+                # Nobody waits for it (a fill, a refill): it starts on spare CPU only.
+                background = self._waiting[framework] == 0
+                proc = self._start(framework, self.settings, background=background)
                 with self._cond:
                     if self._stopped:
                         raise _Stopped

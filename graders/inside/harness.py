@@ -330,21 +330,24 @@ def main() -> None:
     import seccomp  # type: ignore[import-not-found]  # bound beside this file (see job_limits.py)
 
     seccomp.load_library()  # once here, not in every forked job (about 10 ms each)
-    if "fork" in options or "prewarm" in options:
+    forks = "fork" in options or "prewarm" in options
+    if forks:
         import zygote  # type: ignore[import-not-found]  # bound beside this file
 
-        zygote.start_in_background()
+        zygote.start_in_background(nobody_waits="background" in options)
     prewarm = "prewarm" in options
     forks_warm_jax = framework == "jax" and "fork" in options
     warmup = _read_warmup()
     if forks_warm_jax:
         import jax_child
 
-        zygote.set_session_nice(zygote.WARM_UP_NICE)  # seconds of compiling: spare CPU only
         jax_child.warm_up_in_the_background(lambda: _warm_jax_server(warmup))
-        zygote.set_session_nice(zygote.START_NICE)  # its forks and clean-ups: jobs wait on them
     else:
         _import_framework(framework, start_backend=not prewarm)
+    if not forks_warm_jax and not prewarm:
+        _warm_up(framework, warmup)
+    if forks:
+        zygote.serve_in_foreground()  # before serve(): once not dumpable it cannot any more
     if prewarm:
 
         def prepare() -> None:
@@ -353,8 +356,6 @@ def main() -> None:
 
         zygote.serve(_take_one_job, prepare=prepare)
         os._exit(0)
-    if not forks_warm_jax:
-        _warm_up(framework, warmup)
     if "fork" in options:
         FORKED_AFTER_JAX = forks_warm_jax
         if forks_warm_jax:

@@ -12,12 +12,14 @@ import collections
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from graders.engine import Grader
 from graders.host.forkserver import ForkServer
-from graders.host.interpreter import PoolSettings
+from graders.host.interpreter import PoolSettings, start_interpreter
+from graders.host.pool import WarmPool
 from tests.graders.sandbox.helpers import requires_sandbox
 
 pytestmark = requires_sandbox
@@ -259,3 +261,27 @@ def test_a_server_starts_at_low_priority_and_its_jobs_do_not(grader: Grader) -> 
     assert servers and set(servers) == {"10"}, servers
     probe = _solution("", check="open('/proc/self/autogroup').read().split()[-1] != '0'")
     assert _grade(grader, probe) == "accepted"
+
+
+def test_the_pool_fills_on_spare_cpu_and_starts_for_a_waiting_job_at_once() -> None:
+    # A fill after a restart is background work; a start a student's job waits for is not.
+    starts: list[tuple[str, bool]] = []
+
+    def recording(key: str, settings: PoolSettings, *, background: bool) -> Any:
+        starts.append((key, background))
+        return start_interpreter(key, settings, background=background)
+
+    settings = PoolSettings(sizes={"numpy": 1}, jax_warm_up=False)
+    pool = WarmPool(settings, starter=recording)
+    pool.start()
+    try:
+        running = pool.acquire("numpy")  # the fill's server
+        running.kill_tree()
+        running.close()
+        job = pool.acquire("torch")  # no torch server: this job waits for its start
+        job.kill_tree()
+        job.close()
+    finally:
+        pool.stop()
+    assert starts[:1] == [("numpy", True)], starts
+    assert ("torch", False) in starts, starts
