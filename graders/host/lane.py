@@ -4,10 +4,9 @@ Why: on a small machine, starting interpreters (imports, JAX warm-ups) competes 
 cores as students' jobs. A fork server starts at a lower priority (its session at nice 19, or 10
 when a job waits for it; each job a session of its own at 0: graders/inside/zygote.py), but that
 only orders who runs first on a busy core; it does not stop ten starts at once from filling
-memory and the caches. Keeping
-background starts to one at a time leaves the other cores to the jobs; putting first the start
-of a key that a job is waiting for keeps the first verdicts after a restart quick (NumPy before
-the sixth JAX exercise's warm-up).
+memory and the caches. Keeping background starts to one at a time leaves the other cores to the
+jobs; putting first the start of a key that a job is waiting for keeps the first verdicts after
+a restart quick (NumPy before the sixth JAX exercise's warm-up).
 A start nobody waits for (a refill, a warm-up ahead of demand) waits until no student's job is
 running or waiting (`busy`), so under a burst every core works on students' jobs.
 """

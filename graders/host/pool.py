@@ -8,6 +8,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from typing import Protocol
 
 from graders.host.forkserver import ForkedJob, ForkServer, ForkServerGone
 from graders.host.interpreter import PoolSettings, start_interpreter
@@ -45,13 +46,19 @@ class _Stopped(Exception):
     """The pool stopped while an interpreter was starting."""
 
 
+class Starter(Protocol):
+    """Starts one interpreter for a pool key (`background`: no job waits for it)."""
+
+    def __call__(self, key: str, settings: PoolSettings, *, background: bool) -> SandboxProcess: ...
+
+
 class WarmPool:
     """Keeps `sizes[framework]` ready interpreters; each is used once, then replaced."""
 
     def __init__(
         self,
         settings: PoolSettings,
-        starter: Callable[..., SandboxProcess] = start_interpreter,
+        starter: Starter = start_interpreter,
     ):
         self.settings = settings
         self._start = starter

