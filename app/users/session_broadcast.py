@@ -11,6 +11,7 @@ stale entry behind: at worst the cache is off and every page reads the session a
 from __future__ import annotations
 
 import logging
+import select
 import threading
 from collections.abc import Callable
 
@@ -48,7 +49,13 @@ class Publisher:
 
 
 class Listener:
-    """A thread subscribed to the channel; `live` only while it surely receives every message."""
+    """A thread subscribed to the channel; `settled()` only while it surely has every message.
+
+    Why `settled()` reads too: the thread that takes a message may not run before the very next
+    request does (a busy machine), so a request first takes any message already arrived itself.
+    A lock keeps the subscription's connection to one thread at a time; the listener waits for
+    its socket outside the lock.
+    """
 
     def __init__(self, url: str, prefix: str, on_change: Callable[[], None]) -> None:
         self._url = url
@@ -56,6 +63,8 @@ class Listener:
         self._on_change = on_change
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._taking = threading.Lock()
+        self._pubsub: redis.client.PubSub | None = None
         self.live = False
 
     def start(self) -> None:
@@ -71,6 +80,17 @@ class Listener:
             self._thread.join(timeout=5.0)
             self._thread = None
 
+    def settled(self) -> bool:
+        """Subscribed, and every message that has arrived handled: what was read may be kept."""
+        if not self.live or not self._taking.acquire(blocking=False):
+            return False  # not subscribed, or the listener is taking messages this moment
+        try:
+            return self._pubsub is not None and not self._take(self._pubsub)
+        except (redis.RedisError, OSError):
+            return False  # the listener meets the same error and starts over
+        finally:
+            self._taking.release()
+
     def _run(self) -> None:
         while not self._stop.is_set():
             client = redis_client(self._url)
@@ -80,23 +100,36 @@ class Listener:
             except (redis.RedisError, OSError) as exc:
                 log.warning("session listener lost Redis (%s); sessions are read every time", exc)
             finally:
-                self.live = False
+                with self._taking:
+                    self._pubsub = None
+                    self.live = False
                 self._on_change()  # messages may have been missed: keep nothing from before
                 pubsub.close()
                 client.close()
             self._stop.wait(RETRY_SECONDS)
 
     def _listen(self, pubsub: redis.client.PubSub) -> None:
-        pubsub.subscribe(self._channel)
-        confirmed = False
+        with self._taking:
+            pubsub.subscribe(self._channel)
+            self._pubsub = pubsub
+        # The subscription's socket (redis-py has no public name for it), only waited on here.
+        sock = getattr(pubsub.connection, "_sock", None)
+        if sock is None:
+            raise redis.ConnectionError("the subscription has no socket")
         while not self._stop.is_set():
-            message = pubsub.get_message(timeout=1.0)
-            if message is None:
-                continue
-            if message["type"] == "subscribe" and not confirmed:
+            select.select([sock], [], [], 1.0)
+            with self._taking:
+                self._take(pubsub)
+
+    def _take(self, pubsub: redis.client.PubSub) -> bool:
+        """Handle every message already arrived (lock held); True if there was any."""
+        taken = False
+        while (message := pubsub.get_message(timeout=0.0)) is not None:
+            taken = True
+            if message["type"] == "subscribe" and not self.live:
                 # From here on every message reaches us; forget what was read before it.
-                confirmed = True
                 self._on_change()
                 self.live = True
             elif message["type"] == "message":
                 self._on_change()
+        return taken

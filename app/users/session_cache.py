@@ -87,7 +87,7 @@ def enabled() -> bool:
     if not settings.session_cache:
         return False
     if settings.distributed:
-        return _listener is not None and _listener.live
+        return _listener is not None and _listener.settled()
     return settings.grades_in_web
 
 
