@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import select
+import socket
 import threading
 from collections.abc import Callable
 
@@ -65,6 +66,7 @@ class Listener:
         self._thread: threading.Thread | None = None
         self._taking = threading.Lock()
         self._pubsub: redis.client.PubSub | None = None
+        self._sock: socket.socket | None = None
         self.live = False
 
     def start(self) -> None:
@@ -85,8 +87,12 @@ class Listener:
         if not self.live or not self._taking.acquire(blocking=False):
             return False  # not subscribed, or the listener is taking messages this moment
         try:
-            return self._pubsub is not None and not self._take(self._pubsub)
-        except (redis.RedisError, OSError):
+            if self._pubsub is None or self._sock is None:
+                return False
+            if not select.select([self._sock], [], [], 0)[0]:
+                return True  # nothing arrived since the last drain, which took every message
+            return not self._take(self._pubsub)
+        except (redis.RedisError, OSError, ValueError):
             return False  # the listener meets the same error and starts over
         finally:
             self._taking.release()
@@ -101,7 +107,7 @@ class Listener:
                 log.warning("session listener lost Redis (%s); sessions are read every time", exc)
             finally:
                 with self._taking:
-                    self._pubsub = None
+                    self._pubsub, self._sock = None, None
                     self.live = False
                 self._on_change()  # messages may have been missed: keep nothing from before
                 pubsub.close()
@@ -111,11 +117,11 @@ class Listener:
     def _listen(self, pubsub: redis.client.PubSub) -> None:
         with self._taking:
             pubsub.subscribe(self._channel)
-            self._pubsub = pubsub
-        # The subscription's socket (redis-py has no public name for it), only waited on here.
-        sock = getattr(pubsub.connection, "_sock", None)
-        if sock is None:
-            raise redis.ConnectionError("the subscription has no socket")
+            # The subscription's socket (redis-py has no public name for it): only polled.
+            sock = getattr(pubsub.connection, "_sock", None)
+            if sock is None:
+                raise redis.ConnectionError("the subscription has no socket")
+            self._pubsub, self._sock = pubsub, sock
         while not self._stop.is_set():
             select.select([sock], [], [], 1.0)
             with self._taking:
