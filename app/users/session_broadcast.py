@@ -65,8 +65,7 @@ class Listener:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._taking = threading.Lock()
-        self._pubsub: redis.client.PubSub | None = None
-        self._sock: socket.socket | None = None
+        self._subscription: tuple[redis.client.PubSub, socket.socket] | None = None
         self.live = False
 
     def start(self) -> None:
@@ -87,11 +86,12 @@ class Listener:
         if not self.live or not self._taking.acquire(blocking=False):
             return False  # not subscribed, or the listener is taking messages this moment
         try:
-            if self._pubsub is None or self._sock is None:
+            if self._subscription is None:
                 return False
-            if not select.select([self._sock], [], [], 0)[0]:
+            pubsub, sock = self._subscription
+            if not select.select([sock], [], [], 0)[0]:
                 return True  # nothing arrived since the last drain, which took every message
-            return not self._take(self._pubsub)
+            return not self._take(pubsub)
         except (redis.RedisError, OSError, ValueError):
             return False  # the listener meets the same error and starts over
         finally:
@@ -107,7 +107,7 @@ class Listener:
                 log.warning("session listener lost Redis (%s); sessions are read every time", exc)
             finally:
                 with self._taking:
-                    self._pubsub, self._sock = None, None
+                    self._subscription = None
                     self.live = False
                 self._on_change()  # messages may have been missed: keep nothing from before
                 pubsub.close()
@@ -121,7 +121,7 @@ class Listener:
             sock = getattr(pubsub.connection, "_sock", None)
             if sock is None:
                 raise redis.ConnectionError("the subscription has no socket")
-            self._pubsub, self._sock = pubsub, sock
+            self._subscription = pubsub, sock
         while not self._stop.is_set():
             select.select([sock], [], [], 1.0)
             with self._taking:

@@ -22,10 +22,9 @@ and runs the exercise's warm-up at low priority while no job waits for it, then 
 job. The job's descriptors reach it only when a job comes; the next warm child is forked after
 the job ended and the server cleaned up, so jobs and warm-ups never overlap in one sandbox.
 
-The server also keeps each job's wall clock: it SIGKILLs the child at the job's deadline and
-reports `timed_out` with the child's own CPU time (user and system) and peak memory, so the
-grader can tell a loop that never ends from code that waited or was still allocating memory.
-The grader keeps a later deadline of its own and kills the whole sandbox if the server misses it.
+The server keeps each job's wall clock: it SIGKILLs the child at the deadline and reports
+`timed_out` with the child's CPU time and peak memory (a loop that never ends, or code that
+waited); the grader kills the whole sandbox if the server misses a later deadline of its own.
 
 Wire: the grader sends each job as the byte "J" and the job's wall-clock limit in milliseconds
 (4 bytes, big-endian), with three descriptors (SCM_RIGHTS), on the control socket (fd 3); the
@@ -304,37 +303,32 @@ def _start_child(
 
 def set_session_nice(nice: int) -> bool:
     """Set this sandbox's session (autogroup) nice value (0-19, up or down); False if none.
-
-    Why the retries: Linux takes one such change per 100 ms from unprivileged processes (all
-    sessions together) and refuses the rest (EAGAIN), once lost at a buffered file's close.
-    """
+    Retried: Linux takes one such change per 100 ms from unprivileged processes, machine-wide,
+    and refuses the rest (EAGAIN), which a buffered file's close once lost."""
+    try:
+        fd = os.open("/proc/self/autogroup", os.O_WRONLY)
+    except OSError:
+        return False  # a kernel without autogroup
     deadline = time.monotonic() + SESSION_NICE_RETRY_S
-    while True:
-        try:
-            fd = os.open("/proc/self/autogroup", os.O_WRONLY)
-        except OSError:
-            return False
-        try:
-            os.write(fd, str(nice).encode())
-            return True
-        except BlockingIOError:  # another session changed within the last 100 ms
-            if time.monotonic() > deadline:
-                return False
-        except OSError:
-            return False
-        finally:
-            os.close(fd)
-        time.sleep(0.02)
+    try:
+        while True:
+            try:
+                return os.write(fd, str(nice).encode()) > 0
+            except BlockingIOError:  # another session changed within the last 100 ms
+                if time.monotonic() > deadline:
+                    return False
+                time.sleep(0.02)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
 def start_in_background(*, nobody_waits: bool) -> None:
-    """Lower this sandbox's session in the kernel's sharing of the CPU while the server starts.
-
-    Why: Linux shares the CPU between sessions before threads (autogroup), and each sandbox is
-    a session, so a server importing and warming up got as large a share as a whole web tier,
-    whatever its threads' nice values (issue 23). A start nobody waits for (the fill after a
-    restart) runs at 19, on spare CPU: at 10, a class's pages right after a restart still lost
-    12-18% of the cores to it. A start a job waits for runs at 10; each job is a session at 0.
+    """Lower this sandbox's session while the server starts: Linux shares the CPU between
+    sessions before threads (autogroup), so a start got as large a share as a whole web tier
+    (issue 23). Nobody waiting (the fill after a restart): 19, spare CPU only (at 10 a class's
+    pages still lost 12-18% of the cores to it); a job waiting: 10. Each job is a session at 0.
     """
     set_session_nice(BACKGROUND_NICE if nobody_waits else START_NICE)
 
