@@ -49,6 +49,8 @@ def test_pages_a_class_at_once_then_live_streams() -> None:
         assert found["errors"] == 0, found["first_errors"]
         assert found["ok"] + found["shed_503"] == 60 and found["ok"] > 0
         assert found["health_failures"] == 0
+        # CPU per page, the server's and the load generator's (the machine's yardstick)
+        assert found["server_cpu_ms_per_page"] > 0 and found["loadgen_cpu_ms_per_page"] > 0
         live = pages.streams(run, 6)
         assert live == {**live, "delivered": 6, "lost": 0, "refused": 0, "wrong_verdicts": 0}
         # the same deployment: an instructor compares the class's final submissions
@@ -67,5 +69,6 @@ def test_pages_on_two_web_processes_in_the_scale_out_mode() -> None:
         found = pages.pages(run, 12)
         assert found["errors"] == 0, found["first_errors"]
         assert found["ok"] + found["shed_503"] == 60
+        assert found["server_cpu_ms_per_page"] > 0  # both web processes, under the serve process
         live = pages.streams(run, 4)
         assert live["delivered"] == 4 and live["wrong_verdicts"] == 0

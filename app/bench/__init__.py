@@ -91,7 +91,8 @@ def _pages_row(found: dict[str, Any]) -> str:
         f" p50 {found['p50_ms']} ms, p95 {found['p95_ms']} ms, max {found['max_ms']} ms;"
         f" {found['errors']} errors, {found['shed_503']} shed (503 + Retry-After);"
         f" /healthz max {found['health_max_ms']} ms, {found['health_failures']} failed"
-        f" of {found['health_probes']}"
+        f" of {found['health_probes']}; CPU per page: server {found['server_cpu_ms_per_page']} ms,"
+        f" load generator {found['loadgen_cpu_ms_per_page']} ms (the machine's speed)"
         + (f"\n    first errors: {found['first_errors']}" if found["errors"] else "")
     )
 

@@ -207,7 +207,12 @@ def pages(run: Deployment, students: int) -> dict[str, Any]:
         await probe
         return stats
 
+    server_before = run.server_cpu_seconds()
+    loadgen_before = time.process_time()
     stats = _run(go())
+    loadgen = time.process_time() - loadgen_before
+    server_after = run.server_cpu_seconds()
+    served = len(stats.ms) + stats.shed
     return {
         "students": students,
         "pages": students * len(paths),
@@ -224,6 +229,15 @@ def pages(run: Deployment, students: int) -> dict[str, Any]:
         "health_failures": stats.health_failures,
         "health_max_ms": _pct(stats.health_ms, 1.0),
         "seconds": round(stats.seconds, 2),
+        # CPU per answered page: the serve process and all under it (in the embedded default the
+        # local grader pool too), and the load generator's as a yardstick of the
+        # machine's speed (its work per page is fixed, so a higher figure means a slower run).
+        "server_cpu_ms_per_page": (
+            round((server_after - server_before) / served * 1000, 3)
+            if served and server_before is not None and server_after is not None
+            else None
+        ),
+        "loadgen_cpu_ms_per_page": round(loadgen / served * 1000, 3) if served else None,
     }
 
 

@@ -104,10 +104,49 @@ class Deployment:
         victim.wait(30)
         self.workers.append(_spawn(["worker"], self.env, self.logs / "worker-new.log"))
 
+    def server_cpu_seconds(self) -> float | None:
+        """CPU time the `serve` process and every process under it have used so far.
+
+        None where /proc cannot be read (not Linux): the figure is then left out, never guessed.
+        """
+        if not self.processes:
+            return None
+        return _tree_cpu_seconds(self.processes[0].pid)
+
     def log_tail(self) -> str:
         """The end of the server's log, for a failed run."""
         path = self.logs / "server.log"
         return path.read_text(errors="replace")[-4000:] if path.exists() else ""
+
+
+def _tree_cpu_seconds(root: int) -> float | None:
+    """User and system CPU seconds of `root` and every process under it, from /proc."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    parents: dict[int, int] = {}
+    used: dict[int, float] = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return None
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", encoding="ascii", errors="replace") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # ended meanwhile
+        parents[int(name)] = int(fields[1])
+        used[int(name)] = (int(fields[11]) + int(fields[12])) / ticks
+    if root not in used:
+        return None
+    tree, frontier = {root}, [root]
+    while frontier:
+        parent = frontier.pop()
+        children = [pid for pid, ppid in parents.items() if ppid == parent and pid not in tree]
+        tree.update(children)
+        frontier.extend(children)
+    return sum(used[pid] for pid in tree)
 
 
 def _free_port() -> int:
