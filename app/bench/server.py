@@ -120,7 +120,7 @@ class Deployment:
 
 
 def _tree_cpu_seconds(root: int) -> float | None:
-    """User and system CPU seconds of `root` and every process under it, from /proc."""
+    """User and system CPU seconds of `root` and every process under it, ended ones too."""
     ticks = os.sysconf("SC_CLK_TCK")
     parents: dict[int, int] = {}
     used: dict[int, float] = {}
@@ -137,7 +137,8 @@ def _tree_cpu_seconds(root: int) -> float | None:
         except OSError:
             continue  # ended meanwhile
         parents[int(name)] = int(fields[1])
-        used[int(name)] = (int(fields[11]) + int(fields[12])) / ticks
+        # utime, stime, and the same of children already ended and waited for (a job's process)
+        used[int(name)] = sum(int(value) for value in fields[11:15]) / ticks
     if root not in used:
         return None
     tree, frontier = {root}, [root]

@@ -49,6 +49,24 @@ def test_the_tree_counts_a_childs_cpu_under_its_parent(tmp_path: Path) -> None:
         parent.wait(30)
 
 
+def test_a_child_that_ended_still_counts_under_its_parent() -> None:
+    burn = "import time\nend = time.process_time() + 0.3\nwhile time.process_time() < end: pass"
+    script = (
+        "import subprocess, sys, time\n"
+        f"subprocess.run([sys.executable, '-c', {burn!r}])\n"
+        "print('done', flush=True)\n"
+        "time.sleep(30)\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert parent.stdout is not None and parent.stdout.readline() == "done\n"
+        used = _tree_cpu_seconds(parent.pid)
+        assert used is not None and used >= 0.25, used
+    finally:
+        parent.kill()
+        parent.wait(30)
+
+
 def test_a_process_that_is_gone_has_no_figure() -> None:
     ended = subprocess.Popen([sys.executable, "-c", "pass"])
     ended.wait()
