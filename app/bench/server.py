@@ -122,7 +122,7 @@ class Deployment:
 def _tree_cpu_seconds(root: int) -> float | None:
     """User and system CPU seconds of `root` and every process under it, ended ones too."""
     ticks = os.sysconf("SC_CLK_TCK")
-    parents: dict[int, int] = {}
+    children: dict[int, list[int]] = {}
     used: dict[int, float] = {}
     try:
         names = os.listdir("/proc")
@@ -136,18 +136,17 @@ def _tree_cpu_seconds(root: int) -> float | None:
                 fields = stat.read().rsplit(")", 1)[1].split()
         except OSError:
             continue  # ended meanwhile
-        parents[int(name)] = int(fields[1])
+        children.setdefault(int(fields[1]), []).append(int(name))
         # utime, stime, and the same of children already ended and waited for (a job's process)
         used[int(name)] = sum(int(value) for value in fields[11:15]) / ticks
     if root not in used:
         return None
-    tree, frontier = {root}, [root]
+    total, frontier = 0.0, [root]
     while frontier:
-        parent = frontier.pop()
-        children = [pid for pid, ppid in parents.items() if ppid == parent and pid not in tree]
-        tree.update(children)
-        frontier.extend(children)
-    return sum(used[pid] for pid in tree)
+        pid = frontier.pop()
+        total += used[pid]
+        frontier.extend(children.get(pid, ()))
+    return total
 
 
 def _free_port() -> int:
