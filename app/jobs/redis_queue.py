@@ -21,11 +21,12 @@ from typing import cast
 
 import dramatiq
 import redis
-from dramatiq.brokers.redis import MAINTENANCE_SCALE, RedisBroker
+from dramatiq.brokers.redis import MAINTENANCE_SCALE
 from dramatiq.middleware import Retries, TimeLimit
 
 from app.jobs.base import Handler
 from app.jobs.lanes import EXPERIMENTS, GRADING
+from app.jobs.redis_wake import WakingRedisBroker
 
 log = logging.getLogger(__name__)
 QUEUE_NAME = "grading"
@@ -34,7 +35,9 @@ EXPERIMENT_QUEUE = EXPERIMENTS  # a worker opts in: `python -m app worker --lane
 EXPERIMENT_ACTOR = "run_experiment"
 EXPERIMENT_THREADS = 1  # per worker process: experiments train one at a time
 JOB_TIME_LIMIT_MS = 10 * 60 * 1000  # the grader's own limits are far lower; this is a backstop
-WORKER_TIMEOUT_MS = 50  # an idle consumer polls this often at most: the wait a new job can meet
+# How often an idle worker thread wakes (and a stop may wait): a new job does not wait for it,
+# a send wakes a consumer at once (app/jobs/redis_wake.py).
+WORKER_TIMEOUT_MS = 1000
 
 
 def redis_client(url: str) -> redis.Redis:
@@ -58,7 +61,7 @@ class RedisQueue:
         self.client = redis_client(url)
         self.prefix = prefix
         self.sent_key = f"{prefix}:jobs:sent"
-        self.broker = RedisBroker(  # type: ignore[no-untyped-call]
+        self.broker = WakingRedisBroker(  # type: ignore[no-untyped-call]
             client=self.client,
             namespace=f"{prefix}:dramatiq",
             heartbeat_timeout=int(heartbeat_seconds * 1000),
