@@ -154,6 +154,17 @@ def test_reads_of_a_web_request_open_no_transaction(pg_web: str) -> None:
         assert not _in_transaction(session)
 
 
+def test_a_locking_read_starts_a_transaction_each_time_a_plain_one_never(pg_web: str) -> None:
+    # The decision is remembered per SQL text: the second time must decide the same.
+    for _ in range(2):
+        with session_factory()() as session:
+            session.scalar(select(func.count()).select_from(User))
+            assert not _in_transaction(session)
+            session.execute(select(User.id).with_for_update()).all()
+            assert _in_transaction(session)
+            session.rollback()
+
+
 def test_the_first_write_starts_a_transaction_that_commits_or_rolls_back_whole(
     pg_web: str,
 ) -> None:
