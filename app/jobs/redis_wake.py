@@ -17,6 +17,7 @@ consumer fetches them within `IDLE_WAIT_SECONDS`.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import redis
@@ -24,6 +25,7 @@ from dramatiq import Message
 from dramatiq.brokers.redis import RedisBroker, _RedisConsumer
 from dramatiq.errors import ConnectionClosed
 
+log = logging.getLogger(__name__)
 IDLE_WAIT_SECONDS = 1.0  # an idle consumer's longest wait on Redis; also the longest stop delay
 BACKOFF_MS = 50  # after an empty wait: the consumer's own pause before it asks again
 WAKE_TOKENS_KEPT = 16  # tokens nobody took yet; more would only cause more empty fetches
@@ -41,10 +43,13 @@ class WakingRedisBroker(RedisBroker):
         """Store the message (Dramatiq's own way), then wake a consumer of its queue."""
         sent = super().enqueue(message, delay=delay)  # a delayed one goes to the delay queue
         key = wake_key(self.namespace, sent.queue_name)
-        pipe = self.client.pipeline(transaction=False)
-        pipe.lpush(key, b"1")
-        pipe.ltrim(key, 0, WAKE_TOKENS_KEPT - 1)
-        pipe.execute()
+        try:
+            pipe = self.client.pipeline(transaction=False)
+            pipe.lpush(key, b"1")
+            pipe.ltrim(key, 0, WAKE_TOKENS_KEPT - 1)
+            pipe.execute()
+        except redis.RedisError as exc:  # stored already: a consumer finds it within its wait
+            log.warning("queued message %s without a wake-up (%s)", sent.message_id, exc)
         return sent
 
     def consume(self, queue_name: str, prefetch: int = 1, timeout: int = 5000) -> _RedisConsumer:

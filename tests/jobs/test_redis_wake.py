@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+import redis
 from dramatiq.brokers.redis import _RedisConsumer
 
 from app.jobs import redis_wake
@@ -113,3 +114,16 @@ def test_a_send_between_the_empty_fetch_and_the_wait_is_not_missed(
     thread.join(30)
     assert out == [43]
     assert fetches == [QUEUE_NAME, QUEUE_NAME]  # the empty fetch, then the one the token woke
+
+
+def test_a_send_whose_wake_up_fails_is_still_sent_and_fetched(
+    queue: RedisQueue, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_pipeline(*_args: Any, **_kwargs: Any) -> Any:
+        raise redis.ConnectionError("Redis went away between the two commands")
+
+    monkeypatch.setattr(queue.broker.client, "pipeline", no_pipeline)
+    queue.actor.send(44)  # the message itself was stored: no error for the sender
+    monkeypatch.undo()
+    consumer = queue.broker.consume(QUEUE_NAME, prefetch=1, timeout=1000)
+    assert next_message(consumer) == 44
