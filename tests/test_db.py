@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 from app import db
 from app.db import session_factory
 from app.migrate import upgrade_head
-from app.progress.models import LessonRead
+from app.progress.models import LessonRead, QuizAttempt
 from app.progress.service import open_lesson, record_lesson_read
 from app.users.models import Role, User
 from app.users.service import create_user
@@ -186,8 +186,9 @@ def test_the_first_write_starts_a_transaction_that_commits_or_rolls_back_whole(
         assert not _in_transaction(session)
 
 
-def test_a_first_lesson_view_is_one_insert_with_no_transaction_around_it(pg_web: str) -> None:
-    # Why: BEGIN and COMMIT around the one INSERT were two of a lesson page's round trips.
+def test_a_lesson_view_is_one_statement_with_no_transaction_around_it(pg_web: str) -> None:
+    # Why: BEGIN and COMMIT around the one INSERT were two of a lesson page's round trips, and
+    # the SELECT before it a third (issue 23).
     engine = db.get_engine()
     seen: list[tuple[str, object]] = []
 
@@ -205,11 +206,11 @@ def test_a_first_lesson_view_is_one_insert_with_no_transaction_around_it(pg_web:
             again = open_lesson(session=session, user_id=student.id, lesson_slug="one")
             assert (first.newly_read, again.newly_read) == (True, False)
             idle = psycopg.pq.TransactionStatus.IDLE
-            assert seen == [("SELECT", idle), ("INSERT", idle), ("SELECT", idle)]
+            assert seen == [("WITH", idle), ("WITH", idle)]
             session.add(LessonRead(user_id=student.id, lesson_slug="two"))
             session.flush()  # a transaction is open: the next first view joins it
             assert open_lesson(session=session, user_id=student.id, lesson_slug="three").newly_read
-            assert seen[-1] == ("INSERT", psycopg.pq.TransactionStatus.INTRANS)
+            assert seen[-1] == ("WITH", psycopg.pq.TransactionStatus.INTRANS)
         finally:
             event.remove(engine, "after_cursor_execute", after)
     with session_factory()() as session:
@@ -222,6 +223,42 @@ def test_a_first_lesson_view_is_one_insert_with_no_transaction_around_it(pg_web:
         session.rollback()
         assert session.scalar(select(func.count()).select_from(LessonRead)) == 3
         assert not _in_transaction(session)
+
+
+def test_tabs_opening_one_lesson_at_once_see_one_first_view_and_the_quiz_count(
+    pg_web: str,
+) -> None:
+    with session_factory()() as session:
+        student = User(email="t@example.org", name="T", password_hash="x", role="student")
+        session.add(student)
+        session.commit()
+        session.add(
+            QuizAttempt(user_id=student.id, lesson_slug="one", answers={}, results={}, score=0.5)
+        )
+        session.commit()
+        uid = student.id
+    start = threading.Barrier(8)
+    seen: list[tuple[bool, int]] = []
+    errors: list[BaseException] = []
+
+    def open_tab() -> None:
+        try:
+            start.wait()
+            with session_factory()() as session:
+                opened = open_lesson(session=session, user_id=uid, lesson_slug="one")
+                seen.append((opened.newly_read, opened.quiz_attempts))
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=open_tab) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert sorted(seen) == [(False, 1)] * 7 + [(True, 1)]
+    with session_factory()() as session:
+        assert session.scalar(select(func.count()).select_from(LessonRead)) == 1
 
 
 def test_background_work_keeps_ordinary_transactions(pg_web: str) -> None:

@@ -5,13 +5,26 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, cast
 
-from sqlalchemy import BindParameter, Table, bindparam, func, insert, select
+from sqlalchemy import (
+    BindParameter,
+    DateTime,
+    Integer,
+    String,
+    Table,
+    bindparam,
+    func,
+    insert,
+    literal_column,
+    select,
+)
+from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.courses.first import first_course_slug
 from app.db import ONE_STATEMENT
 from app.events import grade_recorded
+from app.models_base import utcnow
 from app.offerings.access import offering_in_request
 from app.offerings.service import offering_for_work
 from app.progress.models import LessonRead, QuizAttempt
@@ -39,11 +52,44 @@ _LESSON_STATE = select(
     .scalar_subquery(),
 )
 _ADD_READ = insert(cast(Table, LessonRead.__table__))
+# PostgreSQL: all of it in one statement, a first view or not (issue 23: each statement is about
+# a third of a millisecond of the web process's CPU). The row goes in only when none is there;
+# two tabs at once meet ON CONFLICT and exactly one of them counts as the first view.
+_ADDED = (
+    pg_insert(cast(Table, LessonRead.__table__))
+    .from_select(
+        ["user_id", "lesson_slug", "created_at"],
+        select(
+            _USER.cast(Integer),
+            _LESSON.cast(String),
+            bindparam("created_at", type_=DateTime(timezone=True)),
+        ).where(
+            ~select(LessonRead.id)
+            .where(LessonRead.user_id == _USER, LessonRead.lesson_slug == _LESSON)
+            .exists()
+        ),
+    )
+    .on_conflict_do_nothing(index_elements=["user_id", "lesson_slug"])
+    .returning(literal_column("1"))
+    .cte("added")
+)
+_OPEN_LESSON_PG = select(
+    select(func.count()).select_from(_ADDED).scalar_subquery(),
+    select(func.count(QuizAttempt.id))
+    .where(QuizAttempt.user_id == _USER, QuizAttempt.lesson_slug == _LESSON)
+    .scalar_subquery(),
+)
 
 
 def open_lesson(*, session: Session, user_id: int, lesson_slug: str) -> LessonOpened:
     """Note the first time a student opens a lesson, and count their attempts at its quiz."""
     params = {"user_id": user_id, "lesson_slug": lesson_slug}
+    if session.get_bind().dialect.name == "postgresql":
+        added, attempts = session.execute(
+            _OPEN_LESSON_PG, {**params, "created_at": utcnow()}, execution_options=ONE_STATEMENT
+        ).one()
+        session.commit()  # nothing left to commit outside a transaction (app/db.py)
+        return LessonOpened(newly_read=bool(added), quiz_attempts=int(attempts or 0))
     read_id, attempts = session.execute(_LESSON_STATE, params).one()
     if read_id is not None:
         return LessonOpened(newly_read=False, quiz_attempts=int(attempts or 0))
