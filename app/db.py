@@ -148,7 +148,7 @@ def _transaction_from_first_write(
     transaction too, so reading outside one changes no answer; everything from the first
     statement that is not a plain SELECT (a write, a locking read, a WITH) on is one
     transaction again, committed or rolled back whole, as before. A write marked ONE_STATEMENT
-    (a lesson's first view) is that statement alone, as PostgreSQL runs any statement.
+    (a lesson view) is that statement alone, as PostgreSQL runs any statement.
     """
     dbapi = conn.connection.dbapi_connection
     if dbapi is None or not dbapi.autocommit:

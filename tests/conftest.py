@@ -153,6 +153,24 @@ def client(data_dir: Path) -> Iterator[TestClient]:
         yield test_client
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+def client_on_each_database(
+    request: pytest.FixtureRequest, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[TestClient]:
+    """The app on SQLite, then on a throwaway PostgreSQL database: for the pages whose SQL the
+    two run differently (issue 23)."""
+    if request.param == "sqlite":
+        with TestClient(create_app()) as test_client:
+            yield test_client
+        return
+    from tests.postgres import throwaway_database
+
+    with throwaway_database(monkeypatch, data_dir):
+        upgrade_head()
+        with TestClient(create_app()) as test_client:
+            yield test_client
+
+
 def make_token(email: str, role: Role) -> str:
     """Create an account and return a bearer token for it."""
     with session_factory()() as session:

@@ -40,9 +40,8 @@ class LessonOpened:
 
 _USER: BindParameter[int] = bindparam("user_id")
 _LESSON: BindParameter[str] = bindparam("lesson_slug")
-# Built once (issue 23): a lesson view asks both things in one statement, and a first view adds
-# its row with a plain INSERT instead of a unit-of-work flush, on PostgreSQL with no transaction
-# around it (ONE_STATEMENT: two round trips fewer).
+# Built once (issue 23). SQLite: a lesson view asks both things in one statement, and a first
+# view adds its row with a plain INSERT instead of a unit-of-work flush.
 _LESSON_STATE = select(
     select(LessonRead.id)
     .where(LessonRead.user_id == _USER, LessonRead.lesson_slug == _LESSON)
@@ -52,9 +51,10 @@ _LESSON_STATE = select(
     .scalar_subquery(),
 )
 _ADD_READ = insert(cast(Table, LessonRead.__table__))
-# PostgreSQL: all of it in one statement, a first view or not (issue 23: each statement is about
-# a third of a millisecond of the web process's CPU). The row goes in only when none is there;
-# two tabs at once meet ON CONFLICT and exactly one of them counts as the first view.
+# PostgreSQL: all of it in one statement, a first view or not, with no transaction around it
+# (ONE_STATEMENT; issue 23: each statement cost about a third of a millisecond of the web
+# process's CPU). The row goes in only when none is there; two tabs at once meet ON CONFLICT
+# and exactly one of them counts as the first view.
 _ADDED = (
     pg_insert(cast(Table, LessonRead.__table__))
     .from_select(

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,26 +13,14 @@ from sqlalchemy import event
 
 from app.content.service import load_from_settings
 from app.db import get_engine
-from app.main import create_app
-from app.migrate import upgrade_head
-from tests.postgres import throwaway_database
 from tests.progress.helpers import add_quiz, add_read, add_submission, at
 from tests.users.helpers import logged_in_client
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def client(
-    request: pytest.FixtureRequest, data_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[TestClient]:
+@pytest.fixture
+def client(client_on_each_database: TestClient) -> TestClient:
     """The home page on both databases: its one progress query is a union the two type alike."""
-    if request.param == "sqlite":
-        with TestClient(create_app()) as test_client:
-            yield test_client
-        return
-    with throwaway_database(monkeypatch, data_dir):
-        upgrade_head()
-        with TestClient(create_app()) as test_client:
-            yield test_client
+    return client_on_each_database
 
 
 def _published() -> tuple[int, int]:
