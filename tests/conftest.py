@@ -25,6 +25,7 @@ from app.migrate import upgrade_head
 from app.users.models import Role
 from app.users.service import create_user, issue_api_token
 from app.wiring import wire
+from tests.postgres import throwaway_database
 
 # Accounts made by tests (thousands of them) hash passwords at argon2's low cost: the same
 # algorithm and code path, 1 MiB instead of 64 MiB each (tests/users/test_password_cost.py checks
@@ -163,8 +164,6 @@ def client_on_each_database(
         with TestClient(create_app()) as test_client:
             yield test_client
         return
-    from tests.postgres import throwaway_database
-
     with throwaway_database(monkeypatch, data_dir):
         upgrade_head()
         with TestClient(create_app()) as test_client:

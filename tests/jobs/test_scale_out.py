@@ -208,16 +208,18 @@ def test_load_with_a_killed_worker_and_a_restarted_web(
         wait_until(lambda: counts().get("done", 0) >= 0.4 * LOAD, 3600, "40% done", step=0.5)
         victim = workers[0]
         held: set[int] = set()
+        in_hand: set[int] = set()
         for _ in range(10):  # a job takes milliseconds: it may end between the look and the kill
             wait_until(lambda: bool(in_flight(victim)), 120, "the victim to hold a job", step=0.01)
             victim_pid = victim.pid
             assert victim.kill() == -signal.SIGKILL
             held = in_flight(victim)
             # a job it stored in the instant before the kill, before logging it, is not in hand
-            if unfinished(held):
+            in_hand = unfinished(held)
+            if in_hand:
                 break
             victim.start()  # it had just finished: start it again and kill it with a job in hand
-        assert unfinished(held), "the victim held no unfinished job when it was killed"
+        assert in_hand, "the victim held no unfinished job when it was killed"
         pause(3)
         victim.start()
         # its jobs go back to the queue (or to the other worker) once their lease runs out
