@@ -77,3 +77,9 @@ def test_lesson_one_quotes_the_measured_table() -> None:
         rows += 1
     assert rows == 4
     assert f"({m.variance[6]:.1f} at d_k = 64)" in text  # the caption's number, d_k = 2**6
+
+
+def test_lesson_three_caption_numbers_are_the_drawn_weights() -> None:
+    w = head_weights(10, 10)
+    assert round(float(w[0, 1, 0]), 2) == 0.99 and round(float(w[0, 9, 8]), 2) == 0.94
+    assert np.allclose(w[3, :, 0], 1 / np.arange(1, 11))  # 1, 1/2, 1/3, ... down the rows
