@@ -147,3 +147,38 @@ def draw_attention_heads(fig: Figure, p: Mapping[str, Any]) -> None:
         fig.colorbar(image, ax=list(axes), label="weight", fraction=0.04, pad=0.02)
     padding = f", last {length - real} keys are padding" if real < length else ""
     fig.suptitle(f"Four heads, {length} tokens (grey: masked{padding})")
+
+
+def window_masks(length: int, window: int, sinks: int) -> dict[str, NDArray[np.bool_]]:
+    """The masks of lesson 4: causal, causal sliding window of `window` keys, and the window
+    plus the first `sinks` tokens kept visible (StreamingLLM's attention sinks)."""
+    i = np.arange(length)[:, None]
+    j = np.arange(length)[None, :]
+    causal = j <= i
+    sliding = causal & (i - j < window)
+    return {
+        "causal": np.asarray(causal, dtype=np.bool_),
+        f"sliding window, W = {window}": np.asarray(sliding, dtype=np.bool_),
+        f"window + {sinks} sink token{'s' if sinks != 1 else ''}": np.asarray(
+            sliding | (causal & (j < sinks)), dtype=np.bool_
+        ),
+    }
+
+
+def draw_attention_masks(fig: Figure, p: Mapping[str, Any]) -> None:
+    """Three masks side by side, each titled with the number of (query, key) pairs it keeps."""
+    from matplotlib.colors import ListedColormap
+    from matplotlib.ticker import MaxNLocator
+
+    masks = window_masks(p["T"], p["W"], p["sinks"])
+    fig.subplots_adjust(left=0.06, right=0.98, bottom=0.14, top=0.8, wspace=0.15)
+    axes = fig.subplots(1, len(masks), sharey=True)
+    cmap = ListedColormap(["#eeeeee", "#1f77b4"])
+    for ax, (name, mask) in zip(axes, masks.items(), strict=True):
+        ax.imshow(mask, cmap=cmap, vmin=0, vmax=1, interpolation="none")
+        ax.set_title(f"{name}\n{int(mask.sum())} of {mask.size} pairs", fontsize="medium")
+        ax.set_xlabel("key j")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    axes[0].set_ylabel("query i")
+    fig.suptitle(f"Which keys each query sees, {p['T']} tokens (blue: visible)")

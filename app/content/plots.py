@@ -275,6 +275,20 @@ PLOTS: dict[str, PlotSpec] = {
             "spreads evenly over the past"
         ),
     ),
+    "attention-masks": PlotSpec(
+        params=(
+            IntParam("T", 2, 48, 12, "T (tokens)"),
+            IntParam("W", 1, 48, 4, "W (window)"),
+            IntParam("sinks", 0, 8, 1, "sink tokens"),
+        ),
+        controls=("T", "W", "sinks"),
+        size=(8.0, 3.2),
+        draw=attention.draw_attention_masks,
+        describe=lambda p: (
+            f"Three attention masks for {p['T']} tokens: causal, a sliding window of {p['W']} "
+            f"keys, and the window plus {p['sinks']} sink tokens that every query keeps seeing"
+        ),
+    ),
 }
 
 

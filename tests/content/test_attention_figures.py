@@ -83,3 +83,15 @@ def test_lesson_three_caption_numbers_are_the_drawn_weights() -> None:
     w = head_weights(10, 10)
     assert round(float(w[0, 1, 0]), 2) == 0.99 and round(float(w[0, 9, 8]), 2) == 0.94
     assert np.allclose(w[3, :, 0], 1 / np.arange(1, 11))  # 1, 1/2, 1/3, ... down the rows
+
+
+@pytest.mark.parametrize(("length", "window"), [(8, 4), (10, 4), (12, 4), (12, 1), (6, 12)])
+def test_the_window_masks_keep_the_pairs_lesson_four_counts(length: int, window: int) -> None:
+    from app.content.attention_figures import window_masks
+
+    causal, sliding, with_sink = window_masks(length, window, 1).values()
+    assert causal.sum() == length * (length + 1) // 2
+    w = min(window, length)  # 1 + 2 + ... + w for the first queries, then w each
+    assert sliding.sum() == w * (w + 1) // 2 + (length - w) * w
+    assert np.all(with_sink[:, 0]) and np.all(with_sink >= sliding)  # key 0 seen by everyone
+    assert with_sink.sum() == sliding.sum() + max(length - window, 0)

@@ -46,6 +46,7 @@ SMALL = {
     "alibi-bias": {"heads": "4", "T": "8"},
     "attention-scale": {"max_dk": "16", "keys": "4"},
     "attention-heads": {"T": "6", "real": "4"},
+    "attention-masks": {"T": "6", "W": "3", "sinks": "1"},
 }
 
 
