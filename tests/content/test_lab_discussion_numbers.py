@@ -71,3 +71,20 @@ def test_the_goal_comment_quotes_the_cached_reference(runs: dict[str, dict[str, 
     said = re.search(r"reference sinusoidal run scores (\d+)% and (\d+)% there", yaml_text)
     sine = runs["sinusoidal"]["new_by_length"]
     assert said and [int(g) for g in said.groups()] == [_pct(sine["24"]), _pct(sine["32"])]
+
+
+def test_lesson_seven_quotes_lab_two_as_cached() -> None:
+    lab = ROOT / "exercises" / "lab-relative-extrapolation"
+    cache_dir = get_settings().experiments_cache_path
+    found = {scheme: cached(lab, scheme, cache_dir) for scheme in ("rope", "none", "sinusoidal")}
+    if any(run is None for run in found.values()):
+        pytest.skip("no cached lab 2 runs: run `python -m app experiments`")
+    rope, none, sine = (run["new_by_length"] for run in found.values() if run is not None)
+    text = " ".join((ROOT / "lessons" / "07-beyond-absolute.md").read_text("utf-8").split())
+    said = re.search(
+        r"right on ([\d.]+)% of the new positions at 24 and 32, but on only (\d+)% at 64", text
+    )
+    assert said is not None
+    assert float(said.group(1)) == round(100 * rope["24"], 1) == round(100 * rope["32"], 1)
+    assert int(said.group(2)) == _pct(rope["64"])
+    assert f"({_pct(none['32'])}% against {_pct(sine['32'])}% at 32)" in text
