@@ -12,7 +12,9 @@ def test_lesson_one_shows_the_measured_scale_and_links_the_first_course(client: 
     assert page.status_code == 200
     html = page.text
     assert 'src="/plots/attention-scale.svg?max_dk=512&amp;keys=16"' in html
-    assert 'href="/lessons/why-position"' in html  # the first course is served at /
+    # the first course by its course URL, so the page's links all stay under /courses/
+    link = "/courses/positional-embeddings/lessons/why-position"
+    assert f'href="{link}"' in html and client.get(link).status_code == 200
     assert "Common confusion" in html and "Key takeaways" in html
     assert client.get("/plots/attention-scale.svg?max_dk=16&keys=4").status_code == 200
 
