@@ -25,6 +25,7 @@ from app.instructor import (
     similarity_routes,
     students_routes,
 )
+from app.instructor.clusters import routes as clusters_routes
 from app.instructor.web import page
 from app.offerings.access import InstructorUser, StaffUser, offering_prefix
 from app.web.api import errors
@@ -70,5 +71,6 @@ for _module in (
     assessment_routes,
     settings_routes,
     assessment_items_routes,
+    clusters_routes,
 ):
     router.include_router(_module.router)
