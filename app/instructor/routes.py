@@ -17,6 +17,7 @@ from app.instructor import (
     analytics_routes,
     assessment_items_routes,
     assessment_routes,
+    attention_routes,
     gradebook_routes,
     item_stats_routes,
     overrides_routes,
@@ -72,5 +73,6 @@ for _module in (
     settings_routes,
     assessment_items_routes,
     clusters_routes,
+    attention_routes,
 ):
     router.include_router(_module.router)
