@@ -26,6 +26,7 @@ from app.instructor import (
     similarity_routes,
     students_routes,
 )
+from app.instructor.clusters import explain_routes
 from app.instructor.clusters import routes as clusters_routes
 from app.instructor.web import page
 from app.offerings.access import InstructorUser, StaffUser, offering_prefix
@@ -73,6 +74,7 @@ for _module in (
     settings_routes,
     assessment_items_routes,
     clusters_routes,
+    explain_routes,
     attention_routes,
 ):
     router.include_router(_module.router)
