@@ -112,6 +112,15 @@ def test_a_program_that_is_not_the_same_mistake_each_run_is_refused(
     assert refused.status_code == 409, refused.text
     assert "not recognised as this mistake" in refused.text
     assert (course_dir / "exercises" / EXERCISE / "mistakes.yaml").read_text() == before
+    page = app_client.get(f"/instructor/exercises/{EXERCISE}/clusters", headers=teacher)
+    assert "Explain this mistake" in page.text
+    form = app_client.post(
+        f"/instructor/exercises/{EXERCISE}/clusters/{cluster['id']}/misconception",
+        data={"title": "Random noise", "hint": "Do not add noise."},
+        headers=teacher,
+    )
+    assert form.status_code == 409
+    assert "The check failed, so nothing was written" in form.text
 
 
 def test_an_unknown_cluster_is_404_and_students_are_refused(app_client: TestClient) -> None:

@@ -24,7 +24,9 @@ def clusters_page(
     """Wrong answers grouped by behaviour: who, one program and the others diffed, a heatmap."""
     exercise = find_exercise(course, slug)
     found = exercise_clusters(session=session, slug=slug)
-    return page(request, "instructor/clusters.html", user, exercise=exercise, found=found)
+    return page(
+        request, "instructor/clusters.html", user, exercise=exercise, found=found, refused=None
+    )
 
 
 @router.get("/api/instructor/exercises/{slug}/clusters", responses=errors(401, 403, 404, 422))
