@@ -52,7 +52,12 @@ def _named(report: Any) -> set[str]:
 
 
 def check(
-    *, grader: Grader, exercises: Path, exercise: Exercise, entry: dict[str, Any], others: list[str]
+    *,
+    grader: Grader,
+    exercises: Path,
+    exercise: Exercise,
+    entry: dict[str, Any],
+    others: list[tuple[str, str]],
 ) -> list[str]:
     """The check's problems (none: it passes), on the copy of the exercise in `exercises`."""
     slug, framework, problems = exercise.meta.slug, str(entry["framework"]), []
@@ -73,10 +78,8 @@ def check(
             "the representative program is rejected but not recognised as this mistake "
             "(does its output change from run to run?)"
         )
-    for n, code in enumerate(others, start=1):
-        report = grader.grade(
-            exercise=slug, code=code, framework=framework, exercises_dir=exercises
-        )
+    for n, (code, own) in enumerate(others, start=1):
+        report = grader.grade(exercise=slug, code=code, framework=own, exercises_dir=exercises)
         if entry["id"] not in _named(report):
             problems.append(f"program {n} of the group's others is not recognised by it")
     return problems
@@ -86,7 +89,8 @@ def _entry(
     session: Session, view: ClusterView, title: str, hint: str, taken: set[str]
 ) -> dict[str, Any]:
     row = session.get(Submission, view.cluster.representative.submission_id)
-    assert row is not None
+    if row is None:
+        raise ExplainRefused(["the group's representative submission no longer exists"])
     if row.framework == "jax":
         # The JAX compilation cache's trusted filler runs declared JAX mistakes' code.
         raise ExplainRefused(["a JAX program from a student cannot be declared here yet"])
@@ -100,9 +104,9 @@ def _entry(
     }
 
 
-def _others(session: Session, view: ClusterView) -> list[str]:
-    """A few other programs of the cluster (same framework as the representative)."""
-    return [row.code for row, _ in view.cluster.diffs()[:MEMBERS_CHECKED]]
+def _others(view: ClusterView) -> list[tuple[str, str]]:
+    """A few other programs of the cluster, each with the framework it was written for."""
+    return [(row.code, row.framework) for row, _ in view.cluster.diffs()[:MEMBERS_CHECKED]]
 
 
 def _regrade_members(
@@ -121,12 +125,23 @@ def _regrade_members(
     )
     session.add(job)
     session.commit()
+    regraded = 0
     for submission_id in members:
-        regrade_one(session=session, grader=grader, submission_id=submission_id, job_id=job.id)
+        try:
+            regrade_one(session=session, grader=grader, submission_id=submission_id, job_id=job.id)
+            regraded += 1
+        except Exception as exc:  # one member's failure leaves the others' new reports
+            session.rollback()
+            job.failed += 1
+            job.errors = [
+                *(job.errors or []),
+                {"submission_id": submission_id, "message": str(exc)[:500]},
+            ]
         job.done += 1
+        session.commit()
     job.status, job.finished_at = "done", utcnow()
     session.commit()
-    return len(members)
+    return regraded
 
 
 def explain(
@@ -160,7 +175,7 @@ def explain(
                 exercises=draft,
                 exercise=exercise,
                 entry=entry,
-                others=_others(session, view),
+                others=_others(view),
             )
         finally:
             grader.forget(slug, draft)

@@ -21,6 +21,7 @@ class Row:
     key: str
     code: str
     created_at: dt.datetime
+    framework: str = "numpy"
 
 
 @dataclass

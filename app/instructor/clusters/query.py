@@ -41,6 +41,7 @@ def wrong_rows(*, session: Session, slug: str) -> list[Row]:
             Submission.behaviour_key,
             Submission.code,
             Submission.created_at,
+            Submission.framework,
         )
         .join(User, User.id == Submission.user_id)
         .where(
@@ -50,7 +51,7 @@ def wrong_rows(*, session: Session, slug: str) -> list[Row]:
         )
         .order_by(Submission.created_at, Submission.id)
     ).all()
-    return [Row(r[0], r[1], r[2], str(r[3]), r[4], as_utc(r[5])) for r in found]
+    return [Row(r[0], r[1], r[2], str(r[3]), r[4], as_utc(r[5]), r[6]) for r in found]
 
 
 def unsigned_count(*, session: Session, slug: str) -> int:
