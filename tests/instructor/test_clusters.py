@@ -115,3 +115,38 @@ def test_grouping_picks_the_most_common_program_as_representative() -> None:
     clusters = group(rows)
     assert [c.key for c in clusters] == ["k", "j"]
     assert clusters[0].representative.submission_id == 2
+
+
+def test_each_offering_sees_only_the_work_sent_in_it(app_client: TestClient) -> None:
+    from app.offerings.models import OfferingRole
+    from app.offerings.service import create_offering, enroll, first_offering
+    from app.users.models import User
+
+    made = _class()
+    tess, teacher = person("tess@example.org", "Tess", Role.instructor)
+    ann = made["users"]["ann"]
+    with session_factory()() as session:
+        first = first_offering(session=session).id
+        spring = create_offering(
+            session=session, course_slug="positional-embeddings", title="Spring 2027"
+        )
+        for uid, role in ((ann, OfferingRole.student), (tess, OfferingRole.instructor)):
+            user = session.get(User, uid)
+            assert user is not None
+            enroll(session=session, offering=spring, user=user, role=role)
+        second = spring.id
+    sid = _wrong(ann, "spring-only", 9, ABS)
+    with session_factory()() as session:
+        row = session.get(Submission, sid)
+        assert row is not None
+        row.offering_id = second
+        session.commit()
+    url = f"/api/instructor/exercises/{EXERCISE}/clusters"
+    here = app_client.get(f"/offerings/{first}{url}", headers=teacher).json()
+    there = app_client.get(f"/offerings/{second}{url}", headers=teacher).json()
+    assert "spring-only" not in {c["id"] for c in here}
+    assert [(c["id"], c["students"]) for c in there] == [("spring-only", 1)]
+    assert (
+        app_client.get("/api/instructor/exercises/nope/clusters", headers=teacher).status_code
+        == 404
+    )
