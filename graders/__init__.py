@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from graders.host.jax_cache import fill as fill_jax_cache
     from graders.host.pool import PoolStopped
     from graders.host.warmup import encode_warmup, warmup_bundles
+    from graders.judging.offline import OfflineJudge
     from graders.judging.spec import content_key
     from graders.lab.experiment_reference import cached, load_or_run, schemes_of
     from graders.lab.experiments import StopRequested
@@ -43,6 +44,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "FRAMEWORKS": ("graders.exercise_format", "FRAMEWORKS"),
     "SLUG_RE": ("graders.exercise_format", "SLUG_RE"),
     "content_key": ("graders.judging.spec", "content_key"),
+    "OfflineJudge": ("graders.judging.offline", "OfflineJudge"),
     "PoolSettings": ("graders.host.interpreter", "PoolSettings"),
     "PoolStopped": ("graders.host.pool", "PoolStopped"),
     "Report": ("graders.report", "Report"),
@@ -66,6 +68,7 @@ __all__ = [  # the same names as _EXPORTS, spelled out for type checkers
     "Mistake",
     "MistakesFile",
     "Mode",
+    "OfflineJudge",
     "PoolSettings",
     "PoolStopped",
     "Report",

@@ -304,8 +304,10 @@ class Grader:
     ) -> dict[str, dict[int, protocol.Result]]:
         """Outputs of each known mistake on every case, from a trusted process or the disk cache.
 
-        Never through the sandbox pool: students' jobs do not wait behind them
-        (graders/judging/mistake_runner.py). One computation per exercise at a time.
+        Never through the sandbox pool (students' jobs do not wait behind them;
+        graders/judging/mistake_runner.py), except a mistake whose code a student wrote
+        (`sandboxed`): that runs in the sandbox like any submission. One computation per
+        exercise at a time.
         """
         key = self._key(spec.slug, spec.folder.parent)
         with self._lock:
@@ -321,9 +323,25 @@ class Grader:
             outputs = mistake_runner.load_or_compute(
                 spec, self.mistakes_cache_dir, background=background
             )
+            outputs = {**outputs, **self._sandboxed_outputs(spec)}
             with self._lock:
                 self._mistake_outputs[key] = outputs
             return outputs
+
+    def _sandboxed_outputs(self, spec: ExerciseSpec) -> dict[str, dict[int, protocol.Result]]:
+        """Mistakes whose code came from a student, run in the sandbox (kept in memory)."""
+        found: dict[str, dict[int, protocol.Result]] = {}
+        wanted = set(result_ids(spec, spec.cases))
+        for mistake in (m for m in spec.mistakes if m.sandboxed):
+            self._start_pool()
+            run = self.run_in_sandbox(
+                spec=spec,
+                code=mistake.code,
+                framework=mistake.framework,
+                case_indices=[c.index for c in spec.cases],
+            )
+            found[mistake.id] = {i: out for i, out in run.frames.items() if i in wanted}
+        return found
 
 
 def time_limit_ms(spec: ExerciseSpec, framework: str) -> int:

@@ -215,6 +215,14 @@ class Mistake(Strict):
             "finfo.min."
         ),
     )
+    sandboxed: bool = Field(
+        default=False,
+        description=(
+            "The code came from a student's submission (written by the instructors' \"Explain "
+            "this mistake\"): it runs only inside the sandbox, as students' code does, never in "
+            "the trusted process that runs the course's own mistakes."
+        ),
+    )
 
 
 class MistakesFile(Strict):

@@ -71,6 +71,9 @@ class Report:
     metrics: dict[str, Any] | None = None  # experiments: accuracy by length and the loss curve
     # JAX jobs on a warmed server: whether the job needed a new compilation (see RawRun).
     new_compilation: bool | None = None
+    # Instructors only: each test's behaviour signature and one key that groups wrong answers
+    # (graders/judging/signature.py); the presenter never shows it to students.
+    behaviour: dict[str, Any] | None = None
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Report:
@@ -89,9 +92,10 @@ class Report:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form; keys beyond the contract are additive and only present when set
-        (metrics for experiments, new_compilation for JAX jobs on a warmed server)."""
+        (metrics for experiments, new_compilation for JAX jobs on a warmed server, behaviour
+        for graded code)."""
         data = asdict(self)
-        for key in ("metrics", "new_compilation"):
+        for key in ("metrics", "new_compilation", "behaviour"):
             if data[key] is None:
                 del data[key]
         return data

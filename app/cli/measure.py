@@ -36,6 +36,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         web_processes=args.web_processes,
         similar_submissions=args.similar,
         class_size=args.class_size,
+        cluster_students=args.cluster_students,
         declared=not args.no_declared,
         platform=Sizes(
             courses=args.courses,
@@ -122,7 +123,7 @@ def add_parsers(sub: Any) -> None:
         "--scenario",
         choices=[
             *("cold", "sequential", "burst", "lab", "pages", "similarity", "items", "idle"),
-            *("platform", "all"),
+            *("platform", "clusters", "all"),
         ],
         default="all",
     )
@@ -147,6 +148,9 @@ def add_parsers(sub: Any) -> None:
     )
     bench.add_argument(
         "--class-size", type=int, default=200, help="items: students in the generated class"
+    )
+    bench.add_argument(
+        "--cluster-students", type=int, default=500, help="clusters: students in the class"
     )
     bench.add_argument(
         "--no-declared",

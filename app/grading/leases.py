@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from app.events import grade_recorded
 from app.models_base import utcnow
-from app.submissions.models import Submission
+from app.submissions.models import Submission, behaviour_key_of
 from graders import file_level
 
 GAVE_UP_MESSAGE = (
@@ -114,6 +114,7 @@ def finish(*, session: Session, held: Claim, report: dict[str, Any]) -> bool:
             message=report["message"],
             report=report,
             duration_ms=report["duration_ms"],
+            behaviour_key=behaviour_key_of(report),
             finished_at=utcnow(),
             lease_expires_at=None,
         )

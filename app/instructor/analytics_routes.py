@@ -11,6 +11,7 @@ from app.content.service import CourseDep
 from app.db import SessionDep
 from app.instructor.analytics import exercise_stats, summaries
 from app.instructor.charts import submissions_chart
+from app.instructor.clusters.service import exercise_clusters
 from app.instructor.regrade import job_view, latest_job
 from app.instructor.web import find_exercise, page
 from app.offerings.access import StaffUser
@@ -52,6 +53,7 @@ def exercise_page(
         regrade=job_view(latest_job(session=session, slug=slug), slug),
         started=request.query_params.get("regrade") == "started",
         hint_reveals=_hint_reveals(session, exercise),
+        clusters=exercise_clusters(session=session, slug=slug),
     )
 
 

@@ -18,9 +18,11 @@ import numpy as np
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.content.render import render_markdown
 from app.instructor.gradebook import SOLVED
 from app.offerings.access import students_here, work_here
 from app.progress.models import QuizAttempt
+from app.quiz.service import fill
 from app.submissions.models import Submission
 from app.users.models import User
 
@@ -52,6 +54,8 @@ class ItemStats:
     choices: list[ChoiceCount] = field(default_factory=list)
     common_wrong: list[tuple[str, int]] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
+    prompt_html: str = ""  # the prompt through the lessons' renderer (markdown and math)
+    shown_with: str = ""  # "T = 4": the variant the rendered prompt shows, when it has numbers
 
 
 @dataclass
@@ -149,6 +153,27 @@ def answer_text(answer: object) -> str:
     return " ".join(str(answer).split())[:80] if answer not in (None, "") else "(no answer)"
 
 
+def variant_text(params: object) -> str:
+    """'T = 4, d = 8': a parameterised question's numbers for one student ('' without any)."""
+    if not isinstance(params, Mapping) or not params:
+        return ""
+    return ", ".join(f"{name} = {value}" for name, value in sorted(params.items()))
+
+
+def wrong_answer_key(result: Mapping[str, Any]) -> str:
+    """A wrong answer with its variant, so 16 for T = 4 is not counted with 16 for T = 8."""
+    variant = variant_text(result.get("params"))
+    text = answer_text(result.get("answer"))
+    return f"{text} for {variant}" if variant else text
+
+
+def _prompt(question: Any) -> tuple[str, str]:
+    """The prompt rendered (with its first variant's numbers), and which numbers those are."""
+    params = getattr(question, "params", None) or {}
+    first = {name: values[0] for name, values in params.items() if values}
+    return render_markdown(fill(str(question.prompt), first)), variant_text(first)
+
+
 def item_flags(item: ItemStats, whole: str = "quiz") -> list[str]:
     """Warnings an instructor should act on, once enough students answered to trust them."""
     if item.answered < MIN_FOR_FLAGS:
@@ -199,9 +224,10 @@ def quiz_stats(
                 ChoiceCount(str(c.id), str(c.text), bool(c.correct), picked[c.id]) for c in options
             ]
         else:
-            wrong = Counter(answer_text(a.get("answer")) for a in answers if not a.get("correct"))
+            wrong = Counter(wrong_answer_key(a) for a in answers if not a.get("correct"))
             item.common_wrong = wrong.most_common(TOP_WRONG)
         item.flags = item_flags(item)
+        item.prompt_html, item.shown_with = _prompt(question)
         items.append(item)
     reliability = kr20(matrix) if matrix.size else None
     return QuizStats(lesson=lesson, students=len(by_student), items=items, kr20=reliability)

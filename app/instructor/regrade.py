@@ -25,7 +25,7 @@ from app.db import session_factory
 from app.grading.service import get_grader
 from app.instructor.models import RegradeJob, SubmissionReport
 from app.models_base import as_utc, utcnow
-from app.submissions.models import Submission
+from app.submissions.models import Submission, behaviour_key_of
 from app.users.models import User
 from graders import Grader, Mode, PoolStopped
 
@@ -164,6 +164,7 @@ def regrade_one(*, session: Session, grader: Grader, submission_id: int, job_id:
     row.verdict = report["verdict"]
     row.message = report["message"]
     row.duration_ms = report["duration_ms"]
+    row.behaviour_key = behaviour_key_of(report)
     # The course version this report was graded against (the replaced one keeps its own).
     row.content_version = version_on_disk(row.course_slug) or row.content_version
     # An instructor's override stays in force; otherwise the new report decides.

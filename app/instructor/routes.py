@@ -17,6 +17,7 @@ from app.instructor import (
     analytics_routes,
     assessment_items_routes,
     assessment_routes,
+    attention_routes,
     gradebook_routes,
     item_stats_routes,
     overrides_routes,
@@ -25,6 +26,8 @@ from app.instructor import (
     similarity_routes,
     students_routes,
 )
+from app.instructor.clusters import explain_routes
+from app.instructor.clusters import routes as clusters_routes
 from app.instructor.web import page
 from app.offerings.access import InstructorUser, StaffUser, offering_prefix
 from app.web.api import errors
@@ -70,5 +73,8 @@ for _module in (
     assessment_routes,
     settings_routes,
     assessment_items_routes,
+    clusters_routes,
+    explain_routes,
+    attention_routes,
 ):
     router.include_router(_module.router)

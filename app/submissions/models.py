@@ -39,6 +39,8 @@ class Submission(Base):
             "exercise_slug",
             postgresql_include=["mode", "status", "score", "created_at", "late", "id"],
         ),
+        # An offering's wrong answers to one exercise, grouped by behaviour (migration 0017).
+        Index("ix_submissions_behaviour", "offering_id", "exercise_slug", "behaviour_key"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -72,6 +74,14 @@ class Submission(Base):
     )
     override_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     offering_id: Mapped[int | None] = offering_column()
+    # The report's behaviour key (docs/report-contract.md): equal keys, equal behaviour.
+    behaviour_key: Mapped[str | None] = mapped_column(String(32), default=None)
+
+
+def behaviour_key_of(report: dict[str, Any] | None) -> str | None:
+    """The key a stored report's behaviour signature gives, when it has one."""
+    found = ((report or {}).get("behaviour") or {}).get("key")
+    return str(found) if found else None
 
 
 class Draft(Base):

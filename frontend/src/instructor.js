@@ -1,6 +1,7 @@
 // Instructor pages: sort and filter the gradebook in place, follow a regrade's progress.
 // Progressive enhancement only: without this file the links sort on the server, the filter
 // form reloads the page, and the regrade button posts a form.
+import { tensorFeedback } from "./editor/heatmap.js";
 
 /** Sort the gradebook's rows by one column's data-value, without a page load. */
 function enableGradebookSort(table) {
@@ -131,4 +132,12 @@ document.addEventListener("DOMContentLoaded", () => {
     if (input) enableGradebookFilter(table, input);
   }
   for (const form of document.querySelectorAll("form[data-regrade]")) enableRegrade(form);
+  // A cluster's heatmap: the same drawing students get beside a failing test.
+  for (const box of document.querySelectorAll("[data-tensor-feedback]")) {
+    try {
+      box.append(tensorFeedback(JSON.parse(box.dataset.tensorFeedback)));
+    } catch (error) {
+      console.warn("heatmap not drawn", error);
+    }
+  }
 });

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import signal
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
@@ -12,13 +11,21 @@ from graders import protocol
 from graders.judging.compare import Reason, compare
 from graders.judging.feedback import describe, match_misconception
 from graders.judging.properties import explain, with_property
+from graders.judging.shown import generated_input_text, inputs_only, preview, reveal
+from graders.judging.signature import (
+    Signature,
+    array_signature,
+    behaviour,
+    failure_signature,
+    nearest_mistake,
+    tests_behaviour,
+)
 from graders.judging.spec import Case, ExerciseSpec
 from graders.raw_run import RawRun
 from graders.report import Report, TestResult, Verdict, file_level, overall
 
 Mistakes = dict[str, dict[int, protocol.Result]]  # mistake id -> its outputs by result id
 SLOTS = protocol.SLOTS  # result ids are case_index * SLOTS + slot
-PREVIEW_ELEMENTS = 4096
 RESULT_BYTES = protocol.RESULT_BYTES
 MEMORY_BOUND_SHARE = 0.75  # out of time this close to the memory limit: memory is the cause
 IDLE_SHARE = 0.5  # out of time with less CPU than this share of the limit: it mostly waited
@@ -172,27 +179,16 @@ def _raised(raised: protocol.RaisedError) -> tuple[Verdict, str]:
     return "runtime_error", f"Your function raised {raised.type_name}: {raised.message}"
 
 
-def _preview(array: np.ndarray) -> list[Any] | None:
-    """A small 1-D/2-D view of an output, for heatmaps in the browser."""
-    if array.ndim == 0 or array.size == 0:
-        return None
-    view = array
-    while view.ndim > 2:
-        view = view[0]
-    if view.size > PREVIEW_ELEMENTS:
-        return None
-    cells = view.astype(np.float64).astype(object)
-    cells[~np.isfinite(view)] = None  # JSON has no NaN or Infinity: the browser shows a blank cell
-    return cells.tolist()  # type: ignore[no-any-return]
-
-
 def _array_test(
     spec: ExerciseSpec,
     case: Case,
     expected: np.ndarray,
     received: np.ndarray,
     mistakes: Callable[[], Mistakes],
+    signatures: dict[int, Signature] | None = None,
 ) -> TestResult:
+    """One output judged; its behaviour signature goes into `signatures` by case index."""
+    signatures = {} if signatures is None else signatures
     result = compare(expected, received, rtol=spec.rtol, atol=spec.atol)
     test = TestResult(
         name=case.name,
@@ -207,9 +203,12 @@ def _array_test(
         }
         test.expected_shape, test.received_shape = list(expected.shape), list(received.shape)
     else:
-        test.reveal = _reveal(case, expected, received)
+        test.reveal = reveal(case, expected, received)
     if result.passed:
         test.message = "Passed."
+        signatures[case.index] = array_signature(
+            expected, received, rtol=spec.rtol, atol=spec.atol, verdict=test.verdict
+        )
         return test
     feedback = describe(result, expected, received, hidden=case.hidden)
     test.message, test.details = feedback.summary, list(feedback.details)
@@ -229,54 +228,24 @@ def _array_test(
     if found:
         mistake = next(m for m in spec.mistakes if m.id == found)
         test.misconception = {"id": mistake.id, "title": mistake.title, "hint": mistake.hint}
+    nearest = (
+        None if found else nearest_mistake(received, candidates, rtol=spec.rtol, atol=spec.atol)
+    )
+    signatures[case.index] = array_signature(
+        expected,
+        received,
+        rtol=spec.rtol,
+        atol=spec.atol,
+        verdict=test.verdict,
+        mistake=found,
+        variant=feedback.category,
+        nearest=nearest,
+    )
     if not case.hidden:
-        test.expected, test.received = _preview(expected), _preview(received)
+        test.expected, test.received = preview(expected), preview(received)
     if case.generated and not case.hidden:
         test.details.insert(0, generated_input_text(case))
     return test
-
-
-def _inputs_only(case: Case) -> dict[str, Any]:
-    """A hidden test that failed without an output to compare: what it gave the code."""
-    return {
-        "input_shapes": {
-            k: list(np.shape(v)) for k, v in case.inputs.items() if isinstance(v, np.ndarray)
-        },
-        "inputs": generated_input_text(case),
-    }
-
-
-def _reveal(case: Case, expected: np.ndarray, received: np.ndarray) -> dict[str, Any]:
-    """What a hidden test would have shown, for when its exercise lets students see it."""
-    return {
-        "input_shapes": {
-            k: list(np.shape(v)) for k, v in case.inputs.items() if isinstance(v, np.ndarray)
-        },
-        "inputs": generated_input_text(case),
-        "expected_shape": list(expected.shape),
-        "received_shape": list(received.shape),
-        "expected": _preview(expected),
-        "received": _preview(received),
-    }
-
-
-SHOWN_VALUES = 48  # a generated input this small is printed whole
-
-
-def generated_input_text(case: Case) -> str:
-    """The failing generated input itself, so the student can rerun it by hand."""
-    parts = []
-    for name, value in case.inputs.items():
-        if not isinstance(value, np.ndarray):
-            parts.append(f"{name} = {value}")
-            continue
-        shown = value.astype(np.int64) if np.array_equal(value, np.round(value)) else value
-        if value.size > SHOWN_VALUES:
-            parts.append(f"{name} of shape {tuple(value.shape)}")
-            continue
-        text = np.array2string(shown, precision=3, separator=", ", suppress_small=True)
-        parts.append(f"{name} = {' '.join(text.split())}")
-    return "Its input: " + "; ".join(parts) + "."
 
 
 def _int(value: object) -> int:
@@ -289,6 +258,7 @@ def _class_test(
     frames: dict[int, protocol.Result],
     run: RawRun,
     mistakes: Callable[[], Mistakes],
+    signatures: dict[int, Signature],
 ) -> TestResult:
     base = case.index * SLOTS
     out, count, params = frames.get(base), frames.get(base + 1), frames.get(base + 2)
@@ -326,7 +296,7 @@ def _class_test(
     chosen = case.inputs.get("table")
     table = chosen if isinstance(chosen, np.ndarray) else params.reshape(max_len, d_model)
     expected = np.asarray(spec.reference()(x=case.inputs["x"], table=table))
-    return _array_test(spec, case, expected, out, mistakes)
+    return _array_test(spec, case, expected, out, mistakes, signatures)
 
 
 def judge_outputs(
@@ -339,16 +309,18 @@ def judge_outputs(
     """Build the report: per-test verdicts, then the overall verdict and score."""
     early = _file_level(run, 0.0)
     if early is not None:
+        early.behaviour = behaviour([failure_signature(early.verdict)])
         return early
     expected = spec.expected() if spec.entry_kind == "function" else {}
     tests: list[TestResult] = []
+    signatures: dict[int, Signature] = {}
     for case in cases:
         if spec.entry_kind == "class":
-            tests.append(_class_test(spec, case, run.frames, run, mistakes))
+            tests.append(_class_test(spec, case, run.frames, run, mistakes, signatures))
             continue
         got = run.frames.get(case.index * SLOTS)
         if isinstance(got, np.ndarray):
-            tests.append(_array_test(spec, case, expected[case.index], got, mistakes))
+            tests.append(_array_test(spec, case, expected[case.index], got, mistakes, signatures))
         elif isinstance(got, protocol.RaisedError):
             verdict, message = _raised(got)
             tests.append(TestResult(case.name, case.hidden, False, verdict, message))
@@ -357,7 +329,7 @@ def judge_outputs(
             tests.append(TestResult(case.name, case.hidden, False, verdict, message))
     for case, test in zip(cases, tests, strict=True):
         if case.hidden and not test.passed and test.reveal is None:
-            test.reveal = _inputs_only(case)
+            test.reveal = inputs_only(case)
     verdict, score = overall(tests)
     first = next((t for t in tests if not t.passed and not t.hidden), None) or next(
         (t for t in tests if not t.passed), None
@@ -379,4 +351,5 @@ def judge_outputs(
         stdout_truncated=run.output_truncated,
         max_rss_mb=run.max_rss_mb,
         cpu_ms=run.cpu_ms,
+        behaviour=tests_behaviour(cases, tests, run.frames, signatures),
     )

@@ -1,12 +1,14 @@
 """Outputs of an exercise's declared mistakes, computed once in a trusted child and kept on disk.
 
 Declared mistakes are instructor code, trusted like the reference, so they need no sandbox and
-must never take a student's place in it: a child process (the grader itself never starts torch
-or JAX) runs each mistake through the harness's own `run_job`, the very code that runs students'
-jobs, on every case, and the arrays are stored in `<cache>/<slug>-<key>.npz`. The key hashes the
-exercise's files and the library versions, so a changed exercise or library is computed again
-and a restart reuses the rest. Files are written whole (temporary name, then rename) and read
-with allow_pickle=False; one that cannot be read is computed again.
+must never take a student's place in it (a mistake marked `sandboxed`, whose code a student
+wrote, is the exception: the engine runs it in the sandbox and this module never runs it).
+A child process (the grader itself never starts torch or JAX) runs each mistake through the
+harness's own `run_job`, the very code that runs students' jobs, on every case, and the arrays
+are stored in `<cache>/<slug>-<key>.npz`. The key hashes the exercise's files and the library
+versions, so a changed exercise or library is computed again and a restart reuses the rest.
+Files are written whole (temporary name, then rename) and read with allow_pickle=False; one that
+cannot be read is computed again.
 
 Run as `python -m graders.judging.mistake_runner EXERCISE_FOLDER` (frames on stdout: for each
 mistake its id's length and id, then its result stream's length and the stream).
@@ -26,11 +28,16 @@ from typing import Any
 import numpy as np
 
 from graders import lifeline, protocol, results
-from graders.judging.spec import ExerciseSpec, content_key, load_spec
+from graders.judging.spec import ExerciseSpec, MistakeSpec, content_key, load_spec
 
 GRADERS = Path(__file__).resolve().parents[1]
 RUN_TIMEOUT_S = 600
 Outputs = dict[str, dict[int, protocol.Result]]
+
+
+def trusted(spec: ExerciseSpec) -> list[MistakeSpec]:
+    """The course's own mistakes; one from a student's code (`sandboxed`) is never run here."""
+    return [m for m in spec.mistakes if not m.sandboxed]
 
 
 def cache_key(spec: ExerciseSpec) -> str:
@@ -103,7 +110,7 @@ def _write(path: Path, outputs: Outputs) -> None:
 
 
 def _read(path: Path, spec: ExerciseSpec) -> Outputs:
-    known = {m.id for m in spec.mistakes}
+    known = {m.id for m in trusted(spec)}
     outputs: Outputs = {}
     with np.load(path, allow_pickle=False) as data:
         for key in data.files:
@@ -127,7 +134,7 @@ def main() -> None:
     import harness  # type: ignore[import-not-found]
 
     out = sys.stdout.buffer
-    for mistake in spec.mistakes:
+    for mistake in trusted(spec):
         chunks: list[bytes] = []
         job = protocol.Job(
             entry_name=spec.entry_name,

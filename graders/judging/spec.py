@@ -56,6 +56,7 @@ class MistakeSpec:
     framework: str
     code: str
     mask_below: float | None = None  # values at or below this all count as one mask value
+    sandboxed: bool = False  # a student's code: its outputs come from the sandbox only
 
 
 @dataclass

@@ -8,7 +8,8 @@ import signal
 import numpy as np
 
 from graders.engine import RawRun
-from graders.judging.judge import _missing, _preview
+from graders.judging.judge import _missing
+from graders.judging.shown import preview as _preview
 
 
 def test_preview_turns_non_finite_values_into_null() -> None:

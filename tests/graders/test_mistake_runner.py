@@ -111,3 +111,57 @@ def test_a_wrong_answer_gets_its_hint_without_any_sandbox_running_a_mistake(
         assert server.jobs == 1, "only the student's job ran in the sandbox"
     finally:
         grader.stop()
+
+
+def _student_mistake(secret: Path, marker: Path) -> dict[str, object]:
+    """A mistake whose code came from a student and tries to steal a secret when it runs."""
+    code = (
+        "import numpy as np\n\n\n"
+        "def embed_with_positions(token_ids, token_table, position_table):\n"
+        "    try:\n"
+        f"        stolen = open({str(secret)!r}).read()\n"
+        f"        open({str(marker)!r}, 'w').write(stolen)\n"
+        "    except OSError:\n"
+        "        pass\n"
+        "    ids = np.asarray(token_ids).astype(np.int64)\n"
+        "    rows = np.asarray(token_table)[ids]\n"
+        "    return np.abs(rows + np.asarray(position_table)[: ids.shape[1]])\n"
+    )
+    return {
+        "id": "absolute-sum",
+        "title": "Took the absolute value",
+        "hint": "Do not take abs.",
+        "framework": "numpy",
+        "code": code,
+        "sandboxed": True,
+    }
+
+
+def test_a_mistake_from_a_student_runs_only_in_the_sandbox(
+    numpy_exercises: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret, marker = tmp_path / "secret_key", tmp_path / "stolen"
+    secret.write_text("the-secret-key")
+    path = numpy_exercises / SLUG / "mistakes.yaml"
+    data = yaml.safe_load(path.read_text())
+    data["mistakes"].append(_student_mistake(secret, marker))
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    spec = load_spec(numpy_exercises / SLUG)
+    assert [m.id for m in spec.mistakes if m.sandboxed] == ["absolute-sum"]
+    calls = _counting(monkeypatch)
+    trusted = mistake_runner.compute(spec)
+    assert "absolute-sum" not in trusted and calls == [SLUG]  # the trusted child skipped it
+    assert not marker.exists()
+    grader = Grader(
+        numpy_exercises,
+        PoolSettings(sizes={"numpy": 1}, jax_warm_up=False),
+        mistakes_cache_dir=tmp_path / "cache",
+    )
+    grader.start()
+    try:
+        report = grader.grade(exercise=SLUG, code=str(data["mistakes"][-1]["code"]))
+        named = {t.misconception["id"] for t in report.tests if t.misconception}
+        assert named == {"absolute-sum"}  # its outputs came from the sandbox, and match
+    finally:
+        grader.stop()
+    assert not marker.exists(), "the student's code ran outside the sandbox"

@@ -77,3 +77,18 @@ def test_released_jobs_wait_again_and_sweeps_see_them(database: str) -> None:
         assert leases.release(session=session, held=held)
         assert leases.not_queued(session=session, ids=[sid, done, 10**9]) == {done, 10**9}
         assert leases.counts(session=session) == {"queued": 1, "done": 1}
+
+
+def test_the_behaviour_key_is_stored_in_its_indexed_column(database: str) -> None:
+    sid, other = add_submissions(["x = 1", "y = 2"])
+    wrong = {**REPORT, "verdict": "wrong_answer", "score": 0.0}
+    with session_factory()() as session:
+        for submission_id, report in (
+            (sid, {**wrong, "behaviour": {"key": "0123456789abcdef", "tests": []}}),
+            (other, wrong),  # a report from before signatures: no key
+        ):
+            held = leases.claim(session=session, submission_id=submission_id, lease_seconds=30)
+            assert held is not None
+            assert leases.finish(session=session, held=held, report=report)
+    found = rows([sid, other])
+    assert (found[sid].behaviour_key, found[other].behaviour_key) == ("0123456789abcdef", None)

@@ -24,6 +24,7 @@ PARAMS = {
     "report_id": "1",
     "a": "1",
     "b": "2",
+    "key": "0123456789abcdef",
 }
 
 

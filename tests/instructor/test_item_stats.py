@@ -274,3 +274,17 @@ def test_stats_items_reads_the_course_and_offering_a_script_names(
     assert missing.returncode == 2 and "no offering 9999" in missing.stderr
     unknown = run_cli("stats", "items", "--course", "no-such-course", env=env)
     assert unknown.returncode == 2 and "unknown course 'no-such-course'" in unknown.stderr
+
+
+def test_wrong_answers_are_grouped_per_parameter_variant_and_the_prompt_is_rendered() -> None:
+    question = Q("n", "numeric", "With $T = {T}$ positions, how many **rows**?")
+    attempts = []
+    for t, answer, n in ((4, "16", 3), (8, "16", 2), (8, "64", 1)):
+        for _ in range(n):
+            result = {"id": "n", "correct": False, "answer": answer, "params": {"T": t}}
+            attempts.append({"questions": [result]})
+    stats = quiz_stats("lesson", [question], attempts)
+    item = stats.items[0]
+    assert item.common_wrong == [("16 for T = 4", 3), ("16 for T = 8", 2), ("64 for T = 8", 1)]
+    assert "<strong>rows</strong>" in item.prompt_html
+    assert "$" not in item.prompt_html.replace("\\$", "")  # the math went through the renderer

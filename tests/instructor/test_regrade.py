@@ -120,6 +120,9 @@ def test_regrade_updates_scores_and_keeps_history(app_client: TestClient, course
         assert regraded is not None and history[0].content_version == partial["content_version"]
         assert regraded.content_version == version_on_disk(regraded.course_slug)
         assert regraded.content_version not in (None, partial["content_version"])
+        # The behaviour key follows the new report (issue 51).
+        old_key = history[0].report["behaviour"]["key"]  # type: ignore[index]
+        assert regraded.behaviour_key == regraded.report["behaviour"]["key"] != old_key  # type: ignore[index]
         assert session.get(Submission, broken).report["score"] == 1.0  # type: ignore[union-attr]
 
     grades = app_client.get("/api/instructor/gradebook", headers=teacher).json()
