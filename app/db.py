@@ -171,12 +171,37 @@ def _reading_freely(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
         raise DisconnectionError(f"database connection in an unknown state: {exc}") from exc
 
 
-Purpose = Literal["web", "background"]
+Purpose = Literal["web", "background", "health"]
+HEALTH_WAIT_SECONDS = 2.0  # /healthz must answer within its caller's timeout, database or not
+
+
+def _health_engine(url: str) -> Engine:
+    """One connection of its own for /healthz: a full web pool must not make it wait.
+
+    It fails within seconds on PostgreSQL (connect and statement time-outs), and the pre-ping
+    replaces a connection the last restart cut.
+    """
+    if url.startswith("sqlite"):
+        ensure_data_dir()
+        args: dict[str, Any] = {"check_same_thread": False, "timeout": HEALTH_WAIT_SECONDS}
+    else:
+        wait = int(HEALTH_WAIT_SECONDS)
+        args = {"connect_timeout": wait, "options": f"-c statement_timeout={wait * 1000}"}
+    return create_engine(
+        url,
+        connect_args=args,
+        pool_size=1,
+        max_overflow=0,
+        pool_timeout=HEALTH_WAIT_SECONDS,
+        pool_pre_ping=True,
+    )
 
 
 def _create_engine(purpose: Purpose) -> Engine:
     settings = get_settings()
     url = settings.sqlalchemy_url
+    if purpose == "health":
+        return _health_engine(url)
     if purpose == "web":
         size, wait = settings.web_db_connections, settings.web_db_wait_seconds
     else:

@@ -155,6 +155,8 @@ def test_a_full_disk_answers_503_and_recovers_when_space_is_freed(
                 assert response.headers["retry-after"]
                 detail = response.json()["detail"]
                 assert NOTHING_LOST in detail and "disk is full" in detail
+            health = client.get("/healthz")
+            assert health.status_code == 503 and health.json()["disk"].startswith("unavailable")
             page = client.get(LESSON, headers={**headers, **HTML})  # a first view is a write
             assert page.status_code == 503 and page.headers["retry-after"]
             assert NOTHING_LOST in page.text and "disk is full" in page.text
