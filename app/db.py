@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import re
 import threading
@@ -11,7 +12,7 @@ from types import MappingProxyType
 from typing import Annotated, Any, Literal
 
 from fastapi import Depends
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, func, select
 from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 
@@ -301,6 +302,24 @@ async def get_session() -> AsyncIterator[Session]:
 # scope="function": the session closes when the endpoint returns, before the response is
 # sent, so a slow reader or a long event stream never keeps a database connection.
 SessionDep = Annotated[Session, Depends(get_session, scope="function")]
+
+
+def database_now(session: Session) -> dt.datetime:
+    """The database server's clock (aware UTC): the one clock every process of a deployment shares.
+
+    Why: leases and heartbeats are written by one machine and judged by another; taking both
+    times from each process's own clock made a wall-clock jump on any of them re-run live jobs
+    or keep dead ones (issue 52). On SQLite the database's clock is this machine's.
+    """
+    if session.get_bind().dialect.name == "postgresql":
+        found = session.scalar(select(func.clock_timestamp()))
+    else:
+        found = dt.datetime.fromisoformat(
+            str(session.scalar(select(func.strftime("%Y-%m-%d %H:%M:%f", "now"))))
+        )
+    if not isinstance(found, dt.datetime):
+        raise TypeError(f"the database's clock answered {found!r}")
+    return found.replace(tzinfo=dt.UTC) if found.tzinfo is None else found.astimezone(dt.UTC)
 
 
 def dispose_engines() -> None:

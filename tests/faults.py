@@ -8,11 +8,15 @@ the machine's shared servers.
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import select
 import socket
 import struct
+import sys
 import threading
 from collections.abc import Iterator
+
+import pytest
 
 CHUNK = 65536
 
@@ -100,3 +104,24 @@ def relay_to(target_port: int) -> Iterator[Relay]:
         yield relay
     finally:
         relay.close()
+
+
+def jump_process_clock(monkeypatch: pytest.MonkeyPatch, by: dt.timedelta) -> int:
+    """This process's wall clock jumps by BY for all app code: every `utcnow` it imported.
+
+    The machine's clock is shared with everyone on it, so the jump stays inside the process.
+    Returns how many modules had it (the test checks the jump reached somebody).
+    """
+    from app import models_base
+
+    real = models_base.utcnow
+
+    def jumped() -> dt.datetime:
+        return real() + by
+
+    patched = 0
+    for name, module in list(sys.modules.items()):
+        if (name == "app" or name.startswith("app.")) and getattr(module, "utcnow", None) is real:
+            monkeypatch.setattr(module, "utcnow", jumped)
+            patched += 1
+    return patched
