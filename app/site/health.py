@@ -80,8 +80,11 @@ def probe_queue() -> str:
 def probe_disk() -> str:
     """ "ok", or "unavailable: ..." when the disk of APP_DATA_DIR is (nearly) full."""
     folder = get_settings().app_data_dir
+    where = folder
+    while not where.exists() and where != where.parent:  # not made yet: the disk it will be on
+        where = where.parent
     try:
-        free = shutil.disk_usage(folder).free
+        free = shutil.disk_usage(where).free
     except OSError as exc:
         return f"{UNAVAILABLE}: the data directory {folder} cannot be read ({_why(exc)})"
     if free < DISK_LOW_BYTES:

@@ -125,3 +125,11 @@ def test_a_queue_away_is_named_and_answers_503(redis_relay: Relay) -> None:
             assert client.get(path, headers=headers).status_code == 200, path
         redis_relay.restore()
         assert _wait_for(client, 200)["queue"] == "ok"
+
+
+def test_a_data_directory_not_made_yet_is_judged_by_its_disk(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("APP_DATA_DIR", str(tmp_path / "not" / "yet"))
+    get_settings.cache_clear()
+    assert health.probe_disk() == "ok"
