@@ -42,7 +42,8 @@ class HealthOut(BaseModel):
 
 
 def _why(exc: BaseException) -> str:
-    said = " ".join(str(exc).split())
+    orig = getattr(exc, "orig", None)  # SQLAlchemy's wrapper adds its own prefix and a link
+    said = " ".join(str(orig if isinstance(orig, BaseException) else exc).split())
     return said[:200] or type(exc).__name__
 
 
