@@ -197,6 +197,14 @@ class Settings(BaseSettings):
     submissions_per_minute: int = Field(
         default=30, ge=1, description="Runs and submits one account may send per minute."
     )
+    database_wait_seconds: float = Field(
+        default=30.0,
+        ge=0,
+        description=(
+            "How long `serve`, `migrate` and `worker` wait at start for a database server that "
+            "does not answer yet (it may be starting too) before giving up with one sentence."
+        ),
+    )
     # Scale-out (issue 7): how jobs are queued, leased and recovered.
     serve_grades: bool | None = Field(
         default=None,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import re
 import threading
@@ -11,7 +12,7 @@ from types import MappingProxyType
 from typing import Annotated, Any, Literal
 
 from fastapi import Depends
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, func, select
 from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 
@@ -171,12 +172,37 @@ def _reading_freely(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
         raise DisconnectionError(f"database connection in an unknown state: {exc}") from exc
 
 
-Purpose = Literal["web", "background"]
+Purpose = Literal["web", "background", "health"]
+HEALTH_WAIT_SECONDS = 2.0  # /healthz must answer within its caller's timeout, database or not
+
+
+def _health_engine(url: str) -> Engine:
+    """One connection of its own for /healthz: a full web pool must not make it wait.
+
+    It fails within seconds on PostgreSQL (connect and statement time-outs), and the pre-ping
+    replaces a connection the last restart cut.
+    """
+    if url.startswith("sqlite"):
+        ensure_data_dir()
+        args: dict[str, Any] = {"check_same_thread": False, "timeout": HEALTH_WAIT_SECONDS}
+    else:
+        wait = int(HEALTH_WAIT_SECONDS)
+        args = {"connect_timeout": wait, "options": f"-c statement_timeout={wait * 1000}"}
+    return create_engine(
+        url,
+        connect_args=args,
+        pool_size=1,
+        max_overflow=0,
+        pool_timeout=HEALTH_WAIT_SECONDS,
+        pool_pre_ping=True,
+    )
 
 
 def _create_engine(purpose: Purpose) -> Engine:
     settings = get_settings()
     url = settings.sqlalchemy_url
+    if purpose == "health":
+        return _health_engine(url)
     if purpose == "web":
         size, wait = settings.web_db_connections, settings.web_db_wait_seconds
     else:
@@ -276,6 +302,24 @@ async def get_session() -> AsyncIterator[Session]:
 # scope="function": the session closes when the endpoint returns, before the response is
 # sent, so a slow reader or a long event stream never keeps a database connection.
 SessionDep = Annotated[Session, Depends(get_session, scope="function")]
+
+
+def database_now(session: Session) -> dt.datetime:
+    """The database server's clock (aware UTC): the one clock every process of a deployment shares.
+
+    Why: leases and heartbeats are written by one machine and judged by another; taking both
+    times from each process's own clock made a wall-clock jump on any of them re-run live jobs
+    or keep dead ones (issue 52). On SQLite the database's clock is this machine's.
+    """
+    if session.get_bind().dialect.name == "postgresql":
+        found = session.scalar(select(func.clock_timestamp()))
+    else:
+        found = dt.datetime.fromisoformat(
+            str(session.scalar(select(func.strftime("%Y-%m-%d %H:%M:%f", "now"))))
+        )
+    if not isinstance(found, dt.datetime):
+        raise TypeError(f"the database's clock answered {found!r}")
+    return found.replace(tzinfo=dt.UTC) if found.tzinfo is None else found.astimezone(dt.UTC)
 
 
 def dispose_engines() -> None:

@@ -2,14 +2,25 @@
 
 from __future__ import annotations
 
+import logging
+import time
+
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy.exc import OperationalError
+from sqlalchemy import text
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError, OperationalError
 
-from app.config import ROOT
+from app.config import ROOT, get_settings
 from app.db import get_engine
+
+log = logging.getLogger(__name__)
+NEVER_ANSWERED = (
+    "the database at {where} did not answer within {seconds:g} s ({reason}): start it, or "
+    "point DATABASE_URL at one that runs (DATABASE_WAIT_SECONDS sets how long to wait)"
+)
 
 
 def alembic_config() -> Config:
@@ -22,6 +33,52 @@ def alembic_config() -> Config:
 def upgrade_head() -> None:
     """Apply every pending migration (idempotent)."""
     command.upgrade(alembic_config(), "head")
+
+
+def _first_line(exc: DBAPIError) -> str:
+    said = str(exc.orig if exc.orig is not None else exc).strip().splitlines()
+    return said[0] if said else type(exc).__name__
+
+
+def wait_for_database() -> str | None:
+    """Wait up to DATABASE_WAIT_SECONDS for a database server to answer; None once it does,
+    else one sentence naming the fix.
+
+    Why: in a deployment the database often starts beside the app (compose, a reboot); failing
+    at the first refused connection made start order matter, and a traceback said nothing.
+    SQLite is a file, nothing to wait for.
+    """
+    settings = get_settings()
+    url = make_url(settings.sqlalchemy_url)
+    if url.get_backend_name() == "sqlite":
+        return None
+    where = f"{url.host or 'localhost'}:{url.port or 5432}/{url.database or ''}"
+    deadline = time.monotonic() + settings.database_wait_seconds
+    said = False
+    engine = get_engine("health")  # connect and statement time-outs of a few seconds
+    try:
+        while True:
+            try:
+                with engine.connect() as conn:
+                    conn.execute(text("SELECT 1"))
+                return None
+            except DBAPIError as exc:
+                reason = _first_line(exc)
+            left = deadline - time.monotonic()
+            if left <= 0:
+                seconds = settings.database_wait_seconds
+                return NEVER_ANSWERED.format(where=where, seconds=seconds, reason=reason)
+            if not said:
+                log.warning(
+                    "waiting up to %g s for the database at %s (%s)",
+                    settings.database_wait_seconds,
+                    where,
+                    reason,
+                )
+                said = True
+            time.sleep(min(1.0, left))
+    finally:
+        engine.dispose()
 
 
 def is_up_to_date() -> bool:

@@ -8,6 +8,7 @@ import argparse
 import logging
 
 from pydantic import ValidationError
+from sqlalchemy.exc import OperationalError
 
 from app.cli import authoring, courses, grading, lti, measure, offerings, server, stats, users
 from app.cli.common import fail as _fail
@@ -50,6 +51,14 @@ def main(argv: list[str] | None = None) -> int:
     wire()  # a command (`worker`, `users create`, ...) records grades and creates accounts too
 
     try:
+        # Commands that start a service wait a bounded time for a database still starting
+        # (`waits_for_database`), then give up with one sentence naming the fix.
+        if getattr(args, "waits_for_database", False) and not getattr(args, "health", False):
+            from app.migrate import wait_for_database
+
+            problem = wait_for_database()
+            if problem:
+                return _fail(problem)
         # Commands that use the database say so (`needs_database`): a fresh install then gets
         # one sentence naming `migrate`, never a traceback about a missing table.
         if getattr(args, "needs_database", False):
@@ -62,4 +71,10 @@ def main(argv: list[str] | None = None) -> int:
         result: int = args.func(args)
     except DataDirError as exc:
         return _fail(str(exc))
+    except OperationalError as exc:  # it answered at start, then went away mid-command
+        reason = str(exc.orig or exc).strip().splitlines()[0]
+        return _fail(
+            f"the database stopped answering ({reason}): check that it runs, then run the "
+            "command again"
+        )
     return result

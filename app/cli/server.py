@@ -112,12 +112,13 @@ def add_serve(sub: Any) -> None:
         "--reload", action="store_true", help="restart on code change, reload content live"
     )
     serve.add_argument("--workers", type=int, default=1, help="web processes (scale-out mode only)")
-    serve.set_defaults(func=cmd_serve, needs_database=True)
+    serve.set_defaults(func=cmd_serve, needs_database=True, waits_for_database=True)
 
 
 def add_migrate(sub: Any) -> None:
     """Register `migrate`."""
-    sub.add_parser("migrate", help="apply database migrations").set_defaults(func=cmd_migrate)
+    migrate = sub.add_parser("migrate", help="apply database migrations")
+    migrate.set_defaults(func=cmd_migrate, waits_for_database=True)
 
 
 def add_worker(sub: Any) -> None:
@@ -135,4 +136,4 @@ def add_worker(sub: Any) -> None:
         help="queues to take jobs from: grading, experiments or both, comma-separated "
         "(experiments run one at a time per worker; default: grading)",
     )
-    worker.set_defaults(func=cmd_worker)
+    worker.set_defaults(func=cmd_worker, waits_for_database=True)

@@ -3,6 +3,10 @@
 `attempts` doubles as a fencing token: every claim increments it, and renewals and the final
 store only succeed for the token that claimed last, so a worker that lost its lease (frozen,
 cut off) can never overwrite the report of the worker that took the job over.
+
+Clocks (issue 52): lease times are the database server's (`database_now`), never a worker's,
+and only the reaper takes a lease back, when its `LeaseWatch` saw it unrenewed for a lease length
+on a monotonic clock; so no wall-clock jump re-runs a live job or strands a dead worker's one.
 """
 
 from __future__ import annotations
@@ -11,10 +15,12 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, or_, select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
+from app.db import database_now
 from app.events import grade_recorded
+from app.grading.lease_watch import LeaseWatch
 from app.models_base import utcnow
 from app.submissions.models import Submission, behaviour_key_of
 from graders import file_level
@@ -38,19 +44,16 @@ class Claim:
     course: str | None = None  # the course whose exercise folder grades it (issue 27)
 
 
-def _claimable(now: dt.datetime) -> Any:
-    return or_(
-        Submission.status == "queued",
-        (Submission.status == "running") & (Submission.lease_expires_at < now),
-    )
-
-
 def claim(*, session: Session, submission_id: int, lease_seconds: float) -> Claim | None:
-    """Take the job if it is queued or its lease ran out; None if it is done or leased."""
-    now = utcnow()
+    """Take the job if it is queued; None if it is running, done or gone.
+
+    A running job is never taken over here, however old its lease looks: a clock may have
+    jumped. The reaper re-queues it once its lease truly lapsed (`expire`).
+    """
+    now = database_now(session)
     result = session.execute(
         update(Submission)
-        .where(Submission.id == submission_id, _claimable(now))
+        .where(Submission.id == submission_id, Submission.status == "queued")
         .values(
             status="running",
             lease_expires_at=now + dt.timedelta(seconds=lease_seconds),
@@ -76,7 +79,7 @@ def claim(*, session: Session, submission_id: int, lease_seconds: float) -> Clai
 
 def renew(*, session: Session, held: dict[int, int], lease_seconds: float) -> list[int]:
     """Extend the leases of the jobs held ({id: token}); return the ids whose lease was lost."""
-    until = utcnow() + dt.timedelta(seconds=lease_seconds)
+    until = database_now(session) + dt.timedelta(seconds=lease_seconds)
     lost = []
     for submission_id, token in held.items():
         result = session.execute(
@@ -153,25 +156,32 @@ def release(*, session: Session, held: Claim) -> bool:
     return bool(result.rowcount == 1)  # type: ignore[attr-defined]
 
 
-def expire(*, session: Session, max_attempts: int) -> tuple[list[int], list[int]]:
-    """Reset running jobs whose lease ran out: (re-queued ids, ids given up as internal_error).
+def expire(
+    *, session: Session, max_attempts: int, watch: LeaseWatch
+) -> tuple[list[int], list[int]]:
+    """Reset running jobs whose lease lapsed: (re-queued ids, ids given up as internal_error).
 
-    Each reset is conditional on the lease still being expired, so when several reapers run at
-    once exactly one of them re-queues a given job.
+    Lapsed means unrenewed for a lease length as `watch` timed it. Each reset is conditional on
+    the lease being the one the watch saw, so a renewal in between keeps the job, and when
+    several reapers run at once exactly one of them re-queues a given job.
     """
-    now = utcnow()
-    expired = session.execute(
-        select(Submission.id, Submission.attempts).where(
-            Submission.status == "running", Submission.lease_expires_at < now
+    running = session.execute(
+        select(Submission.id, Submission.attempts, Submission.lease_expires_at).where(
+            Submission.status == "running"
         )
     ).all()
+    lapsed = watch.lapsed((int(i), int(a), e) for i, a, e in running)
     requeued: list[int] = []
     gave_up: list[int] = []
-    for submission_id, attempts in expired:
-        still_expired = (
+    now = database_now(session) if lapsed else None
+    for submission_id, attempts, expires in lapsed:
+        unchanged = (
             Submission.id == submission_id,
             Submission.status == "running",
-            Submission.lease_expires_at < now,
+            Submission.attempts == attempts,
+            Submission.lease_expires_at.is_(None)
+            if expires is None
+            else Submission.lease_expires_at == expires,
         )
         if attempts >= max_attempts:
             report = file_level("internal_error", GAVE_UP_MESSAGE.format(n=attempts), 0.0).to_dict()
@@ -189,7 +199,7 @@ def expire(*, session: Session, max_attempts: int) -> tuple[list[int], list[int]
         else:
             values = {"status": "queued", "lease_expires_at": None}
             target = requeued
-        result = session.execute(update(Submission).where(*still_expired).values(**values))
+        result = session.execute(update(Submission).where(*unchanged).values(**values))
         if result.rowcount == 1:  # type: ignore[attr-defined]
             target.append(submission_id)
     session.commit()

@@ -1,7 +1,8 @@
 """Recovery from the database: expired leases, rows whose message was lost, stale records.
 
 One pass, at most once per interval across the deployment (a lock shared through the queue):
-1. running rows whose lease ran out (their worker died) go back to queued and are sent again;
+1. running rows whose lease lapsed (their worker died: no renewal for a lease length, timed on
+   this process's monotonic clock, app/grading/lease_watch.py) go back to queued and are sent again;
    after `max_attempts` runs they end as internal_error instead, so a job that kills its worker
    cannot loop for ever;
 2. queued rows older than a grace period that have no message waiting (Redis restarted or
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 
 from app.db import session_factory
 from app.grading import leases
+from app.grading.lease_watch import LeaseWatch
 from app.grading.runner import Publisher
 from app.jobs.base import JobQueue
 from app.models_base import utcnow
@@ -47,9 +49,11 @@ class Reaper:
         *,
         interval: float,
         max_attempts: int,
+        lease_seconds: float,
         grace_seconds: float | None = None,
     ) -> None:
         self.queue = queue
+        self.watch = LeaseWatch(lease_seconds=lease_seconds)  # lapsed leases, on a steady clock
         self.publisher = publisher
         self.interval = interval
         self.max_attempts = max_attempts
@@ -63,7 +67,9 @@ class Reaper:
             return None
         grace = self.grace_seconds if grace is None else grace
         with session_factory("background")() as session:
-            requeued, gave_up = leases.expire(session=session, max_attempts=self.max_attempts)
+            requeued, gave_up = leases.expire(
+                session=session, max_attempts=self.max_attempts, watch=self.watch
+            )
             for submission_id in requeued:
                 self.queue.enqueue(submission_id)
                 self.publisher.publish(submission_id, "queued")

@@ -74,6 +74,7 @@ class JobRuntime:
             self.publisher,
             interval=settings.reaper_interval_seconds,
             max_attempts=settings.max_job_attempts,
+            lease_seconds=settings.lease_seconds,
         )
 
     def handle(self, submission_id: int) -> object:

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from app.content.service import CourseDep
-from app.db import SessionDep
+from app.db import SessionDep, database_now
 from app.instructor.analytics import exercise_stats, summaries
 from app.instructor.charts import submissions_chart
 from app.instructor.clusters.service import exercise_clusters
@@ -50,7 +50,7 @@ def exercise_page(
         exercise=exercise,
         stats=stats,
         chart=submissions_chart(stats.timeline, stats.bucket),
-        regrade=job_view(latest_job(session=session, slug=slug), slug),
+        regrade=job_view(latest_job(session=session, slug=slug), slug, now=database_now(session)),
         started=request.query_params.get("regrade") == "started",
         hint_reveals=_hint_reveals(session, exercise),
         clusters=exercise_clusters(session=session, slug=slug),

@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 
 from app.courses.service import exercises_dir_for, process_registry
 from app.courses.version import content_version
-from app.db import session_factory
+from app.db import database_now, session_factory
 from app.grading.service import get_grader
 from app.instructor.models import RegradeJob, SubmissionReport
 from app.models_base import as_utc, utcnow
@@ -55,19 +55,24 @@ def latest_job(*, session: Session, slug: str) -> RegradeJob | None:
     )
 
 
-def _is_stale(job: RegradeJob) -> bool:
-    beat = job.heartbeat_at or job.started_at or job.created_at
-    return job.status in ACTIVE and utcnow() - as_utc(beat) > STALE
+def _is_stale(job: RegradeJob, now: dt.datetime) -> bool:
+    """No heartbeat for STALE by the database's clock (which wrote it), or one that lies
+    further ahead than STALE: the clock was set back since, and waiting would hide a dead job."""
+    beat = as_utc(job.heartbeat_at or job.started_at or job.created_at)
+    return job.status in ACTIVE and abs(now - beat) > STALE
 
 
-def job_view(job: RegradeJob | None, slug: str) -> dict[str, Any]:
-    """The progress a page or script polls: done/total, and every submission that failed."""
+def job_view(job: RegradeJob | None, slug: str, *, now: dt.datetime) -> dict[str, Any]:
+    """The progress a page or script polls: done/total, and every submission that failed.
+
+    `now` is the database's clock (`database_now`), the one the heartbeat was written with.
+    """
     if job is None:
         return {"exercise": slug, "status": "none", "done": 0, "total": 0}
     return {
         "id": job.id,
         "exercise": job.exercise_slug,
-        "status": "interrupted" if _is_stale(job) else job.status,
+        "status": "interrupted" if _is_stale(job, now) else job.status,
         "done": job.done,
         "total": job.total,
         "changed": job.changed,
@@ -98,10 +103,11 @@ def start_regrade(
 ) -> tuple[RegradeJob, bool]:
     """Start (or resume) the exercise's regrade; (job, False) when one is already running."""
     job = latest_job(session=session, slug=slug)
+    now = database_now(session)
     if job is not None and job.status in ACTIVE:
-        if not _is_stale(job):
+        if not _is_stale(job, now):
             return job, False
-        job.status, job.heartbeat_at = "queued", utcnow()  # resume where it stopped
+        job.status, job.heartbeat_at = "queued", now  # resume where it stopped
         session.commit()
         launch(job.id)
         return job, True
@@ -111,7 +117,7 @@ def start_regrade(
         total=len(_graded_ids(session, slug)),
         errors=[],
         started_by=instructor.id,
-        heartbeat_at=utcnow(),
+        heartbeat_at=now,
     )
     session.add(job)
     session.commit()
@@ -194,7 +200,8 @@ def run_job(job_id: int) -> None:
         job = session.get(RegradeJob, job_id)
         if job is None:
             return
-        job.status, job.started_at, job.heartbeat_at = "running", utcnow(), utcnow()
+        now = database_now(session)
+        job.status, job.started_at, job.heartbeat_at = "running", now, now
         session.commit()
         try:
             grader = get_grader()
@@ -217,7 +224,7 @@ def run_job(job_id: int) -> None:
                     log.warning("regrade %s: submission %s failed", job_id, submission_id)
                     _record_error(job, submission_id, str(exc)[:500] or type(exc).__name__)
                 job.done += 1
-                job.heartbeat_at = utcnow()
+                job.heartbeat_at = database_now(session)
                 session.commit()
             job.status, job.finished_at = "done", utcnow()
             session.commit()

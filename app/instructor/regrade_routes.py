@@ -9,7 +9,7 @@ from fastapi.responses import JSONResponse, RedirectResponse
 from starlette.responses import Response
 
 from app.content.service import CourseDep
-from app.db import SessionDep
+from app.db import SessionDep, database_now
 from app.instructor.regrade import job_view, latest_job, start_regrade
 from app.instructor.web import find_exercise
 from app.offerings.access import InstructorUser, offering_prefix
@@ -38,7 +38,8 @@ def regrade(
     """
     find_exercise(course, slug)
     job, started = start_regrade(session=session, slug=slug, instructor=user)
-    return JSONResponse(job_view(job, slug), status_code=202 if started else 200)
+    view = job_view(job, slug, now=database_now(session))
+    return JSONResponse(view, status_code=202 if started else 200)
 
 
 @router.get("/api/exercises/{slug}/regrade", responses=errors(401, 403, 404, 422))
@@ -47,7 +48,7 @@ def regrade_status(
 ) -> dict[str, Any]:
     """Progress of the newest regrade: status, done/total, changed scores, failures."""
     find_exercise(course, slug)
-    return job_view(latest_job(session=session, slug=slug), slug)
+    return job_view(latest_job(session=session, slug=slug), slug, now=database_now(session))
 
 
 @router.post("/instructor/exercises/{slug}/regrade", include_in_schema=False)

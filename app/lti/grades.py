@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 
 from app.config import get_settings
 from app.courses.service import process_registry
+from app.db import database_now
 from app.deadlines.rules import Kind, offering_dates
 from app.lti.http import LmsError, call
 from app.lti.links import UNLINKED, unlinked
@@ -300,21 +301,28 @@ def send(*, session: Session, post: LtiGradePost) -> float | None:
 
 
 def _claim(session: Session, now: dt.datetime) -> list[int]:
-    """Take due rows (pending, or sending with a lapsed lease after a crash) for this process."""
+    """Take due rows (pending, or sending with a lapsed lease after a crash) for this process.
+
+    `now` is the database's clock, shared by every process. A sending row whose lease ends more
+    than two lease lengths ahead (one, and as much again for another process's `now` read a
+    moment earlier) was stamped by a clock that has since been set back: it is taken too, or its
+    grade would wait for as long as the jump. Sending a score twice is harmless (the
+    LMS keeps the latest); stranding it is not.
+    """
+    beyond = now + dt.timedelta(seconds=2 * LEASE_SECONDS)
+    lapsed = or_(LtiGradePost.next_attempt_at <= now, LtiGradePost.next_attempt_at > beyond)
+    due_now = or_(
+        (LtiGradePost.status == "pending") & (LtiGradePost.next_attempt_at <= now),
+        (LtiGradePost.status == "sending") & lapsed,
+    )
     due = session.scalars(
-        select(LtiGradePost.id)
-        .where(
-            or_(LtiGradePost.status == "pending", LtiGradePost.status == "sending"),
-            LtiGradePost.next_attempt_at <= now,
-        )
-        .order_by(LtiGradePost.next_attempt_at)
-        .limit(50)
+        select(LtiGradePost.id).where(due_now).order_by(LtiGradePost.next_attempt_at).limit(50)
     ).all()
     mine = []
     for post_id in due:
         taken = session.execute(
             update(LtiGradePost)
-            .where(LtiGradePost.id == post_id, LtiGradePost.next_attempt_at <= now)
+            .where(LtiGradePost.id == post_id, due_now)
             .values(status="sending", next_attempt_at=now + dt.timedelta(seconds=LEASE_SECONDS))
         )
         if taken.rowcount == 1:  # type: ignore[attr-defined]
@@ -328,7 +336,7 @@ def process_due(session_maker: Callable[[], Session]) -> int:
     settings = get_settings()
     sent = 0
     with session_maker() as session:
-        ids = _claim(session, utcnow())
+        ids = _claim(session, database_now(session))
     for post_id in ids:
         with session_maker() as session:
             post = session.get(LtiGradePost, post_id)
@@ -345,7 +353,8 @@ def process_due(session_maker: Callable[[], Session]) -> int:
                 else:
                     post.status = "pending"
                     delay = settings.lti_retry_base_seconds * 2 ** (post.attempts - 1)
-                    post.next_attempt_at = utcnow() + dt.timedelta(seconds=min(delay, 6 * 3600))
+                    wait = dt.timedelta(seconds=min(delay, 6 * 3600))
+                    post.next_attempt_at = database_now(session) + wait
                     log.warning("grade post %s failed (try %s): %s", post_id, post.attempts, exc)
                 if "401" in str(exc):
                     forget_tokens()

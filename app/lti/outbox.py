@@ -7,9 +7,10 @@ import datetime as dt
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.db import database_now
 from app.events import GradeRecorded, on_grade_recorded
 from app.lti.models import LtiContext, LtiGradePost, LtiLink, LtiMember, LtiUser
-from app.models_base import as_utc, utcnow
+from app.models_base import as_utc
 
 
 def queue_grade(
@@ -34,6 +35,11 @@ def queue_grade(
         )
     ).all()
     added = 0
+    if not rows:
+        return added
+    # The database's clock, as the outbox's sender reads it: a process clock set ahead would
+    # hold the post until that clock's time came (issue 52).
+    now = database_now(session)
     for link_id, lti_user_id in rows:
         pending = session.scalar(
             select(LtiGradePost).where(
@@ -42,7 +48,7 @@ def queue_grade(
                 LtiGradePost.status == "pending",
             )
         )
-        due = max(as_utc(not_before), utcnow()) if not_before is not None else utcnow()
+        due = max(as_utc(not_before), now) if not_before is not None else now
         if pending is None:
             session.add(LtiGradePost(link_id=link_id, lti_user_id=lti_user_id, next_attempt_at=due))
             added += 1

@@ -22,6 +22,7 @@ from app.progress.service import open_lesson
 from app.progress.summary import course_progress
 from app.quiz.views import quiz_view
 from app.site.exercise_pages import exercise_response
+from app.site.health import UNAVAILABLE, HealthOut, health
 from app.users.deps import OptionalUser
 from app.users.models import Role, User
 from app.web.api import errors
@@ -167,16 +168,21 @@ def plot_svg(name: str, request: Request) -> Response:
     return Response(plot.svg, media_type="image/svg+xml", headers=headers)
 
 
-@router.get("/healthz", tags=["meta"])
-async def healthz() -> dict[str, str]:
-    """Liveness probe used by scripts and compose health checks (200 even when grading is not).
+@router.get(
+    "/healthz",
+    tags=["meta"],
+    response_model=HealthOut,
+    responses={503: {"model": HealthOut, "description": "The database, queue or disk is away."}},
+)
+async def healthz() -> JSONResponse:
+    """Each dependency's state: 200 while the process can serve (even when grading cannot),
+    503 while the database, the queue or the disk is away (app/site/health.py).
 
     Async, with threads of its own: it answers while every request thread is busy.
     """
-    from app.grading.beacon import grader_status
-
-    status = await anyio.to_thread.run_sync(grader_status, limiter=_health_threads())
-    return {"status": "ok", "grader": status}
+    found = await anyio.to_thread.run_sync(health, limiter=_health_threads())
+    code = 503 if found["status"] == UNAVAILABLE else 200
+    return JSONResponse(found, status_code=code, headers={"cache-control": "no-store"})
 
 
 _HEALTH_THREADS: RunVar[anyio.CapacityLimiter] = RunVar("health_threads")

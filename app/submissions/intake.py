@@ -206,6 +206,8 @@ def _create(
             course_slug=where[0],
             content_version=where[1],
         )
-    except service.SubmissionError:
+    except Exception:
+        # Refused, or not stored (the database or the disk was away): nothing was taken in,
+        # so it does not count; else a class would get 429 for a minute after an outage.
         limiter.undo(rate_key)
         raise

@@ -53,7 +53,10 @@ DESCRIPTIONS = {
     413: "The request is larger than the limit (the message gives both sizes).",
     422: "The input is invalid (the message or the list says which part and why).",
     429: "Too many requests: wait the seconds in `Retry-After`.",
-    503: "The server is full: wait the seconds in `Retry-After` (a page if HTML was asked for).",
+    503: (
+        "The server is full, or its database, queue or disk is away for a moment (nothing saved "
+        "is lost): wait the seconds in `Retry-After` (a page if HTML was asked for)."
+    ),
 }
 RETRY_AFTER = {"Retry-After": {"description": "Seconds to wait.", "schema": {"type": "integer"}}}
 HTML = {"text/html": {"schema": {"type": "string"}}}

@@ -38,10 +38,10 @@ NO_BWRAP = (
     "Install it: sudo apt-get install bubblewrap"
 )
 NO_USERNS = (
-    "this system does not let ordinary users create the user namespaces the sandbox needs. "
-    "Allow them: sudo sysctl -w kernel.unprivileged_userns_clone=1 (Debian) or "
-    "sudo sysctl -w user.max_user_namespaces=15000; on Ubuntu 24.04 also "
-    "sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0"
+    "this system does not allow the user namespaces the sandbox needs, so allow them with "
+    "sudo sysctl -w user.max_user_namespaces=15000 (on Debian also "
+    "sudo sysctl -w kernel.unprivileged_userns_clone=1, on Ubuntu 24.04 also "
+    "sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0)"
 )
 USERNS_WORDS = ("namespace", "uid map", "uid_map")
 

@@ -6,7 +6,10 @@ script that fails the way bwrap fails where user namespaces are not allowed.
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import threading
 from pathlib import Path
@@ -120,3 +123,33 @@ def test_the_first_failure_of_the_probe_itself_is_named() -> None:
     reason = state.blocked()
     assert reason is not None and "Too many open files" in reason
     assert state.status().startswith("unavailable: the grader could not check its sandbox")
+
+
+PROBE = "from graders.host import health; print(health.probe_sandbox())"
+
+
+def test_a_kernel_without_user_namespaces_gets_one_sentence_naming_the_fix() -> None:
+    # The real bubblewrap in a user namespace whose user.max_user_namespaces is 0
+    # (tests/graders/no_userns.py): it fails as it does where the kernel forbids them.
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(Path(__file__).with_name("no_userns.py")),
+            sys.executable,
+            "-c",
+            PROBE,
+        ],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=60,  # within seconds: the probe gives up at once, it does not retry
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    reason = done.stdout.strip().splitlines()[-1]
+    sentence, _, said = reason.partition(" (bubblewrap said: ")
+    assert "max_*_namespaces exceeded" in said or "namespace" in said, reason
+    assert ". " not in sentence and sentence.count(":") == 0, sentence  # one sentence
+    assert "user namespaces" in sentence
+    assert "sudo sysctl -w user.max_user_namespaces=15000" in sentence
+    assert "sudo sysctl -w kernel.unprivileged_userns_clone=1" in sentence

@@ -8,6 +8,7 @@ import pytest
 
 from app.db import session_factory
 from app.grading import leases
+from app.grading.lease_watch import LeaseWatch
 from tests.jobs.conftest import add_submissions, rows
 
 REPORT = {"verdict": "accepted", "score": 1.0, "message": "ok", "duration_ms": 5.0, "tests": []}
@@ -32,10 +33,13 @@ def test_a_job_is_claimed_once_while_its_lease_lasts(database: str) -> None:
 
 def test_only_the_latest_claim_may_store_the_report(database: str) -> None:
     (sid,) = add_submissions(["x = 1"])
+    watch = LeaseWatch(lease_seconds=0.2)
     with session_factory()() as session:
         old = leases.claim(session=session, submission_id=sid, lease_seconds=0.2)
         assert old is not None
-        time.sleep(0.4)  # the first worker froze past its lease
+        assert leases.expire(session=session, max_attempts=3, watch=watch) == ([], [])
+        time.sleep(0.4)  # the first worker froze past its lease: the reaper takes it back
+        assert leases.expire(session=session, max_attempts=3, watch=watch) == ([sid], [])
         new = leases.claim(session=session, submission_id=sid, lease_seconds=30)
         assert new is not None and new.token == 2
         assert leases.renew(session=session, held={sid: old.token}, lease_seconds=30) == [sid]
@@ -48,17 +52,20 @@ def test_only_the_latest_claim_may_store_the_report(database: str) -> None:
 
 def test_expired_leases_are_requeued_once_then_given_up(database: str) -> None:
     sid, other = add_submissions(["x = 1", "y = 2"])
+    watch, twin = LeaseWatch(lease_seconds=0.1), LeaseWatch(lease_seconds=0.1)
     with session_factory()() as session:
         for attempt in (1, 2):
             held = leases.claim(session=session, submission_id=sid, lease_seconds=0.1)
             assert held is not None and held.token == attempt
+            assert leases.expire(session=session, max_attempts=2, watch=watch) == ([], [])
+            assert leases.expire(session=session, max_attempts=2, watch=twin) == ([], [])
             time.sleep(0.3)
-            requeued, gave_up = leases.expire(session=session, max_attempts=2)
+            requeued, gave_up = leases.expire(session=session, max_attempts=2, watch=watch)
             if attempt == 1:
                 assert (requeued, gave_up) == ([sid], [])
                 assert rows([sid])[sid].status == "queued"
                 # a second reaper running at the same moment finds nothing to do
-                assert leases.expire(session=session, max_attempts=2) == ([], [])
+                assert leases.expire(session=session, max_attempts=2, watch=twin) == ([], [])
             else:
                 assert (requeued, gave_up) == ([], [sid])
     row = rows([sid])[sid]

@@ -10,7 +10,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
-from app.db import session_factory
+from app.db import database_now, session_factory
 from app.instructor.models import RegradeJob, SubmissionReport
 from app.instructor.regrade import job_view, run_job, start_regrade, version_on_disk
 from app.models_base import utcnow
@@ -158,7 +158,7 @@ def test_a_stale_job_is_resumed_where_it_stopped(app_client: TestClient) -> None
         job.status, job.done = "running", 1
         job.heartbeat_at = utcnow() - dt.timedelta(minutes=5)
         session.commit()
-        assert job_view(job, EXERCISE)["status"] == "interrupted"
+        assert job_view(job, EXERCISE, now=database_now(session))["status"] == "interrupted"
         again, resumed = start_regrade(
             session=session, slug=EXERCISE, instructor=teacher, launch=launched.append
         )

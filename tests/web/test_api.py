@@ -23,7 +23,9 @@ INTERFACE_EXERCISES = {
 def test_healthz(client: TestClient) -> None:
     response = client.get("/healthz")
     assert response.status_code == 200
-    assert response.json() == {"status": "ok", "grader": "starting"}  # no job graded yet
+    body = response.json()
+    assert {"status": "ok", "grader": "starting"}.items() <= body.items()  # no job graded yet
+    assert (body["database"], body["queue"], body["disk"]) == ("ok", "embedded", "ok")
 
 
 def test_lessons_in_course_order_with_interface_fields(client: TestClient) -> None:
@@ -139,7 +141,10 @@ def test_every_operation_declares_its_errors_with_the_shared_bodies(client: Test
                 assert "503" in errors, where
             for code, response in errors.items():
                 schema = response["content"]["application/json"]["schema"]
-                assert schema["$ref"] in bodies, f"{where} {code}"
+                shared = bodies | (
+                    {"#/components/schemas/HealthOut"} if path == "/healthz" else set()
+                )
+                assert schema["$ref"] in shared, f"{where} {code}"
 
 
 def _api_routes(routes: list[Any]) -> Iterator[APIRoute]:
