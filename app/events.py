@@ -26,6 +26,7 @@ class GradeRecorded:
     kind: Literal["exercise", "quiz"]
     slug: str
     submission_id: int | None = None  # the graded submission (exercise grades from the grader)
+    purpose: str = "practice"  # the submission's: practice, or `attempt:<id>` (an exam's answer)
 
 
 GradeSubscriber = Callable[[GradeRecorded], None]
@@ -46,11 +47,17 @@ def grade_recorded(
     kind: Literal["exercise", "quiz"],
     slug: str,
     submission_id: int | None = None,
+    purpose: str = "practice",
 ) -> None:
     """Tell every subscriber, in order; an error in one propagates to the recorder (and rolls
     back its transaction), as the direct call it replaces did."""
     event = GradeRecorded(
-        session=session, user_id=user_id, kind=kind, slug=slug, submission_id=submission_id
+        session=session,
+        user_id=user_id,
+        kind=kind,
+        slug=slug,
+        submission_id=submission_id,
+        purpose=purpose,
     )
     for subscriber in list(_grade_subscribers):
         subscriber(event)

@@ -92,7 +92,7 @@ def test_deadlines_sit_below_submissions_and_quizzes() -> None:
 # combine domains, authoring tools, the grading lifecycle) sit above the domains they combine.
 # graders/ is the ground: it imports nothing of app/ (test_graders_never_import_app).
 LAYERS: list[set[str]] = [
-    {"graders", "config", "models_base", "events", "errors", "yamlio"},
+    {"graders", "config", "models_base", "events", "hooks", "errors", "yamlio"},
     {"db"},
     {"migrate", "web", "jobs"},  # schema upgrades, HTTP utilities, the queue and its transports
     {"users"},

@@ -73,6 +73,10 @@ class OpenDuring(Strict):
     hidden_tests: bool = Field(
         default=False, description="What the exercises' hidden tests check, in graded reports."
     )
+    practice: bool = Field(
+        default=False,
+        description="Practising the attempt's own quiz questions and exercises outside it.",
+    )
 
 
 class AssessmentFile(Strict):

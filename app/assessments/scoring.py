@@ -24,7 +24,7 @@ from app.models_base import as_utc, utcnow
 from app.offerings.service import in_offering, offering_and_legacy, work_in
 from app.quiz.grading import grade_question, variant_params
 from app.quiz.service import normalise_answer
-from app.submissions.models import Submission
+from app.submissions.models import Submission, attempt_purpose
 from app.submissions.service import SubmissionError, create_submission
 from app.users.models import User
 
@@ -106,6 +106,10 @@ def submit_exercises(
                 framework=saved.value["framework"],
                 mode="submit",
                 max_bytes=get_settings().max_code_bytes,
+                course_slug=attempt.course_slug,
+                content_version=process_registry().version(attempt.course_slug),
+                purpose=attempt_purpose(attempt.id),
+                offering_id=attempt.offering_id,
             )
         except SubmissionError:
             continue  # stays without a submission: the item scores 0

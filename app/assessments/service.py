@@ -121,6 +121,7 @@ def frozen_rules(spec: AssessmentFile) -> dict[str, Any]:
         "release": release,
         "closes": spec.closes.isoformat(),
         "kind": spec.kind,
+        "title": spec.title,
     }
 
 

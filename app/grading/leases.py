@@ -122,16 +122,19 @@ def finish(*, session: Session, held: Claim, report: dict[str, Any]) -> bool:
     if stored and held.mode == "submit":
         # Same transaction as the report: a stored grade is never left unsent to an LMS, nor an
         # exam's exercise score unsettled (their subscribers run here).
-        user_id = session.scalar(
-            select(Submission.user_id).where(Submission.id == held.submission_id)
-        )
-        if user_id is not None:
+        found = session.execute(
+            select(Submission.user_id, Submission.purpose).where(
+                Submission.id == held.submission_id
+            )
+        ).first()
+        if found is not None:
             grade_recorded(
                 session=session,
-                user_id=user_id,
+                user_id=found.user_id,
                 kind="exercise",
                 slug=held.exercise,
                 submission_id=held.submission_id,
+                purpose=found.purpose,
             )
     session.commit()
     return stored

@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 from app.instructor.gradebook import SOLVED
 from app.offerings.access import students_here, work_here
 from app.progress.models import QuizAttempt
-from app.submissions.models import Submission
+from app.submissions.models import PRACTICE, Submission
 from app.users.models import User
 
 MIN_FOR_FLAGS = 10  # fewer answers than this say too little to flag a question
@@ -262,6 +262,7 @@ def exercise_items(
             Submission.exercise_slug.in_(slugs),
             Submission.mode == "submit",
             Submission.status == "done",
+            Submission.purpose == PRACTICE,
         )
         .order_by(Submission.created_at, Submission.id)
     )

@@ -29,7 +29,7 @@ from app.models_base import utcnow
 from app.offerings.models import Offering
 from app.offerings.service import offering_and_legacy, work_in
 from app.progress.models import QuizAttempt
-from app.submissions.models import Submission
+from app.submissions.models import PRACTICE, Submission
 
 log = logging.getLogger(__name__)
 LEASE_SECONDS = 120
@@ -111,6 +111,7 @@ def score_for(
             Submission.exercise_slug == slug,
             Submission.mode == "submit",
             Submission.status == "done",
+            Submission.purpose == PRACTICE,  # an exam's answer counts in the exam's column
             Submission.score.is_not(None),
             work_in(Submission.offering_id, here, legacy=legacy),
         )

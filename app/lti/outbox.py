@@ -52,7 +52,10 @@ def queue_grade(
 
 
 def post_recorded_grade(event: GradeRecorded) -> None:
-    """The subscriber: queue the LMS post of a recorded grade, in the recorder's transaction."""
+    """The subscriber: queue the LMS post of a recorded grade, in the recorder's transaction
+    (an exam's answer is not practice: its exam's column gets the exam's score, at release)."""
+    if event.purpose != "practice":
+        return
     queue_grade(session=event.session, user_id=event.user_id, kind=event.kind, slug=event.slug)
 
 

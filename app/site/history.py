@@ -20,7 +20,7 @@ from app.submissions.attempts import (
     solution_blocks,
     submission_view,
 )
-from app.submissions.service import hidden_tests_open, visible_submission
+from app.submissions.service import held_from, hidden_tests_open, visible_submission
 from app.users.deps import OptionalUser
 from app.users.models import Role, User
 from app.web.api import RowId
@@ -132,6 +132,9 @@ def submission_page(
     row = visible_submission(session=session, user=user, submission_id=submission_id)
     if row is None:
         raise HTTPException(404, "There is no submission with that number.")
+    held = held_from(session=session, user=user, row=row, now=utcnow())
+    if held:
+        raise HTTPException(403, held)
     author = ""
     if row.user_id != user.id:
         owner = session.get(User, row.user_id)
