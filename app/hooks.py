@@ -18,11 +18,14 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from sqlalchemy.orm import Session
+
+log = logging.getLogger(__name__)
 
 Rule = Literal["in_transaction", "read_only", "own_session"]
 IN_TRANSACTION: Rule = "in_transaction"
@@ -146,7 +149,13 @@ class BackgroundTask(Protocol):
     """Work the server does on its own clock, once per reaper pass; returns how many things it
     did (handed in, sent...). It opens, commits and closes its own sessions."""
 
-    def __call__(self, *, session_maker: Callable[[], Session], now: dt.datetime) -> int: ...
+    def __call__(
+        self,
+        *,
+        session_maker: Callable[[], Session],
+        now: dt.datetime,
+        enqueue: Callable[[int], None],
+    ) -> int: ...
 
 
 BACKGROUND: Hook[BackgroundTask] = Hook(
@@ -156,12 +165,19 @@ BACKGROUND: Hook[BackgroundTask] = Hook(
 )
 
 
-def run_background(*, session_maker: Callable[[], Session], now: dt.datetime) -> dict[str, int]:
-    """Run every background task once; what each did, by its name."""
-    return {
-        getattr(task, "__qualname__", repr(task)): task(session_maker=session_maker, now=now)
-        for task in BACKGROUND.each()
-    }
+def run_background(
+    *, session_maker: Callable[[], Session], now: dt.datetime, enqueue: Callable[[int], None]
+) -> dict[str, int]:
+    """Run every background task once (`enqueue` sends a submission to the graders); what each
+    did, by its name. A failing task does not stop the others; its error is logged."""
+    done: dict[str, int] = {}
+    for task in BACKGROUND.each():
+        name = getattr(task, "__qualname__", repr(task))
+        try:
+            done[name] = task(session_maker=session_maker, now=now, enqueue=enqueue)
+        except Exception:  # the next pass tries again
+            log.exception("background task %s failed", name)
+    return done
 
 
 def declared() -> list[Hook[Any]]:

@@ -7,6 +7,7 @@ command line and its `worker`) calls `wire()` once so each process behaves alike
 
 from __future__ import annotations
 
+from app.assessments import clock as assessment_clock
 from app.assessments import links as assessment_links
 from app.assessments import locks as assessment_locks
 from app.assessments import scoring as assessment_scoring
@@ -23,5 +24,6 @@ def wire() -> None:
     lti_outbox.subscribe()  # recorded grades go to the LMS outbox, in their transaction
     assessment_scoring.subscribe()  # exam scores settle when graded; released scores for LMSs
     assessment_locks.subscribe()  # a running exam closes its exercises' hints and hidden tests
+    assessment_clock.subscribe()  # the background pass hands in overdue attempts
     assessment_links.register()  # LMS deep linking offers assessments; their links launch
     offerings.subscribe()  # a new account joins the first offering

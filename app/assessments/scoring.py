@@ -207,16 +207,18 @@ def set_release(*, session: Session, attempt: AssessmentAttempt) -> None:
     rules = attempt.rules or {}
     if attempt.submitted_at is None or "release" not in rules:
         return
-    found = session.scalar(  # the accommodation of the offering the attempt was made in
+    # after_close waits for every student's window in the attempt's offering (a make-up
+    # sitting too), so no one's results are out while another student may still sit it.
+    found = session.scalar(
         select(Accommodation)
         .where(
-            Accommodation.user_id == attempt.user_id,
             Accommodation.assessment_slug == attempt.assessment_slug,
+            Accommodation.closes_at.is_not(None),
             in_offering(
                 session=session, column=Accommodation.offering_id, offering_id=attempt.offering_id
             ),
         )
-        .order_by(Accommodation.id)
+        .order_by(Accommodation.closes_at.desc(), Accommodation.id)
     )
     release = rules["release"]
     attempt.release_at = release_time(

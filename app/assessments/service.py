@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import func, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.assessments import scoring
@@ -196,8 +197,24 @@ def start_attempt(
         status="open",
     )
     session.add(attempt)
-    session.commit()
+    try:
+        session.commit()
+    except IntegrityError:  # a second Start at the same moment stored the same number first
+        session.rollback()
+        return _the_running_one(session=session, spec=spec, user=user, offering_id=offering_id)
     return attempt
+
+
+def _the_running_one(
+    *, session: Session, spec: AssessmentFile, user: User, offering_id: int | None
+) -> AssessmentAttempt:
+    """The attempt a simultaneous Start just stored: both clicks get it."""
+    for attempt in attempts_of(
+        session=session, slug=spec.slug, user_id=user.id, offering_id=offering_id
+    ):
+        if attempt.status == "open":
+            return attempt
+    raise AssessmentError(409, f"You have already started '{spec.title}'; reload the page.")
 
 
 def own_attempt(*, session: Session, attempt_id: int, user: User) -> AssessmentAttempt:

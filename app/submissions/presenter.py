@@ -286,7 +286,6 @@ def submission_json(row: Submission, *, viewer: Viewer) -> dict[str, Any]:
         "created_at": row.created_at.isoformat(),
         "late": row.late,
         "override": override_json(row),
-        "purpose": row.purpose,
     }
     if view.metrics is not None:  # experiments: accuracy by length, the loss curve
         data["metrics"] = view.metrics
