@@ -9,9 +9,12 @@ what a plug may do with the caller's database session.
 Transaction rules:
 - `IN_TRANSACTION`: runs inside the caller's open transaction; it may add, change and flush
   rows, never commit or roll back (the caller commits once, so a failure anywhere rolls the
-  whole change back). `dispatch` enforces it: a plug that commits fails.
+  whole change back). `guarded` enforces it: a plug that commits fails.
+- `AFTER_COMMIT`: runs after the caller committed what it tells of; it may write and commit
+  work of its own with the session it is given.
 - `READ_ONLY`: only reads; returns an answer.
 - `OWN_SESSION`: runs outside any request with a session of its own, which it commits.
+- `REGISTRY`: a value registered under a key (a kind of LMS item), looked up by the caller.
 """
 
 from __future__ import annotations
@@ -27,12 +30,15 @@ from sqlalchemy.orm import Session
 
 log = logging.getLogger(__name__)
 
-Rule = Literal["in_transaction", "read_only", "own_session"]
+Rule = Literal["in_transaction", "after_commit", "read_only", "own_session", "registry"]
 IN_TRANSACTION: Rule = "in_transaction"
+AFTER_COMMIT: Rule = "after_commit"
 READ_ONLY: Rule = "read_only"
 OWN_SESSION: Rule = "own_session"
+REGISTRY: Rule = "registry"
 
 P = TypeVar("P", bound=Callable[..., Any])
+V = TypeVar("V")
 
 
 class HookBroken(RuntimeError):
@@ -59,6 +65,28 @@ class Hook(Generic[P]):
         return list(self.plugs)
 
 
+@dataclass
+class Registry(Generic[V]):
+    """One keyed extension point: values registered under a key (the last one wins)."""
+
+    name: str
+    doc: str
+    rule: Rule = REGISTRY
+    plugs: dict[str, V] = field(default_factory=dict)
+
+    def plug(self, key: str, value: V) -> None:
+        """Register `value` under `key` from now on in this process."""
+        self.plugs[key] = value
+
+    def get(self, key: str) -> V | None:
+        """The value registered under `key`, if any."""
+        return self.plugs.get(key)
+
+    def each(self) -> list[V]:
+        """Every registered value, in the order registered."""
+        return list(self.plugs.values())
+
+
 @contextlib.contextmanager
 def guarded(session: Session, hook: Hook[Any]) -> Iterator[None]:
     """Refuse a commit or a rollback of `session` while `hook`'s plugs run in its transaction."""
@@ -80,6 +108,133 @@ def guarded(session: Session, hook: Hook[Any]) -> Iterator[None]:
                 session.__dict__.pop(name, None)
             else:
                 session.__dict__[name] = old
+
+
+# --- A grade was recorded ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GradeRecorded:
+    """A student's grade on an item changed: an exercise submission stored or overridden, a quiz
+    attempt made. `session` is the recorder's open transaction (it commits, not the subscriber)."""
+
+    session: Session
+    user_id: int
+    kind: Literal["exercise", "quiz"]
+    slug: str
+    submission_id: int | None = None  # the graded submission (exercise grades from the grader)
+    purpose: str = "practice"  # the submission's: practice, or `attempt:<id>` (an exam's answer)
+
+
+GradeSubscriber = Callable[[GradeRecorded], None]
+GRADE_RECORDED: Hook[GradeSubscriber] = Hook(
+    "grade_recorded",
+    "A grade was stored: the LMS outbox queues its post, an exam attempt settles its score.",
+    IN_TRANSACTION,
+)
+
+
+def grade_recorded(
+    *,
+    session: Session,
+    user_id: int,
+    kind: Literal["exercise", "quiz"],
+    slug: str,
+    submission_id: int | None = None,
+    purpose: str = "practice",
+) -> None:
+    """Tell every plug, in order, inside the recorder's transaction; an error in one (or a plug
+    that commits) propagates to the recorder, whose transaction then rolls back whole."""
+    event = GradeRecorded(
+        session=session,
+        user_id=user_id,
+        kind=kind,
+        slug=slug,
+        submission_id=submission_id,
+        purpose=purpose,
+    )
+    with guarded(session, GRADE_RECORDED):
+        for plug in GRADE_RECORDED.each():
+            plug(event)
+
+
+# --- An account was created ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AccountCreated:
+    """A new account was stored (committed). `enrolled_by_creator`: the creator puts it in its
+    offering itself (an LMS launch, a roster import), so no default placement applies."""
+
+    session: Session
+    user_id: int
+    enrolled_by_creator: bool
+
+
+AccountSubscriber = Callable[[AccountCreated], None]
+ACCOUNT_CREATED: Hook[AccountSubscriber] = Hook(
+    "account_created",
+    "An account was stored: the offerings place it in the first offering.",
+    AFTER_COMMIT,
+)
+
+
+def account_created(*, session: Session, user_id: int, enrolled_by_creator: bool) -> None:
+    """Tell every plug, in order; an error in one propagates to the creator."""
+    event = AccountCreated(
+        session=session, user_id=user_id, enrolled_by_creator=enrolled_by_creator
+    )
+    for plug in ACCOUNT_CREATED.each():
+        plug(event)
+
+
+# --- Locks on an exercise's hints, solutions and hidden tests -----------------------------
+
+Lockable = Literal["hints", "solutions", "hidden_tests"]
+
+
+class LockProvider(Protocol):
+    """Why `what` is closed to this student now, or None (a provider may know of no lock)."""
+
+    def __call__(
+        self,
+        *,
+        session: Session,
+        user_id: int,
+        exercise_slug: str,
+        what: Lockable,
+        now: dt.datetime,
+    ) -> str | None: ...
+
+
+LOCKS: Hook[LockProvider] = Hook(
+    "locks",
+    "Why an exercise's hints, model solutions or hidden tests are closed to a student now.",
+    READ_ONLY,
+)
+
+
+# --- Scores of LMS items of other kinds, and the kinds LMS links may name -----------------
+
+
+class ScoreReader(Protocol):
+    """The 0..1 score an LMS receives for one person's item of a kind, or None (nothing yet),
+    from the work done in one offering (None: the first)."""
+
+    def __call__(
+        self, *, session: Session, user_id: int, slug: str, policy: str, offering_id: int | None
+    ) -> float | None: ...
+
+
+SCORE_READERS: Registry[ScoreReader] = Registry(
+    "score_readers",
+    "By item kind: the score an LMS receives for kinds scored above the LMS code (assessments).",
+)
+# By kind: a `lti.linkables.LinkKind` (its folder, its course's items, whether it is graded).
+LINK_KINDS: Registry[Any] = Registry(
+    "link_kinds",
+    "By item kind: the items LMS deep linking offers and launches open (assessments).",
+)
 
 
 # --- Results held from their student ------------------------------------------------------
@@ -180,6 +335,15 @@ def run_background(
     return done
 
 
-def declared() -> list[Hook[Any]]:
+def declared() -> list[Hook[Any] | Registry[Any]]:
     """Every extension point of the app (documentation and tests read this)."""
-    return [RESULT_HOLD, PRACTICE_CLOSED, BACKGROUND]
+    return [
+        GRADE_RECORDED,
+        ACCOUNT_CREATED,
+        LOCKS,
+        SCORE_READERS,
+        LINK_KINDS,
+        RESULT_HOLD,
+        PRACTICE_CLOSED,
+        BACKGROUND,
+    ]

@@ -17,7 +17,6 @@ from app.assessments import scoring, service
 from app.assessments.models import AssessmentAttempt
 from app.assessments.schema import AssessmentFile
 from app.courses.service import process_registry
-from app.hooks import BACKGROUND
 from app.lti.outbox import queue_grade
 from app.models_base import as_utc
 from app.offerings.service import in_offering
@@ -90,8 +89,3 @@ def apply_accommodation(
                     slug=attempt.assessment_slug,
                     not_before=attempt.release_at,
                 )
-
-
-def subscribe() -> None:
-    """In this process: the background pass hands in overdue attempts."""
-    BACKGROUND.plug(hand_in_overdue)

@@ -9,9 +9,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.assessments.models import AssessmentAttempt
-from app.hooks import PRACTICE_CLOSED, RESULT_HOLD
 from app.models_base import as_utc
-from app.submissions.locks import Lockable, provide_locks
+from app.submissions.locks import Lockable
 from app.submissions.models import attempt_of
 
 WORDS = {"hints": "Hints", "solutions": "Model solutions", "hidden_tests": "Hidden tests"}
@@ -85,11 +84,3 @@ def result_hold(*, session: Session, purpose: str, user_id: int, now: dt.datetim
         f"This code is your answer in '{_title(attempt)}'; its result is shown with the "
         f"attempt's score, released {when}."
     )
-
-
-def subscribe() -> None:
-    """In this process: a running exam closes its exercises' hints, solutions and hidden tests
-    and the practice of its own items; an answer's result waits for the attempt's release."""
-    provide_locks(exam_lock)
-    PRACTICE_CLOSED.plug(practice_lock)
-    RESULT_HOLD.plug(result_hold)

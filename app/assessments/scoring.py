@@ -17,8 +17,7 @@ from app.content.loader import Course
 from app.content.schemas import Question
 from app.courses.service import process_registry
 from app.deadlines.policy import DEFAULT, Lateness, after_penalty, judge, policy_for
-from app.events import GradeRecorded, on_grade_recorded
-from app.lti.grades import read_scores_of
+from app.events import GradeRecorded
 from app.lti.outbox import queue_grade
 from app.models_base import as_utc, utcnow
 from app.offerings.service import in_offering, offering_and_legacy, work_in
@@ -129,7 +128,9 @@ def answers_of_attempt(session: Session, attempt_id: int) -> dict[str, Assessmen
 
 
 def settle(*, session: Session, attempt: AssessmentAttempt) -> bool:
-    """Fill in exercise scores that are graded; once all are, store the attempt's score."""
+    """Fill in exercise scores that are graded; once all are, store the attempt's score and
+    queue its LMS post. Never commits: it runs inside the grade recorder's transaction too
+    (`hooks.GRADE_RECORDED`), so the caller commits the grade and all that follows at once."""
     if attempt.status != "submitted" or attempt.results is None:
         return False
     answers = answers_of_attempt(session, attempt.id)
@@ -152,7 +153,6 @@ def settle(*, session: Session, attempt: AssessmentAttempt) -> bool:
     if not waiting:
         got = sum(r["score"] or 0.0 for r in items.values())
         attempt.score = got / total if total else 0.0
-    session.commit()
     if not waiting:
         queue_grade(
             session=session,
@@ -161,14 +161,14 @@ def settle(*, session: Session, attempt: AssessmentAttempt) -> bool:
             slug=attempt.assessment_slug,
             not_before=attempt.release_at,
         )
-        session.commit()
+    session.flush()
     return not waiting
 
 
 def settle_for_submission(*, session: Session, submission_id: int) -> None:
     """A graded submission that belongs to a handed-in attempt completes that attempt's score.
 
-    Called in the grader's transaction, after the report is written: settling commits both.
+    Called in the grader's transaction, after the report is written; the grader commits both.
     """
     attempt_id = session.scalar(
         select(AssessmentAnswer.attempt_id).where(AssessmentAnswer.submission_id == submission_id)
@@ -324,11 +324,5 @@ def regrade(*, session: Session, course: Course, attempt: AssessmentAttempt) -> 
     attempt.score = None
     session.commit()
     settle(session=session, attempt=attempt)
+    session.commit()
     return attempt.score
-
-
-def subscribe() -> None:
-    """In this process: settle exam scores as their exercises are graded, and give the LMS
-    outbox the released score of an assessment."""
-    on_grade_recorded(settle_recorded_grade)
-    read_scores_of("assessment", released_score)

@@ -361,6 +361,7 @@ def finish_attempt(
     session.commit()
     scoring.submit_exercises(session=session, course=course, attempt=attempt, enqueue=enqueue)
     scoring.settle(session=session, attempt=attempt)
+    session.commit()
     return attempt
 
 

@@ -7,7 +7,7 @@ import datetime as dt
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.events import GradeRecorded, on_grade_recorded
+from app.events import GradeRecorded
 from app.lti.models import LtiContext, LtiGradePost, LtiLink, LtiMember, LtiUser
 from app.models_base import as_utc, utcnow
 
@@ -57,8 +57,3 @@ def post_recorded_grade(event: GradeRecorded) -> None:
     if event.purpose != "practice":
         return
     queue_grade(session=event.session, user_id=event.user_id, kind=event.kind, slug=event.slug)
-
-
-def subscribe() -> None:
-    """Send every grade recorded in this process to the LMSs that link its item."""
-    on_grade_recorded(post_recorded_grade)
