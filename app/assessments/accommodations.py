@@ -13,8 +13,9 @@ from sqlalchemy.orm import Session
 
 from app.assessments.clock import apply_accommodation
 from app.assessments.models import Accommodation
-from app.assessments.schema import COURSE_SLUG, AssessmentFile
+from app.assessments.schema import AssessmentFile
 from app.assessments.service import AssessmentError, accommodation_of, stamp
+from app.courses.first import first_course_slug
 from app.models_base import as_utc, utcnow
 from app.offerings.access import is_member_here, offering_id_here, work_here
 from app.users.models import Role, User
@@ -32,6 +33,7 @@ def set_accommodation(
     closes_at: dt.datetime | None,
     reason: str,
     by: User,
+    course_slug: str | None = None,
 ) -> Accommodation:
     """Store (or replace) one student's accommodation; a bad one changes nothing."""
     student = session.get(User, user_id)
@@ -61,7 +63,7 @@ def set_accommodation(
     if row is None:
         row = Accommodation(
             user_id=user_id,
-            course_slug=COURSE_SLUG,
+            course_slug=course_slug or first_course_slug(),
             offering_id=offering_id,
             assessment_slug=spec.slug,
         )

@@ -10,7 +10,6 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from graders import SLUG_RE
 
 MAX_TIME_LIMIT_MINUTES = 7 * 24 * 60
-COURSE_SLUG = "positional-embeddings"  # today's single course; offerings will scope by id
 
 
 class Strict(BaseModel):

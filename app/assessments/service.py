@@ -16,8 +16,9 @@ from sqlalchemy.orm import Session
 from app.assessments import scoring
 from app.assessments.loader import find_exercise, find_question
 from app.assessments.models import Accommodation, AssessmentAnswer, AssessmentAttempt
-from app.assessments.schema import COURSE_SLUG, AssessmentFile, Item
+from app.assessments.schema import AssessmentFile, Item
 from app.content.loader import Course
+from app.courses.first import first_course_slug
 from app.deadlines.policy import policy_for, refusal_message
 from app.errors import DomainError
 from app.models_base import as_utc
@@ -47,11 +48,20 @@ class Window:
     extra_minutes: float
 
 
-def work_offering(*, session: Session, user_id: int) -> int | None:
-    """The offering a student's attempt made in this request counts in, so that each offering
-    has its own attempts and accommodations (the one the URL names, else their newest)."""
+def course_slug_of(course: Course) -> str:
+    """The course's permanent slug (content loaded outside the registry: the first course)."""
+    return course.slug or first_course_slug()
+
+
+def work_offering(*, session: Session, course: Course, user_id: int) -> int | None:
+    """The offering of this course a student's attempt made in this request counts in, so that
+    each offering has its own attempts and accommodations (the one the URL names, else their
+    newest)."""
     return offering_for_work(
-        session=session, user_id=user_id, course_slug=COURSE_SLUG, named=offering_in_request()
+        session=session,
+        user_id=user_id,
+        course_slug=course_slug_of(course),
+        named=offering_in_request(),
     )
 
 
@@ -156,7 +166,7 @@ def start_attempt(
     enqueue: Enqueue,
 ) -> AssessmentAttempt:
     """Begin an attempt (or return the one running): seed, items and deadline are fixed now."""
-    offering_id = work_offering(session=session, user_id=user.id)
+    offering_id = work_offering(session=session, course=course, user_id=user.id)
     window = window_for(session=session, spec=spec, user_id=user.id, offering_id=offering_id)
     earlier = attempts_of(session=session, slug=spec.slug, user_id=user.id, offering_id=offering_id)
     for attempt in earlier:
@@ -184,7 +194,7 @@ def start_attempt(
     seed = secrets.randbelow(2**31)
     attempt = AssessmentAttempt(
         user_id=user.id,
-        course_slug=COURSE_SLUG,
+        course_slug=course_slug_of(course),
         offering_id=offering_id,
         assessment_slug=spec.slug,
         # numbered within the offering, after any number already used there

@@ -18,7 +18,7 @@ from app.assessments.models import AssessmentAttempt
 from app.assessments.routes import spec_or_404
 from app.assessments.schema import AssessmentFile
 from app.assessments.scoring import regrade, released
-from app.assessments.service import AssessmentError
+from app.assessments.service import AssessmentError, course_slug_of
 from app.content.loader import Course
 from app.content.service import CourseDep
 from app.db import SessionDep
@@ -160,6 +160,7 @@ async def accommodation_form(
             closes_at=parse_due(closes) if closes else None,
             reason=str(form.get("reason", "")),
             by=user,
+            course_slug=course_slug_of(course),
         )
     except AssessmentError as exc:
         return _render(request, queue, session, course, user, spec, exc.message, exc.status)
@@ -240,6 +241,7 @@ def set_api(
         closes_at=body.closes_at,
         reason=body.reason,
         by=user,
+        course_slug=course_slug_of(course),
     )
     return accommodations.view(row)
 

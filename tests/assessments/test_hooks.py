@@ -42,11 +42,8 @@ def test_every_extension_point_is_declared_once_with_a_rule_and_a_one_line_doc()
     }
     for point in points:
         assert (
-            (point.doc
-            and "\n" not in point.doc
-            and point.doc.endswith(")"))
-            or point.doc.endswith(".")
-        )
+            point.doc and "\n" not in point.doc and point.doc.endswith(")")
+        ) or point.doc.endswith(".")
         assert point.rule in (
             "in_transaction",
             "after_commit",

@@ -199,3 +199,19 @@ def pending_posts(kind: str) -> list[LtiGradePost]:
 def submissions() -> list[Submission]:
     with session_factory()() as session:
         return list(session.scalars(select(Submission).order_by(Submission.id)))
+
+
+SECOND = "attention-step-by-step"
+SECOND_QUESTION = "multi-head/base-head-width"
+SECOND_EXERCISE = "split-heads"
+
+
+def second_midterm(slug: str = "midterm", **overrides: Any) -> dict[str, Any]:
+    """The second course's midterm: one of its questions and one of its exercises."""
+    spec = midterm(slug, **overrides)
+    spec["parts"] = [
+        {"title": "Heads", "items": [{"question": SECOND_QUESTION}]},
+        {"title": "Code", "items": [{"exercise": SECOND_EXERCISE, "points": 2}]},
+    ]
+    spec.update(overrides)
+    return spec
