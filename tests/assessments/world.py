@@ -68,6 +68,9 @@ class Sitting:
     api: str = "/api"
     attempt: int = 0
     submission: int | None = None
+    question: str = QUESTION
+    answer: str = "(max_len, d_model)"
+    exercise: str = EXERCISE
 
     @property
     def ann(self) -> dict[str, str]:
@@ -87,9 +90,9 @@ class Sitting:
         )
 
     def answer_all(self) -> None:
-        assert self.save(f"q:{QUESTION}", "(max_len, d_model)").status_code == 200
+        assert self.save(f"q:{self.question}", self.answer).status_code == 200
         code = {"framework": "numpy", "code": RIGHT_CODE}
-        saved = self.save(f"x:{EXERCISE}", code)
+        saved = self.save(f"x:{self.exercise}", code)
         assert saved.status_code == 200, saved.text
 
     def hand_in(self) -> int:
@@ -97,7 +100,7 @@ class Sitting:
             f"/api/assessments/attempts/{self.attempt}/submit", headers=self.ann
         )
         assert done.status_code == 200, done.text
-        self.submission = exam_submission(self.attempt)
+        self.submission = exam_submission(self.attempt, self.exercise)
         return self.submission
 
     def grade(self, score: float = 1.0) -> None:
@@ -123,13 +126,13 @@ class Sitting:
             self.release()
 
 
-def exam_submission(attempt_id: int) -> int:
+def exam_submission(attempt_id: int, exercise: str = EXERCISE) -> int:
     """The submission the exam's exercise item was handed in as."""
     with session_factory()() as session:
         found = session.scalar(
             select(AssessmentAnswer.submission_id).where(
                 AssessmentAnswer.attempt_id == attempt_id,
-                AssessmentAnswer.item_key == f"x:{EXERCISE}",
+                AssessmentAnswer.item_key == f"x:{exercise}",
             )
         )
         assert found is not None
@@ -160,7 +163,9 @@ def grade(submission_id: int, score: float) -> None:
         assert leases.finish(session=session, held=claim, report=report)
 
 
-def link_lms(*, exam_slug: str = "midterm") -> None:
+def link_lms(
+    *, exam_slug: str = "midterm", exercise: str = EXERCISE, offering_id: int | None = None
+) -> None:
     """An LMS course that links both the exercise and the exam, with Ann as its member."""
     with session_factory()() as session:
         user = session.scalar(select(User).where(User.email == ANN))
@@ -170,13 +175,15 @@ def link_lms(*, exam_slug: str = "midterm") -> None:
         )
         session.add(platform)
         session.flush()
-        context = LtiContext(platform_id=platform.id, deployment_id="d", context_id="ctx")
+        context = LtiContext(
+            platform_id=platform.id, deployment_id="d", context_id="ctx", offering_id=offering_id
+        )
         lti_user = LtiUser(issuer=platform.issuer, sub="s-ann", user_id=user.id)
         session.add_all([context, lti_user])
         session.flush()
         session.add_all(
             [
-                LtiLink(context_id=context.id, kind="exercise", slug=EXERCISE),
+                LtiLink(context_id=context.id, kind="exercise", slug=exercise),
                 LtiLink(context_id=context.id, kind="assessment", slug=exam_slug),
                 LtiMember(context_id=context.id, lti_user_id=lti_user.id),
             ]
