@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import threading
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from app.db import session_factory
 from app.grading.reaper import Reaper
 from app.jobs.deps import get_queue
 from app.main import create_app
+from app.migrate import upgrade_head
 from app.models_base import as_utc
 from app.users.models import Role, User
 from tests.assessments.conftest import write
@@ -33,6 +35,7 @@ from tests.assessments.world import (
     pending_posts,
 )
 from tests.jobs.helpers import RecordingQueue
+from tests.postgres import throwaway_database
 
 
 def staff() -> dict[str, str]:
@@ -194,9 +197,26 @@ def test_an_override_of_the_exam_code_reaches_the_exam_score_and_the_lms(
     assert pending_posts("exercise") == []
 
 
+@pytest.mark.parametrize("db", ["sqlite", "postgresql"])
 def test_two_start_clicks_at_once_give_one_attempt(
-    client: TestClient, monkeypatch: pytest.MonkeyPatch
+    db: str,
+    course_root: Path,
+    data_dir: Path,
+    queue: Quiet,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    write(course_root, midterm())
+    with ExitStack() as stack:
+        if db == "postgresql":
+            stack.enter_context(throwaway_database(monkeypatch, data_dir))
+            upgrade_head()
+        app = create_app()
+        app.dependency_overrides[get_queue] = lambda: queue
+        client = stack.enter_context(TestClient(app))
+        _two_clicks(client, monkeypatch)
+
+
+def _two_clicks(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
     real = service.attempts_of
     both_read = threading.Barrier(2, timeout=10)
 
