@@ -8,7 +8,6 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import RedirectResponse
 from starlette.responses import Response
 
-from app.assessments.locks import exam_lock
 from app.content.loader import Course, Exercise
 from app.content.service import CourseDep
 from app.db import SessionDep
@@ -20,6 +19,7 @@ from app.submissions.attempts import (
     solution_blocks,
     submission_view,
 )
+from app.submissions.locks import lock_reason
 from app.submissions.service import held_from, hidden_tests_open, visible_submission
 from app.users.deps import OptionalUser
 from app.users.models import Role, User
@@ -57,7 +57,7 @@ def _standing(session: SessionDep, user: User, slug: str) -> ExerciseProgress:
 
 
 def _locked(session: SessionDep, user: User, slug: str) -> str | None:
-    return exam_lock(
+    return lock_reason(  # hooks.LOCKS: a running exam closes the solutions
         session=session, user_id=user.id, exercise_slug=slug, what="solutions", now=utcnow()
     )
 

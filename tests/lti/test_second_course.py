@@ -50,3 +50,48 @@ def test_an_lms_course_that_feeds_the_second_course_launches_into_it(
     unknown = {LTI + "custom": {"target": "exercise:split-heads", "course": "nope"}}
     refused = launch(lti_client, platform, sub="s-2", roles=[LEARNER], claims=unknown)
     assert refused.status_code == 404 and "does not serve" in refused.text
+
+
+def test_deep_linking_offers_and_links_the_second_courses_items(data_dir: object) -> None:
+    from app.courses.service import process_registry, reset_process_registry
+    from app.lti import deeplink, place
+    from app.lti.models import LtiPlatform
+
+    reset_process_registry()
+    registry = process_registry()
+    with session_factory()() as session:
+        platform = LtiPlatform(
+            issuer="https://lms.example", client_id="c", auth_url="a", token_url="t", jwks_url="j"
+        )
+        offering = Offering(course_slug=SECOND, title="Attention, spring")
+        session.add_all([platform, offering])
+        session.flush()
+        session.add(
+            LtiContext(
+                platform_id=platform.id,
+                deployment_id="d",
+                context_id="ctx",
+                offering_id=offering.id,
+            )
+        )
+        session.commit()
+        course = place.course_for(
+            session=session,
+            registry=registry,
+            platform_id=platform.id,
+            context_id="ctx",
+            named=None,
+        )
+    assert course.slug == SECOND
+    assert ("exercise", "split-heads") in {(c.kind, c.slug) for c in deeplink.choices(course)}
+    [item] = deeplink.content_items(
+        course,
+        ["exercise:split-heads"],
+        "https://tool.example/",
+        kind=deeplink.RESOURCE_LINK,
+        lineitem=True,
+        base=place.base_of(course, registry),
+    )
+    assert item["url"] == f"https://tool.example{BASE}/exercises/split-heads"
+    assert item["custom"] == {"target": "exercise:split-heads", "course": SECOND}
+    assert "lineItem" in item
