@@ -22,6 +22,17 @@ from app.models_base import as_utc
 from app.offerings.service import in_offering
 
 
+def overdue_ids(*, session: Session, now: dt.datetime) -> list[int]:
+    """Open attempts past their deadline (what the background pass hands in)."""
+    return list(
+        session.scalars(
+            select(AssessmentAttempt.id).where(
+                AssessmentAttempt.status == "open", AssessmentAttempt.deadline <= now
+            )
+        )
+    )
+
+
 def hand_in_overdue(
     *, session_maker: Callable[[], Session], now: dt.datetime, enqueue: Callable[[int], None]
 ) -> int:
@@ -29,7 +40,7 @@ def hand_in_overdue(
     how many were handed in. A page reading the attempt at the same moment hands it in once."""
     handed = 0
     with session_maker() as session:
-        for attempt_id in service.overdue_ids(session=session, now=now):
+        for attempt_id in overdue_ids(session=session, now=now):
             attempt = session.get(AssessmentAttempt, attempt_id)
             course = process_registry().content(attempt.course_slug) if attempt else None
             if attempt is None or course is None:

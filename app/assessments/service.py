@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -22,7 +22,7 @@ from app.courses.first import first_course_slug
 from app.deadlines.policy import policy_for, refusal_message
 from app.errors import DomainError
 from app.models_base import as_utc
-from app.offerings.access import offering_in_request, work_here
+from app.offerings.access import offering_in_request
 from app.offerings.service import in_offering, offering_for_work
 from app.quiz.service import normalise_answer
 from app.users.models import User
@@ -392,26 +392,3 @@ def finish_if_due(
     if attempt.status == "submitted" and attempt.score is None:
         scoring.submit_exercises(session=session, course=course, attempt=attempt, enqueue=enqueue)
     return False
-
-
-def overdue_ids(*, session: Session, now: dt.datetime) -> list[int]:
-    """Open attempts past their deadline (what a read of the instructor pages hands in)."""
-    return list(
-        session.scalars(
-            select(AssessmentAttempt.id).where(
-                AssessmentAttempt.status == "open", AssessmentAttempt.deadline <= now
-            )
-        )
-    )
-
-
-def attempt_count(*, session: Session, slug: str) -> int:
-    """How many attempts were made at an assessment in this request's offering (instructor
-    overview: another offering's attempts are not this one's)."""
-    found = session.scalar(
-        select(func.count()).where(
-            AssessmentAttempt.assessment_slug == slug,
-            work_here(session, AssessmentAttempt.offering_id),
-        )
-    )
-    return int(found or 0)

@@ -12,7 +12,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 from starlette.responses import Response
 
-from app.assessments import accommodations, service
+from app.assessments import accommodations, clock, service
+from app.assessments import gradebook as assessment_gradebook
 from app.assessments.loader import assessments_for
 from app.assessments.models import AssessmentAttempt
 from app.assessments.routes import spec_or_404
@@ -48,7 +49,7 @@ class AccommodationIn(BaseModel):
 
 def _hand_in_overdue(queue: JobQueue, session: Session, course: Course) -> None:
     now, enqueue = utcnow(), queue.enqueue
-    for attempt_id in service.overdue_ids(session=session, now=now):
+    for attempt_id in clock.overdue_ids(session=session, now=now):
         attempt = session.get(AssessmentAttempt, attempt_id)
         if attempt is not None:
             service.finish_if_due(
@@ -102,7 +103,10 @@ def list_page(
 ) -> Response:
     """Every assessment with its window and how many attempts it has."""
     found = assessments_for(course)
-    counts = {s.slug: service.attempt_count(session=session, slug=s.slug) for s in found.ordered()}
+    counts = {
+        s.slug: assessment_gradebook.attempt_count(session=session, slug=s.slug)
+        for s in found.ordered()
+    }
     return page(
         request,
         "instructor/assessments.html",
