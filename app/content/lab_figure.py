@@ -34,8 +34,15 @@ LABELS = {
 }
 
 
+MODEL_SOLUTION = "reference"  # the run of the exercise's own reference.py
+TWIN = "+" + MODEL_SOLUTION  # suffix of a scheme whose run the model solution repeats exactly
+MEASURES = ("accuracy_by_length", "new_by_length", "trained_by_length", "loss")
+
+
 def label(scheme: str) -> str:
     """A scheme's name for people: 'rope@offset=6' -> 'rope, offset 6'."""
+    if scheme.endswith(TWIN):
+        return f"{label(scheme.removesuffix(TWIN))} (the model solution)"
     name, _, tail = scheme.partition("@")
     shown = LABELS.get(name, name)
     return f"{shown}, {tail.replace('=', ' ')}" if tail else shown
@@ -43,7 +50,31 @@ def label(scheme: str) -> str:
 
 def colour(scheme: str) -> str:
     """A scheme's colour; a variant of the task keeps its scheme's colour (drawn dashed)."""
-    return COLOURS.get(scheme.partition("@")[0], "#000000")
+    return COLOURS.get(scheme.removesuffix(TWIN).partition("@")[0], "#000000")
+
+
+def merge_model_solution(runs: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Draw the model solution once: when it measured exactly as a scheme did, that scheme's line
+    is renamed to say so and the duplicate goes (the solution is often one of the schemes)."""
+    solution = runs.get(MODEL_SOLUTION)
+    if solution is None:
+        return runs
+    same = [k for k in MEASURES if k in solution]
+    twin = next(
+        (
+            scheme
+            for scheme, run in runs.items()
+            if scheme != MODEL_SOLUTION and all(run.get(k) == solution[k] for k in same)
+        ),
+        None,
+    )
+    if twin is None:
+        return runs
+    return {
+        (scheme + TWIN if scheme == twin else scheme): run
+        for scheme, run in runs.items()
+        if scheme != MODEL_SOLUTION
+    }
 
 
 def point(run: dict[str, Any], length: str) -> float | None:
@@ -81,7 +112,7 @@ def cached_runs(folder: Path, cache_dir: Path) -> dict[str, dict[str, Any]] | No
         if found is None or "accuracy_by_length" not in found:
             return None
         runs[scheme] = found
-    return runs
+    return merge_model_solution(runs)
 
 
 def _x_axis(lengths: list[str], train: int, inner_w: float, bottom: float) -> tuple[Any, str]:

@@ -12,6 +12,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
+from app.content import attention_figures as attention
 from app.content import plot_figures as figs
 from app.content.plot_figures import alibi_slopes, sinusoidal_table
 
@@ -247,6 +248,45 @@ PLOTS: dict[str, PlotSpec] = {
         describe=lambda p: (
             f"ALiBi attention bias for {p['T']} tokens, some of {p['heads']} heads side by side: "
             "zero on the diagonal, more negative for distant keys, masked above the diagonal"
+        ),
+    ),
+    "attention-scale": PlotSpec(
+        params=(
+            IntParam("max_dk", 2, 1024, 512, "largest d_k"),
+            IntParam("keys", 2, 64, 16, "keys per query"),
+        ),
+        controls=("max_dk", "keys"),
+        size=(8.0, 3.6),
+        draw=attention.draw_attention_scale,
+        describe=lambda p: (
+            f"Measured variance of attention scores and entropy of the softmax against the key "
+            f"width d_k from 1 to {p['max_dk']}, {p['keys']} keys per query: unscaled scores "
+            "grow with d_k and the softmax becomes nearly one-hot; scaled ones stay near 1"
+        ),
+    ),
+    "attention-heads": PlotSpec(
+        params=(IntParam("T", 2, 32, 10, "T (tokens)"), IntParam("real", 1, 32, 32, "real tokens")),
+        controls=("T", "real"),
+        size=(8.0, 2.8),
+        draw=attention.draw_attention_heads,
+        describe=lambda p: (
+            f"Attention weights of four heads over {p['T']} tokens under a causal mask: one "
+            "attends to the previous token, one to itself, one to the first token and one "
+            "spreads evenly over the past"
+        ),
+    ),
+    "attention-masks": PlotSpec(
+        params=(
+            IntParam("T", 2, 48, 12, "T (tokens)"),
+            IntParam("W", 1, 48, 4, "W (window)"),
+            IntParam("sinks", 0, 8, 1, "sink tokens"),
+        ),
+        controls=("T", "W", "sinks"),
+        size=(8.0, 3.2),
+        draw=attention.draw_attention_masks,
+        describe=lambda p: (
+            f"Three attention masks for {p['T']} tokens: causal, a sliding window of {p['W']} "
+            f"keys, and the window plus {p['sinks']} sink tokens that every query keeps seeing"
         ),
     ),
 }

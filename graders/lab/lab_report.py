@@ -27,6 +27,7 @@ from graders.report import Report, TestResult, Verdict
 
 LINE_RE = re.compile(r"\(line (\d+) of your code\)")
 RIGHT = 0.9  # at or above: "right"
+ABOVE_CHANCE = 1.5  # at or above this many times chance: "above chance" (the labs' goals)
 NAN_CAUSES = (
     "Common causes: dividing by a norm or a count that can be zero, the log or square root of "
     "a negative number, or a score row that is -inf everywhere (softmax of nothing)."
@@ -43,7 +44,7 @@ def _describe(accuracy: float, chance: float) -> str:
         return "right"
     if accuracy >= 0.5:
         return "more often right than wrong"
-    if accuracy > 2 * chance:
+    if round(accuracy, 6) >= round(ABOVE_CHANCE * chance, 6):  # 0.15 vs 1.5 * 0.1
         return "above chance but mostly wrong"
     return "close to chance"
 

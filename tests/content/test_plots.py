@@ -44,6 +44,9 @@ SMALL = {
     "learned-table": {"max_len": "16", "d_model": "24"},
     "rope-rotation": {"d_model": "16", "positions": "0,2,5", "pair": "3"},
     "alibi-bias": {"heads": "4", "T": "8"},
+    "attention-scale": {"max_dk": "16", "keys": "4"},
+    "attention-heads": {"T": "6", "real": "4"},
+    "attention-masks": {"T": "6", "W": "3", "sinks": "1"},
 }
 
 

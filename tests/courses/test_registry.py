@@ -77,7 +77,9 @@ def test_content_loads_on_first_use_with_its_version(tmp_path: Path) -> None:
     registry = Registry(discover(root)[0])
     entry = registry.entry("first")
     assert entry is not None and entry.content is not None
-    assert len(entry.content.lessons) == 3 and len(entry.content.exercises) == 4
+    # as many as the attention course's folders hold (it grows; the loader must keep up)
+    assert len(entry.content.lessons) == len(list((root / "lessons").glob("*.md")))
+    assert len(entry.content.exercises) == len(list((root / "exercises").glob("*/exercise.yaml")))
     assert entry.version.startswith("sha-")
     assert registry.entry("nope") is None
 
