@@ -16,6 +16,7 @@ from app.config import ROOT, get_settings
 from app.content.service import load_from_settings
 from app.courses import offerings_admin
 from app.courses import routes as course_routes
+from app.courses.first import first_course_slug
 from app.courses.prefix import CoursePrefixMiddleware
 from app.courses.service import course_or_404, start_watcher
 from app.db import session_factory
@@ -64,6 +65,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     """Load content once at start-up; a broken file is logged, never fatal."""
     if not hasattr(app.state, "course"):
         app.state.course = load_from_settings()
+        app.state.course.slug = first_course_slug()  # the first course knows who it is
     course_watcher = await asyncio.to_thread(start_watcher, app)  # the other courses (issue 27)
     if not (STATIC_DIR / "style.css").is_file():
         log.warning("front-end assets are missing in %s: run `make assets`", STATIC_DIR)

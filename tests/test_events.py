@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from app import events
+from app import events, hooks
 from app.db import session_factory
 from app.events import AccountCreated, GradeRecorded
 from app.offerings.models import OfferingRole
@@ -21,7 +21,7 @@ PASSWORD = "correct horse"
 def no_subscribers(monkeypatch: pytest.MonkeyPatch) -> list[events.GradeSubscriber]:
     """An empty subscriber list for this test; the process's own comes back afterwards."""
     subscribers: list[events.GradeSubscriber] = []
-    monkeypatch.setattr(events, "_grade_subscribers", subscribers)
+    monkeypatch.setattr(hooks.GRADE_RECORDED, "plugs", subscribers)
     return subscribers
 
 
@@ -53,7 +53,7 @@ def test_a_failing_subscriber_fails_the_recording(
 def no_account_subscribers(monkeypatch: pytest.MonkeyPatch) -> list[events.AccountSubscriber]:
     """An empty account subscriber list for this test."""
     subscribers: list[events.AccountSubscriber] = []
-    monkeypatch.setattr(events, "_account_subscribers", subscribers)
+    monkeypatch.setattr(hooks.ACCOUNT_CREATED, "plugs", subscribers)
     return subscribers
 
 

@@ -4,54 +4,61 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
-from app import cli, events
+from app import cli, hooks
+from app.assessments import clock as assessment_clock
 from app.assessments import links as assessment_links
 from app.assessments import locks as assessment_locks
 from app.assessments import scoring as assessment_scoring
 from app.db import session_factory
-from app.lti import grades, linkables, outbox
+from app.lti import outbox
 from app.main import create_app
 from app.offerings import service as offerings
 from app.offerings.models import OfferingRole
-from app.submissions import locks
 from app.users.service import get_user_by_email
 from app.wiring import wire
 
 
 @dataclass
 class Registries:
-    """This test's own (empty) subscriber lists; the process's own come back afterwards."""
+    """This test's own (empty) plug lists; the process's own come back afterwards."""
 
-    grades: list[events.GradeSubscriber]
-    accounts: list[events.AccountSubscriber]
-    locks: list[locks.LockProvider]
-    scores: dict[str, grades.ScoreReader]
-    links: dict[str, linkables.LinkKind]
+    plugs: dict[str, list[Any]]
+    keyed: dict[str, dict[str, Any]]
 
     def wired(self) -> bool:
-        """Whether everything `wire` registers is registered, once and in order."""
-        return (
-            self.grades == [outbox.post_recorded_grade, assessment_scoring.settle_recorded_grade]
-            and self.accounts == [offerings.join_first_on_creation]
-            and self.locks == [assessment_locks.exam_lock]
-            and self.scores == {"assessment": assessment_scoring.released_score}
-            and self.links == {"assessment": assessment_links.ASSESSMENT_LINKS}
-        )
+        """Whether everything `wire` plugs in is plugged, once and in order."""
+        return self.plugs == {
+            "grade_recorded": [
+                outbox.post_recorded_grade,
+                assessment_scoring.settle_recorded_grade,
+            ],
+            "account_created": [offerings.join_first_on_creation],
+            "locks": [assessment_locks.exam_lock],
+            "result_hold": [assessment_locks.result_hold],
+            "practice_closed": [assessment_locks.practice_lock],
+            "background": [assessment_clock.hand_in_overdue],
+        } and self.keyed == {
+            "score_readers": {"assessment": assessment_scoring.released_score},
+            "link_kinds": {"assessment": assessment_links.ASSESSMENT_LINKS},
+        }
 
 
 @pytest.fixture
 def empty(monkeypatch: pytest.MonkeyPatch) -> Registries:
-    """Nothing subscribed or registered, as in a process that has just started."""
-    found = Registries(grades=[], accounts=[], locks=[], scores={}, links={})
-    monkeypatch.setattr(events, "_grade_subscribers", found.grades)
-    monkeypatch.setattr(events, "_account_subscribers", found.accounts)
-    monkeypatch.setattr(locks, "_providers", found.locks)
-    monkeypatch.setattr(grades, "_score_readers", found.scores)
-    monkeypatch.setattr(linkables, "_kinds", found.links)
+    """Nothing plugged in, as in a process that has just started."""
+    found = Registries(plugs={}, keyed={})
+    for point in hooks.declared():
+        if isinstance(point, hooks.Registry):
+            found.keyed[point.name] = {}
+            monkeypatch.setattr(point, "plugs", found.keyed[point.name])
+        else:
+            found.plugs[point.name] = []
+            monkeypatch.setattr(point, "plugs", found.plugs[point.name])
     return found
 
 

@@ -11,10 +11,12 @@ import datetime as dt
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.assessments.clock import apply_accommodation
 from app.assessments.models import Accommodation
-from app.assessments.schema import COURSE_SLUG, AssessmentFile
+from app.assessments.schema import AssessmentFile
 from app.assessments.service import AssessmentError, accommodation_of, stamp
-from app.models_base import as_utc
+from app.courses.first import first_course_slug
+from app.models_base import as_utc, utcnow
 from app.offerings.access import is_member_here, offering_id_here, work_here
 from app.users.models import Role, User
 
@@ -31,6 +33,7 @@ def set_accommodation(
     closes_at: dt.datetime | None,
     reason: str,
     by: User,
+    course_slug: str | None = None,
 ) -> Accommodation:
     """Store (or replace) one student's accommodation; a bad one changes nothing."""
     student = session.get(User, user_id)
@@ -60,7 +63,7 @@ def set_accommodation(
     if row is None:
         row = Accommodation(
             user_id=user_id,
-            course_slug=COURSE_SLUG,
+            course_slug=course_slug or first_course_slug(),
             offering_id=offering_id,
             assessment_slug=spec.slug,
         )
@@ -68,6 +71,10 @@ def set_accommodation(
     row.extra_minutes = extra_minutes
     row.opens_at, row.closes_at = opens_at, closes_at
     row.reason, row.set_by = reason[:2000], by.id
+    session.flush()
+    apply_accommodation(
+        session=session, spec=spec, user_id=user_id, offering_id=offering_id, now=utcnow()
+    )
     session.commit()
     return row
 

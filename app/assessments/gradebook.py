@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-from sqlalchemy import Select, select
+from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session
 
 from app.assessments.loader import assessments_for
@@ -88,3 +88,15 @@ def assessment_cells(
                 cell.best, cell.released = value, released(attempt, now)
                 cell.late, cell.raw, cell.penalty = standing.late, attempt.score, standing.penalty
     return cells
+
+
+def attempt_count(*, session: Session, slug: str) -> int:
+    """How many attempts were made at an assessment in this request's offering (instructor
+    overview: another offering's attempts are not this one's)."""
+    found = session.scalar(
+        select(func.count()).where(
+            AssessmentAttempt.assessment_slug == slug,
+            work_here(session, AssessmentAttempt.offering_id),
+        )
+    )
+    return int(found or 0)

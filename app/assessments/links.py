@@ -10,7 +10,7 @@ from __future__ import annotations
 from app.assessments.loader import assessments_for
 from app.assessments.scoring import KIND
 from app.content.loader import Course
-from app.lti.linkables import Linkable, LinkKind, link_kind
+from app.lti.linkables import Linkable, LinkKind
 
 
 def linkable(course: Course) -> list[Linkable]:
@@ -19,8 +19,3 @@ def linkable(course: Course) -> list[Linkable]:
 
 
 ASSESSMENT_LINKS = LinkKind(kind=KIND, folder="assessments", items=linkable, graded=True)
-
-
-def register() -> None:
-    """In this process: LMS links may name assessments (`assessment:<slug>`)."""
-    link_kind(ASSESSMENT_LINKS)

@@ -124,12 +124,13 @@ def load_assessments(root: Path, course: Course) -> Assessments:
 
 
 def assessments_for(course: Course) -> Assessments:
-    """The assessments of the loaded course, read once per loaded course (reloads re-read)."""
-    root = get_settings().content_dir
+    """The assessments of the loaded course, from its own folder, read once per loaded course
+    (reloads re-read)."""
+    root = course.root or get_settings().content_dir
     with _lock:
         for cached_course, cached_root, found in _cache:
             if cached_course is course and cached_root == root:
                 return found
         found = load_assessments(root, course)
-        _cache[:] = [(course, root, found)]
+        _cache[:] = [(course, root, found), *_cache[:7]]  # a few courses served at once
         return found

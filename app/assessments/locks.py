@@ -1,4 +1,5 @@
-"""What a running attempt closes: an exercise's hints, model solutions and hidden tests."""
+"""What a running attempt closes (hints, solutions, hidden tests, practice of its own items),
+and what an attempt holds back until its release (the verdict of its handed-in code)."""
 
 from __future__ import annotations
 
@@ -9,24 +10,35 @@ from sqlalchemy.orm import Session
 
 from app.assessments.models import AssessmentAttempt
 from app.models_base import as_utc
-from app.submissions.locks import Lockable, provide_locks
+from app.submissions.locks import Lockable
+from app.submissions.models import attempt_of
 
 WORDS = {"hints": "Hints", "solutions": "Model solutions", "hidden_tests": "Hidden tests"}
+
+
+def _title(attempt: AssessmentAttempt) -> str:
+    return str((attempt.rules or {}).get("title") or attempt.assessment_slug)
+
+
+def _running(session: Session, user_id: int, now: dt.datetime) -> list[AssessmentAttempt]:
+    """This student's attempts that are open and within their time."""
+    return list(
+        session.scalars(
+            select(AssessmentAttempt).where(
+                AssessmentAttempt.user_id == user_id,
+                AssessmentAttempt.status == "open",
+                AssessmentAttempt.deadline > now,
+            )
+        )
+    )
 
 
 def exam_lock(
     *, session: Session, user_id: int, exercise_slug: str, what: Lockable, now: dt.datetime
 ) -> str | None:
     """Why `what` is closed for this student now (a running attempt asks this exercise), or None."""
-    running = session.scalars(
-        select(AssessmentAttempt).where(
-            AssessmentAttempt.user_id == user_id,
-            AssessmentAttempt.status == "open",
-            AssessmentAttempt.deadline > now,
-        )
-    )
     key = f"x:{exercise_slug}"
-    for attempt in running:
+    for attempt in _running(session, user_id, now):
         if any(item["key"] == key for item in attempt.items) and not attempt.rules.get(what):
             until = as_utc(attempt.deadline).strftime("%H:%M UTC")
             return (
@@ -36,6 +48,39 @@ def exam_lock(
     return None
 
 
-def subscribe() -> None:
-    """Close hints, solutions and hidden tests of a running exam's exercises in this process."""
-    provide_locks(exam_lock)
+def practice_lock(*, session: Session, user_id: int, item_key: str, now: dt.datetime) -> str | None:
+    """Why practising this item is closed to this student now: a running attempt of theirs
+    holds it and its assessment does not open practice (`open_during: practice`)."""
+    for attempt in _running(session, user_id, now):
+        held = any(item["key"] == item_key for item in attempt.items)
+        if held and not attempt.rules.get("practice"):
+            until = as_utc(attempt.deadline).strftime("%H:%M UTC")
+            what = "question" if item_key.startswith("q:") else "exercise"
+            return (
+                f"This {what} is part of your running attempt at '{_title(attempt)}', so "
+                f"practising it is closed until your attempt ends (at {until}); answer it in "
+                "the attempt."
+            )
+    return None
+
+
+def result_hold(*, session: Session, purpose: str, user_id: int, now: dt.datetime) -> str | None:
+    """Why an assessment answer's verdict is held from its student: the attempt's score is not
+    released yet (the same rule as the attempt's own page)."""
+    attempt_id = attempt_of(purpose)
+    if attempt_id is None:
+        return None
+    attempt = session.get(AssessmentAttempt, attempt_id)
+    if attempt is None:
+        return None
+    if attempt.release_at is not None and as_utc(attempt.release_at) <= now:
+        return None
+    when = (
+        f"at {as_utc(attempt.release_at).strftime('%Y-%m-%d %H:%M UTC')}"
+        if attempt.release_at is not None
+        else "when your instructor releases the scores"
+    )
+    return (
+        f"This code is your answer in '{_title(attempt)}'; its result is shown with the "
+        f"attempt's score, released {when}."
+    )

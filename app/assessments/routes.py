@@ -20,6 +20,7 @@ from app.config import get_settings
 from app.content.loader import Course
 from app.content.render import render_markdown
 from app.content.service import CourseDep
+from app.courses.service import request_registry
 from app.db import SessionDep
 from app.jobs.base import JobQueue
 from app.jobs.deps import QueueDep
@@ -70,14 +71,25 @@ def spec_or_404(course: Course, slug: str) -> AssessmentFile:
 
 
 def _attempt(
-    queue: JobQueue, session: Session, course: Course, user: User, attempt_id: int
-) -> tuple[AssessmentAttempt, AssessmentFile]:
-    """The student's own attempt, handed in first if its time ran out."""
-    attempt = service.own_attempt(session=session, attempt_id=attempt_id, user=user)
+    queue: JobQueue, session: Session, request: Request, user: User, attempt_id: int
+) -> tuple[AssessmentAttempt, AssessmentFile, Course]:
+    """The student's own attempt with its course, handed in first if its time ran out."""
+    attempt, course = _own(session, request, user, attempt_id)
     service.finish_if_due(
         session=session, course=course, attempt=attempt, now=utcnow(), enqueue=queue.enqueue
     )
-    return attempt, spec_or_404(course, attempt.assessment_slug)
+    return attempt, spec_or_404(course, attempt.assessment_slug), course
+
+
+def _own(
+    session: Session, request: Request, user: User, attempt_id: int
+) -> tuple[AssessmentAttempt, Course]:
+    """The student's own attempt and the course it was started in (whatever the address)."""
+    attempt = service.own_attempt(session=session, attempt_id=attempt_id, user=user)
+    course = request_registry(request).content(attempt.course_slug)
+    if course is None:
+        raise HTTPException(404, f"The course '{attempt.course_slug}' is no longer served.")
+    return attempt, course
 
 
 @router.get("/assessments", include_in_schema=False)
@@ -102,7 +114,8 @@ def intro_page(
     if user is None:
         return RedirectResponse(f"/login?next=/assessments/{slug}", status_code=303)
     now = utcnow()
-    here = service.work_offering(session=session, user_id=user.id)  # its attempts and window
+    # its attempts and window
+    here = service.work_offering(session=session, course=course, user_id=user.id)
     attempts = service.attempts_of(session=session, slug=slug, user_id=user.id, offering_id=here)
     for attempt in attempts:
         service.finish_if_due(
@@ -151,12 +164,11 @@ def attempt_page(
     attempt_id: RowId,
     request: Request,
     session: SessionDep,
-    course: CourseDep,
     user: CurrentUser,
     queue: QueueDep,
 ) -> Response:
     """The exam while it runs (answers filled in from the server), else its result."""
-    attempt, spec = _attempt(queue, session, course, user, attempt_id)
+    attempt, spec, course = _attempt(queue, session, request, user, attempt_id)
     answers = service.answers_of(session=session, attempt=attempt)
     now = utcnow()
     name = "assessments/exam.html" if attempt.status == "open" else "assessments/result.html"
@@ -177,13 +189,12 @@ async def attempt_form(
     attempt_id: RowId,
     request: Request,
     session: SessionDep,
-    course: CourseDep,
     user: CurrentUser,
     queue: QueueDep,
 ) -> Response:
     """Without JavaScript: save every field of the form, and hand in when asked."""
     form = await request.form()
-    attempt, _ = _attempt(queue, session, course, user, attempt_id)
+    attempt, _, course = _attempt(queue, session, request, user, attempt_id)
     now = utcnow()
     if attempt.status == "open":
         for index, entry in enumerate(attempt.items):
@@ -248,10 +259,10 @@ def start_api(
 
 @router.get("/api/assessments/attempts/{attempt_id}", responses=errors(401, 403, 404, 422))
 def read_api(
-    attempt_id: RowId, session: SessionDep, course: CourseDep, user: CurrentUser, queue: QueueDep
+    attempt_id: RowId, request: Request, session: SessionDep, user: CurrentUser, queue: QueueDep
 ) -> dict[str, Any]:
     """Your attempt: time left, items, saved answers; its score once released."""
-    attempt, _ = _attempt(queue, session, course, user, attempt_id)
+    attempt, _, _ = _attempt(queue, session, request, user, attempt_id)
     answers = service.answers_of(session=session, attempt=attempt)
     return attempt_state(attempt, answers, utcnow())
 
@@ -263,13 +274,13 @@ def read_api(
 def save_api(
     attempt_id: RowId,
     body: Annotated[AnswerIn, Body()],
+    request: Request,
     session: SessionDep,
-    course: CourseDep,
     user: CurrentUser,
     queue: QueueDep,
 ) -> dict[str, Any]:
     """Autosave one answer; 409 after the deadline (nothing saved, the attempt handed in)."""
-    attempt = service.own_attempt(session=session, attempt_id=attempt_id, user=user)
+    attempt, course = _own(session, request, user, attempt_id)
     row = _save(queue, session, course, attempt, body.item, body.value)
     return {"item": row.item_key, "saves": row.saves, "saved_at": row.updated_at.isoformat()}
 
@@ -279,14 +290,14 @@ def save_api(
 )
 def submit_api(
     attempt_id: RowId,
+    request: Request,
     session: SessionDep,
-    course: CourseDep,
     user: CurrentUser,
     queue: QueueDep,
     body: Annotated[SubmitIn | None, Body()] = None,
 ) -> dict[str, Any]:
     """Hand the attempt in now (the page calls it when its clock reaches zero)."""
-    attempt, _ = _attempt(queue, session, course, user, attempt_id)
+    attempt, _, course = _attempt(queue, session, request, user, attempt_id)
     if attempt.status == "open":
         service.finish_attempt(
             session=session,

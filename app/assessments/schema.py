@@ -10,7 +10,6 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from graders import SLUG_RE
 
 MAX_TIME_LIMIT_MINUTES = 7 * 24 * 60
-COURSE_SLUG = "positional-embeddings"  # today's single course; offerings will scope by id
 
 
 class Strict(BaseModel):
@@ -72,6 +71,10 @@ class OpenDuring(Strict):
     solutions: bool = Field(default=False, description="The exercises' model solutions.")
     hidden_tests: bool = Field(
         default=False, description="What the exercises' hidden tests check, in graded reports."
+    )
+    practice: bool = Field(
+        default=False,
+        description="Practising the attempt's own quiz questions and exercises outside it.",
     )
 
 

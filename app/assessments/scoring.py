@@ -17,14 +17,13 @@ from app.content.loader import Course
 from app.content.schemas import Question
 from app.courses.service import process_registry
 from app.deadlines.policy import DEFAULT, Lateness, after_penalty, judge, policy_for
-from app.events import GradeRecorded, on_grade_recorded
-from app.lti.grades import read_scores_of
+from app.events import GradeRecorded
 from app.lti.outbox import queue_grade
 from app.models_base import as_utc, utcnow
 from app.offerings.service import in_offering, offering_and_legacy, work_in
 from app.quiz.grading import grade_question, variant_params
 from app.quiz.service import normalise_answer
-from app.submissions.models import Submission
+from app.submissions.models import Submission, attempt_purpose
 from app.submissions.service import SubmissionError, create_submission
 from app.users.models import User
 
@@ -106,6 +105,10 @@ def submit_exercises(
                 framework=saved.value["framework"],
                 mode="submit",
                 max_bytes=get_settings().max_code_bytes,
+                course_slug=attempt.course_slug,
+                content_version=process_registry().version(attempt.course_slug),
+                purpose=attempt_purpose(attempt.id),
+                offering_id=attempt.offering_id,
             )
         except SubmissionError:
             continue  # stays without a submission: the item scores 0
@@ -125,7 +128,9 @@ def answers_of_attempt(session: Session, attempt_id: int) -> dict[str, Assessmen
 
 
 def settle(*, session: Session, attempt: AssessmentAttempt) -> bool:
-    """Fill in exercise scores that are graded; once all are, store the attempt's score."""
+    """Fill in exercise scores that are graded; once all are, store the attempt's score and
+    queue its LMS post. Never commits: it runs inside the grade recorder's transaction too
+    (`hooks.GRADE_RECORDED`), so the caller commits the grade and all that follows at once."""
     if attempt.status != "submitted" or attempt.results is None:
         return False
     answers = answers_of_attempt(session, attempt.id)
@@ -148,7 +153,6 @@ def settle(*, session: Session, attempt: AssessmentAttempt) -> bool:
     if not waiting:
         got = sum(r["score"] or 0.0 for r in items.values())
         attempt.score = got / total if total else 0.0
-    session.commit()
     if not waiting:
         queue_grade(
             session=session,
@@ -157,14 +161,14 @@ def settle(*, session: Session, attempt: AssessmentAttempt) -> bool:
             slug=attempt.assessment_slug,
             not_before=attempt.release_at,
         )
-        session.commit()
+    session.flush()
     return not waiting
 
 
 def settle_for_submission(*, session: Session, submission_id: int) -> None:
     """A graded submission that belongs to a handed-in attempt completes that attempt's score.
 
-    Called in the grader's transaction, after the report is written: settling commits both.
+    Called in the grader's transaction, after the report is written; the grader commits both.
     """
     attempt_id = session.scalar(
         select(AssessmentAnswer.attempt_id).where(AssessmentAnswer.submission_id == submission_id)
@@ -203,16 +207,18 @@ def set_release(*, session: Session, attempt: AssessmentAttempt) -> None:
     rules = attempt.rules or {}
     if attempt.submitted_at is None or "release" not in rules:
         return
-    found = session.scalar(  # the accommodation of the offering the attempt was made in
+    # after_close waits for every student's window in the attempt's offering (a make-up
+    # sitting too), so no one's results are out while another student may still sit it.
+    found = session.scalar(
         select(Accommodation)
         .where(
-            Accommodation.user_id == attempt.user_id,
             Accommodation.assessment_slug == attempt.assessment_slug,
+            Accommodation.closes_at.is_not(None),
             in_offering(
                 session=session, column=Accommodation.offering_id, offering_id=attempt.offering_id
             ),
         )
-        .order_by(Accommodation.id)
+        .order_by(Accommodation.closes_at.desc(), Accommodation.id)
     )
     release = rules["release"]
     attempt.release_at = release_time(
@@ -318,11 +324,5 @@ def regrade(*, session: Session, course: Course, attempt: AssessmentAttempt) -> 
     attempt.score = None
     session.commit()
     settle(session=session, attempt=attempt)
+    session.commit()
     return attempt.score
-
-
-def subscribe() -> None:
-    """In this process: settle exam scores as their exercises are graded, and give the LMS
-    outbox the released score of an assessment."""
-    on_grade_recorded(settle_recorded_grade)
-    read_scores_of("assessment", released_score)

@@ -9,18 +9,20 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.assessments import scoring
 from app.assessments.loader import find_exercise, find_question
 from app.assessments.models import Accommodation, AssessmentAnswer, AssessmentAttempt
-from app.assessments.schema import COURSE_SLUG, AssessmentFile, Item
+from app.assessments.schema import AssessmentFile, Item
 from app.content.loader import Course
+from app.courses.first import first_course_slug
 from app.deadlines.policy import policy_for, refusal_message
 from app.errors import DomainError
 from app.models_base import as_utc
-from app.offerings.access import offering_in_request, work_here
+from app.offerings.access import offering_in_request
 from app.offerings.service import in_offering, offering_for_work
 from app.quiz.service import normalise_answer
 from app.users.models import User
@@ -46,11 +48,20 @@ class Window:
     extra_minutes: float
 
 
-def work_offering(*, session: Session, user_id: int) -> int | None:
-    """The offering a student's attempt made in this request counts in, so that each offering
-    has its own attempts and accommodations (the one the URL names, else their newest)."""
+def course_slug_of(course: Course) -> str:
+    """The course's permanent slug (content loaded outside the registry: the first course)."""
+    return course.slug or first_course_slug()
+
+
+def work_offering(*, session: Session, course: Course, user_id: int) -> int | None:
+    """The offering of this course a student's attempt made in this request counts in, so that
+    each offering has its own attempts and accommodations (the one the URL names, else their
+    newest)."""
     return offering_for_work(
-        session=session, user_id=user_id, course_slug=COURSE_SLUG, named=offering_in_request()
+        session=session,
+        user_id=user_id,
+        course_slug=course_slug_of(course),
+        named=offering_in_request(),
     )
 
 
@@ -121,6 +132,7 @@ def frozen_rules(spec: AssessmentFile) -> dict[str, Any]:
         "release": release,
         "closes": spec.closes.isoformat(),
         "kind": spec.kind,
+        "title": spec.title,
     }
 
 
@@ -154,7 +166,7 @@ def start_attempt(
     enqueue: Enqueue,
 ) -> AssessmentAttempt:
     """Begin an attempt (or return the one running): seed, items and deadline are fixed now."""
-    offering_id = work_offering(session=session, user_id=user.id)
+    offering_id = work_offering(session=session, course=course, user_id=user.id)
     window = window_for(session=session, spec=spec, user_id=user.id, offering_id=offering_id)
     earlier = attempts_of(session=session, slug=spec.slug, user_id=user.id, offering_id=offering_id)
     for attempt in earlier:
@@ -182,7 +194,7 @@ def start_attempt(
     seed = secrets.randbelow(2**31)
     attempt = AssessmentAttempt(
         user_id=user.id,
-        course_slug=COURSE_SLUG,
+        course_slug=course_slug_of(course),
         offering_id=offering_id,
         assessment_slug=spec.slug,
         # numbered within the offering, after any number already used there
@@ -195,8 +207,24 @@ def start_attempt(
         status="open",
     )
     session.add(attempt)
-    session.commit()
+    try:
+        session.commit()
+    except IntegrityError:  # a second Start at the same moment stored the same number first
+        session.rollback()
+        return _the_running_one(session=session, spec=spec, user=user, offering_id=offering_id)
     return attempt
+
+
+def _the_running_one(
+    *, session: Session, spec: AssessmentFile, user: User, offering_id: int | None
+) -> AssessmentAttempt:
+    """The attempt a simultaneous Start just stored: both clicks get it."""
+    for attempt in attempts_of(
+        session=session, slug=spec.slug, user_id=user.id, offering_id=offering_id
+    ):
+        if attempt.status == "open":
+            return attempt
+    raise AssessmentError(409, f"You have already started '{spec.title}'; reload the page.")
 
 
 def own_attempt(*, session: Session, attempt_id: int, user: User) -> AssessmentAttempt:
@@ -343,6 +371,7 @@ def finish_attempt(
     session.commit()
     scoring.submit_exercises(session=session, course=course, attempt=attempt, enqueue=enqueue)
     scoring.settle(session=session, attempt=attempt)
+    session.commit()
     return attempt
 
 
@@ -363,26 +392,3 @@ def finish_if_due(
     if attempt.status == "submitted" and attempt.score is None:
         scoring.submit_exercises(session=session, course=course, attempt=attempt, enqueue=enqueue)
     return False
-
-
-def overdue_ids(*, session: Session, now: dt.datetime) -> list[int]:
-    """Open attempts past their deadline (what a read of the instructor pages hands in)."""
-    return list(
-        session.scalars(
-            select(AssessmentAttempt.id).where(
-                AssessmentAttempt.status == "open", AssessmentAttempt.deadline <= now
-            )
-        )
-    )
-
-
-def attempt_count(*, session: Session, slug: str) -> int:
-    """How many attempts were made at an assessment in this request's offering (instructor
-    overview: another offering's attempts are not this one's)."""
-    found = session.scalar(
-        select(func.count()).where(
-            AssessmentAttempt.assessment_slug == slug,
-            work_here(session, AssessmentAttempt.offering_id),
-        )
-    )
-    return int(found or 0)

@@ -26,9 +26,9 @@ from sqlalchemy.orm import Session
 
 from app.assessments.loader import find_question, load_assessments
 from app.assessments.models import AssessmentAttempt
-from app.assessments.schema import COURSE_SLUG, AssessmentFile
+from app.assessments.schema import AssessmentFile
 from app.assessments.scoring import item_of
-from app.assessments.service import draw_items, frozen_rules
+from app.assessments.service import course_slug_of, draw_items, frozen_rules
 from app.bench.classroom import SEED, _chance, _right, _wrong
 from app.bench.pages import seed_students
 from app.config import Settings
@@ -116,7 +116,7 @@ def simulate_assessment(
             rows.append(
                 {
                     "user_id": uid,
-                    "course_slug": COURSE_SLUG,
+                    "course_slug": course_slug_of(course),
                     "assessment_slug": slug,
                     "number": 1,
                     "seed": attempt_seed,

@@ -33,9 +33,16 @@ def cmd_validate(args: argparse.Namespace) -> int:
     """Check all content; exit 1 on any problem."""
     from app.authoring.validate import validate_course
 
-    summary = validate_course(
-        grade=not args.no_grade, progress=_progress_printer(), regrade=args.regrade
-    )
+    try:
+        summary = validate_course(
+            grade=not args.no_grade,
+            progress=_progress_printer(),
+            regrade=args.regrade,
+            course_slug=args.course,
+        )
+    except ValueError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return 2
     if args.json:
         print(json.dumps(summary))
     else:
@@ -104,6 +111,9 @@ def add_validate(sub: Any) -> None:
     """Register `validate` on the command line's subparsers."""
     validate = sub.add_parser("validate", help="check every lesson, quiz and exercise")
     validate.add_argument("--json", action="store_true")
+    validate.add_argument(
+        "--course", default=None, help="a course the site serves (default: the first)"
+    )
     validate.add_argument(
         "--no-grade",
         action="store_true",

@@ -66,11 +66,16 @@ class Exercise:
 
 @dataclass
 class Course:
-    """Everything loaded, plus everything that failed to load."""
+    """Everything loaded, plus everything that failed to load, and which course it is: its
+    permanent slug, its folder and the content version served (set by whoever placed it: the
+    course registry, or `content.service.load_from_settings` for the first course)."""
 
     lessons: list[Lesson] = field(default_factory=list)
     exercises: list[Exercise] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    slug: str = ""
+    root: Path | None = None
+    version: str = ""
 
     def lesson(self, slug: str) -> Lesson | None:
         """The lesson with this slug, if it loaded."""

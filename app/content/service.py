@@ -18,13 +18,16 @@ _lock = threading.Lock()
 def load_from_settings() -> Course:
     """Load the course from the folders the settings name."""
     settings = get_settings()
-    return load_course(settings.lessons_dir, settings.exercises_dir)
+    course = load_course(settings.lessons_dir, settings.exercises_dir)
+    course.root = settings.content_dir  # its slug: the registry's, or main's at start-up
+    return course
 
 
 def reload_course(*, request_app: object) -> Course:
     """Re-read content from disk and swap it in atomically."""
     course = load_from_settings()
     with _lock:
+        course.slug = getattr(getattr(request_app, "state", None), "course", course).slug
         request_app.state.course = course  # type: ignore[attr-defined]
     heap.set_aside_again()
     return course

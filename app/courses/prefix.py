@@ -1,4 +1,5 @@
-"""/courses/{course}/... serves the pages and APIs of that course through the usual routes.
+"""/courses/{course}/... (and /api/courses/{course}/...) serves the pages and APIs of that
+course through the usual routes.
 
 Why a path rewrite: every page, form and API of a course (lessons, quizzes, exercises, drafts,
 hints, submissions) then works for every course with one set of routes, and the old URLs keep
@@ -10,7 +11,7 @@ from __future__ import annotations
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.web.course_urls import PREFIX, SCOPE_BASE, SCOPE_COURSE, prefixed, split
+from app.web.course_urls import PREFIX, SCOPE_BASE, SCOPE_COURSE, prefixed, split, split_api
 
 
 class CoursePrefixMiddleware:
@@ -23,7 +24,7 @@ class CoursePrefixMiddleware:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
-        found = split(scope["path"])
+        found = split(scope["path"]) or split_api(scope["path"])
         if found is None or found[0] not in _known(scope):
             await self.app(scope, receive, send)
             return

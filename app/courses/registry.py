@@ -227,6 +227,9 @@ class Registry:
                 entry.content = root  # the app's own (a live reload may have swapped it)
             if entry.content is None or not entry.version:
                 self._load(entry)
+            if entry.content is not None:  # the course knows who it is (issue 47)
+                entry.content.slug, entry.content.root = entry.slug, entry.source.folder
+                entry.content.version = entry.version
             return entry
 
     def entries(self) -> list[CourseEntry]:

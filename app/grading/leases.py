@@ -101,7 +101,9 @@ def finish(*, session: Session, held: Claim, report: dict[str, Any]) -> bool:
     """Store the final report if the lease is still ours (or the job was only re-queued).
 
     False when another run took the job over or already finished it: nothing is written, so
-    a submission never gets a second final report.
+    a submission never gets a second final report. A failure while storing (a subscriber's too)
+    rolls the whole grade back and propagates: the row stays leased and the reaper re-queues it
+    when the lease runs out.
     """
     result = session.execute(
         update(Submission)
@@ -123,22 +125,31 @@ def finish(*, session: Session, held: Claim, report: dict[str, Any]) -> bool:
         )
     )
     stored = bool(result.rowcount == 1)  # type: ignore[attr-defined]
-    if stored and held.mode == "submit":
-        # Same transaction as the report: a stored grade is never left unsent to an LMS, nor an
-        # exam's exercise score unsettled (their subscribers run here).
-        user_id = session.scalar(
-            select(Submission.user_id).where(Submission.id == held.submission_id)
-        )
-        if user_id is not None:
-            grade_recorded(
-                session=session,
-                user_id=user_id,
-                kind="exercise",
-                slug=held.exercise,
-                submission_id=held.submission_id,
-            )
-    session.commit()
+    try:
+        if stored and held.mode == "submit":
+            _tell(session, held)
+        session.commit()
+    except Exception:  # nothing of the grade is kept: the job stays leased, and runs again
+        session.rollback()
+        raise
     return stored
+
+
+def _tell(session: Session, held: Claim) -> None:
+    """Announce the stored grade in its transaction (`hooks.GRADE_RECORDED`): a stored grade is
+    never left unsent to an LMS, nor an exam's exercise score unsettled."""
+    found = session.execute(
+        select(Submission.user_id, Submission.purpose).where(Submission.id == held.submission_id)
+    ).first()
+    if found is not None:
+        grade_recorded(
+            session=session,
+            user_id=found.user_id,
+            kind="exercise",
+            slug=held.exercise,
+            submission_id=held.submission_id,
+            purpose=found.purpose,
+        )
 
 
 def release(*, session: Session, held: Claim) -> bool:

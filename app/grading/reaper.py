@@ -7,7 +7,9 @@ One pass, at most once per interval across the deployment (a lock shared through
    cannot loop for ever;
 2. queued rows older than a grace period that have no message waiting (Redis restarted or
    flushed, the web process died between commit and send) are sent again;
-3. records of sent messages whose rows no longer wait are swept.
+3. records of sent messages whose rows no longer wait are swept;
+4. the background tasks plugged into `hooks.BACKGROUND` run (exam attempts past their deadline
+   are handed in, so nothing waits for a page read).
 Everything it sends may also arrive by another path; `leases.claim` makes the extra run a no-op.
 """
 
@@ -22,6 +24,7 @@ from app.db import session_factory
 from app.grading import leases
 from app.grading.lease_watch import LeaseWatch
 from app.grading.runner import Publisher
+from app.hooks import run_background
 from app.jobs.base import JobQueue
 from app.models_base import utcnow
 
@@ -83,6 +86,10 @@ class Reaper:
             recorded = self.queue.waiting(self.grace_seconds)
             gone = sorted(leases.not_queued(session=session, ids=recorded))
             self.queue.forget(gone)
+        # 4. work kept by the server's clock (overdue exam attempts handed in at their deadline)
+        run_background(
+            session_maker=session_factory("background"), now=utcnow(), enqueue=self.queue.enqueue
+        )
         result = PassResult(requeued=requeued, gave_up=gave_up, resent=resent, swept=len(gone))
         if requeued or gave_up or resent:
             log.warning(

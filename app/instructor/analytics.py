@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 from app.instructor.gradebook import SOLVED
 from app.models_base import as_utc
 from app.offerings.access import students_here, work_here
-from app.submissions.models import Submission
+from app.submissions.models import PRACTICE, Submission
 from app.users.models import User
 
 MAX_DAYS = 60  # longer spans are drawn per week
@@ -71,6 +71,7 @@ def _student_rows(session: Session, slugs: list[str], *, with_report: bool) -> l
                 Submission.exercise_slug.in_(slugs),
                 Submission.mode == "submit",
                 Submission.status == "done",
+                Submission.purpose == PRACTICE,
             )
             .order_by(Submission.created_at, Submission.id)
         ).all()

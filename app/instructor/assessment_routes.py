@@ -12,13 +12,14 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 from starlette.responses import Response
 
-from app.assessments import accommodations, service
+from app.assessments import accommodations, clock, service
+from app.assessments import gradebook as assessment_gradebook
 from app.assessments.loader import assessments_for
 from app.assessments.models import AssessmentAttempt
 from app.assessments.routes import spec_or_404
 from app.assessments.schema import AssessmentFile
 from app.assessments.scoring import regrade, released
-from app.assessments.service import AssessmentError
+from app.assessments.service import AssessmentError, course_slug_of
 from app.content.loader import Course
 from app.content.service import CourseDep
 from app.db import SessionDep
@@ -48,7 +49,7 @@ class AccommodationIn(BaseModel):
 
 def _hand_in_overdue(queue: JobQueue, session: Session, course: Course) -> None:
     now, enqueue = utcnow(), queue.enqueue
-    for attempt_id in service.overdue_ids(session=session, now=now):
+    for attempt_id in clock.overdue_ids(session=session, now=now):
         attempt = session.get(AssessmentAttempt, attempt_id)
         if attempt is not None:
             service.finish_if_due(
@@ -102,7 +103,10 @@ def list_page(
 ) -> Response:
     """Every assessment with its window and how many attempts it has."""
     found = assessments_for(course)
-    counts = {s.slug: service.attempt_count(session=session, slug=s.slug) for s in found.ordered()}
+    counts = {
+        s.slug: assessment_gradebook.attempt_count(session=session, slug=s.slug)
+        for s in found.ordered()
+    }
     return page(
         request,
         "instructor/assessments.html",
@@ -160,6 +164,7 @@ async def accommodation_form(
             closes_at=parse_due(closes) if closes else None,
             reason=str(form.get("reason", "")),
             by=user,
+            course_slug=course_slug_of(course),
         )
     except AssessmentError as exc:
         return _render(request, queue, session, course, user, spec, exc.message, exc.status)
@@ -240,6 +245,7 @@ def set_api(
         closes_at=body.closes_at,
         reason=body.reason,
         by=user,
+        course_slug=course_slug_of(course),
     )
     return accommodations.view(row)
 

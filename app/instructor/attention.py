@@ -19,7 +19,7 @@ from app.instructor.gradebook import SOLVED
 from app.models_base import as_utc
 from app.offerings.access import offering_id_here, students_here, work_here
 from app.progress.models import HintReveal, QuizAttempt
-from app.submissions.models import Submission
+from app.submissions.models import PRACTICE, Submission
 from app.users.models import User
 
 STUCK_TRIES = 3  # this many graded tries on one exercise without solving it is a signal
@@ -99,7 +99,11 @@ def _submissions(session: Session, found: dict[int, Signals]) -> None:
             Submission.created_at,
         )
         .join(User, User.id == Submission.user_id)
-        .where(students_here(), work_here(session, Submission.offering_id))
+        .where(
+            students_here(),
+            work_here(session, Submission.offering_id),
+            Submission.purpose == PRACTICE,  # an exam's answers are not practice
+        )
         .order_by(Submission.created_at, Submission.id)
     )
     for user_id, slug, mode, status, score, created in rows:

@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 from app.deadlines.policy import policy_for
 from app.deadlines.rules import effective_due, late_at
 from app.offerings.service import first_offering_id_query
-from app.submissions.models import Submission
+from app.submissions.models import PRACTICE, Submission
 
 
 def refresh_late_flags(
@@ -38,6 +38,7 @@ def refresh_late_flags(
         select(Submission.id, Submission.created_at, Submission.late).where(
             Submission.user_id == user_id,
             Submission.exercise_slug == slug,
+            Submission.purpose == PRACTICE,  # an exam's answer is never late by practice dates
             func.coalesce(Submission.offering_id, first_offering_id_query()) == here,
         )
     ).all()

@@ -30,7 +30,7 @@ from app.deadlines.rules import Dates, Kind, offering_dates
 from app.models_base import as_utc
 from app.offerings.access import offering_id_here, students_here
 from app.progress.models import QuizAttempt
-from app.submissions.models import Submission
+from app.submissions.models import PRACTICE, Submission
 from app.users.models import User
 
 SOLVED = 0.9999  # a score this high is full marks (floating point)
@@ -301,6 +301,7 @@ def _fill_exercises(
         (
             Submission.mode == "submit",
             Submission.status == "done",
+            Submission.purpose == PRACTICE,  # an exam's code counts in the exam's column
             or_(*_in_offering(session, Submission.offering_id), false()),
         ),
     )

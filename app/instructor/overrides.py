@@ -69,8 +69,13 @@ def set_override(
             created_at=now,
         )
     )
-    grade_recorded(
-        session=session, user_id=submission.user_id, kind="exercise", slug=submission.exercise_slug
+    grade_recorded(  # an exam's answer: its attempt's score and LMS post follow
+        session=session,
+        user_id=submission.user_id,
+        kind="exercise",
+        slug=submission.exercise_slug,
+        submission_id=submission.id,
+        purpose=submission.purpose,
     )
     session.commit()
     return submission

@@ -25,7 +25,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.offerings.access import students_here, work_here
-from app.submissions.models import Submission
+from app.submissions.models import PRACTICE, Submission
 from app.users.models import User
 
 
@@ -96,6 +96,7 @@ def finals(*, session: Session, slug: str) -> list[Final]:
             Submission.exercise_slug == slug,
             Submission.mode == "submit",
             Submission.status == "done",
+            Submission.purpose == PRACTICE,
             students_here(),
             work_here(session, Submission.offering_id),
         )

@@ -61,6 +61,11 @@ def _flag(value: Any, default: bool) -> bool:
     return default if value is None else bool(value)
 
 
+def _context_id(claims: dict[str, Any]) -> str:
+    raw = claims.get(LTI + "context") or {}
+    return str(raw.get("id", "")) if isinstance(raw, dict) else ""
+
+
 def request_claims(claims: dict[str, Any], platform: LtiPlatform) -> dict[str, Any]:
     """What to keep of a deep linking request until the instructor has chosen."""
     settings = claims.get(DEEP_LINKING) or {}
@@ -69,6 +74,7 @@ def request_claims(claims: dict[str, Any], platform: LtiPlatform) -> dict[str, A
     return {
         "pid": platform.id,
         "dep": str(claims.get(LTI + "deployment_id", "")),
+        "ctx": _context_id(claims),
         "ret": str(settings.get("deep_link_return_url", "")),
         "data": settings.get("data"),
         "multi": _flag(settings.get("accept_multiple"), True),
@@ -102,7 +108,13 @@ def unsupported(request: dict[str, Any]) -> tuple[str, str]:
 
 
 def content_items(
-    course: Course, picked: list[str], base_url: str, *, kind: str, lineitem: bool
+    course: Course,
+    picked: list[str],
+    base_url: str,
+    *,
+    kind: str,
+    lineitem: bool,
+    base: str = "",
 ) -> list[dict[str, Any]]:
     """Items of type `kind` for the picked keys; graded LTI links carry a line item if wanted."""
     items: list[dict[str, Any]] = []
@@ -111,7 +123,7 @@ def content_items(
         what, _, slug = key.partition(":")
         check_item(course, what, slug)
         title = titles.get(key, slug)
-        path = target_path(what, slug)
+        path = base + target_path(what, slug)
         if kind == LINK:
             items.append({"type": LINK, "title": title, "url": base_url.rstrip("/") + path})
             continue
@@ -119,7 +131,7 @@ def content_items(
             "type": RESOURCE_LINK,
             "title": title,
             "url": base_url.rstrip("/") + path.split("#")[0],
-            "custom": {"target": key},
+            "custom": {"target": key, **({"course": course.slug} if base else {})},
         }
         if lineitem and graded_in_lms(course, what, slug):
             item["lineItem"] = {"scoreMaximum": 100, "label": title, "tag": key}

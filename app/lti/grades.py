@@ -6,7 +6,6 @@ import datetime as dt
 import logging
 import threading
 from collections.abc import Callable
-from typing import Protocol
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from sqlalchemy import or_, select, update
@@ -16,6 +15,7 @@ from app.config import get_settings
 from app.courses.service import process_registry
 from app.db import database_now
 from app.deadlines.rules import Kind, offering_dates
+from app.hooks import SCORE_READERS, ScoreReader
 from app.lti.http import LmsError, call
 from app.lti.links import UNLINKED, unlinked
 from app.lti.models import LtiContext, LtiGradePost, LtiLink, LtiPlatform, LtiUser
@@ -30,7 +30,7 @@ from app.models_base import utcnow
 from app.offerings.models import Offering
 from app.offerings.service import offering_and_legacy, work_in
 from app.progress.models import QuizAttempt
-from app.submissions.models import Submission
+from app.submissions.models import PRACTICE, Submission
 
 log = logging.getLogger(__name__)
 LEASE_SECONDS = 120
@@ -39,23 +39,10 @@ LINEITEMS_TYPE = "application/vnd.ims.lis.v2.lineitemcontainer+json"
 SCORE_TYPE = "application/vnd.ims.lis.v1.score+json"
 
 
-class ScoreReader(Protocol):
-    """The 0..1 score an LMS receives for one person's item of a kind, or None (nothing yet),
-    from the work done in one offering (None: the first)."""
-
-    def __call__(
-        self, *, session: Session, user_id: int, slug: str, policy: str, offering_id: int | None
-    ) -> float | None: ...
-
-
-# Kinds of items a higher layer scores (assessments: released attempts only), registered at
-# start-up (`app/wiring.py`) instead of imported from here.
-_score_readers: dict[str, ScoreReader] = {}
-
-
 def read_scores_of(kind: str, reader: ScoreReader) -> None:
-    """Let `reader` give the scores of `kind` items from now on in this process."""
-    _score_readers[kind] = reader
+    """Let `reader` give the scores of `kind` items from now on in this process (a plug of
+    `hooks.SCORE_READERS`: kinds scored above this code, such as assessments)."""
+    SCORE_READERS.plug(kind, reader)
 
 
 def _content_due(course_slug: str, kind: str, slug: str) -> dt.datetime | None:
@@ -86,8 +73,9 @@ def score_for(
     judged by the gradebook's own `Dates.counted`, so the LMS and the gradebook agree. Other
     kinds ask their registered reader.
     """
-    if kind in _score_readers:
-        return _score_readers[kind](
+    reader = SCORE_READERS.get(kind)
+    if reader is not None:
+        return reader(
             session=session, user_id=user_id, slug=slug, policy=policy, offering_id=offering_id
         )
     if kind not in ("exercise", "quiz"):
@@ -112,6 +100,7 @@ def score_for(
             Submission.exercise_slug == slug,
             Submission.mode == "submit",
             Submission.status == "done",
+            Submission.purpose == PRACTICE,  # an exam's answer counts in the exam's column
             Submission.score.is_not(None),
             work_in(Submission.offering_id, here, legacy=legacy),
         )

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from app.content.loader import Course
+from app.hooks import LINK_KINDS
 
 
 @dataclass(frozen=True)
@@ -40,24 +41,23 @@ class LinkKind:
         return any(item.slug == slug for item in self.items(course))
 
 
-_kinds: dict[str, LinkKind] = {}
-
-
 def link_kind(kind: LinkKind) -> None:
-    """Let LMS links name items of this kind from now on in this process (idempotent)."""
-    _kinds[kind.kind] = kind
+    """Let LMS links name items of this kind from now on in this process (idempotent; a plug of
+    `hooks.LINK_KINDS`)."""
+    LINK_KINDS.plug(kind.kind, kind)
 
 
 def registered(kind: str) -> LinkKind | None:
     """The registered kind of this name, if any."""
-    return _kinds.get(kind)
+    found: LinkKind | None = LINK_KINDS.get(kind)
+    return found
 
 
 def registered_kinds() -> list[LinkKind]:
     """Every registered kind, in the order registered."""
-    return list(_kinds.values())
+    return list(LINK_KINDS.each())
 
 
 def kind_of_folder(folder: str) -> LinkKind | None:
     """The registered kind whose pages live under `/<folder>/`."""
-    return next((k for k in _kinds.values() if k.folder == folder), None)
+    return next((k for k in registered_kinds() if k.folder == folder), None)

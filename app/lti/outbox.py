@@ -7,8 +7,12 @@ import datetime as dt
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+<<<<<<< HEAD
 from app.db import database_now
 from app.events import GradeRecorded, on_grade_recorded
+=======
+from app.events import GradeRecorded
+>>>>>>> exams47
 from app.lti.models import LtiContext, LtiGradePost, LtiLink, LtiMember, LtiUser
 from app.models_base import as_utc
 
@@ -58,10 +62,8 @@ def queue_grade(
 
 
 def post_recorded_grade(event: GradeRecorded) -> None:
-    """The subscriber: queue the LMS post of a recorded grade, in the recorder's transaction."""
+    """The subscriber: queue the LMS post of a recorded grade, in the recorder's transaction
+    (an exam's answer is not practice: its exam's column gets the exam's score, at release)."""
+    if event.purpose != "practice":
+        return
     queue_grade(session=event.session, user_id=event.user_id, kind=event.kind, slug=event.slug)
-
-
-def subscribe() -> None:
-    """Send every grade recorded in this process to the LMSs that link its item."""
-    on_grade_recorded(post_recorded_grade)

@@ -9,11 +9,14 @@ from urllib.parse import urlencode, urlsplit
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response
+from sqlalchemy.orm import Session
 
 from app.config import get_settings
+from app.content.loader import Course
+from app.courses.service import request_registry
 from app.db import SessionDep
-from app.lti import deeplink, keys, tickets
-from app.lti.launch import Binding, LaunchError, StorageCheck, begin_login, validate_launch
+from app.lti import deeplink, keys, place, tickets
+from app.lti.launch import LTI, Binding, LaunchError, StorageCheck, begin_login, validate_launch
 from app.lti.models import LtiPlatform
 from app.lti.service import handle_launch
 from app.users.deps import OptionalUser
@@ -103,6 +106,22 @@ def _signed_in(session: SessionDep, user: User, target: str) -> Response:
     return response
 
 
+def _course(
+    request: Request, session: Session, platform_id: int, context: Any, claims: dict[str, Any]
+) -> tuple[Course, str]:
+    """The course this launch or deep link works in, and its pages' address prefix."""
+    registry = request_registry(request)
+    context_id = str(context.get("id") or "") if isinstance(context, dict) else ""
+    course = place.course_for(
+        session=session,
+        registry=registry,
+        platform_id=platform_id,
+        context_id=context_id,
+        named=place.named_course(claims),
+    )
+    return course, place.base_of(course, registry)
+
+
 @router.post("/lti/launch", include_in_schema=False, name="lti_launch")
 async def lti_launch(request: Request, session: SessionDep) -> Response:
     """The platform posts the id_token here; a valid launch signs the person in."""
@@ -120,8 +139,9 @@ async def lti_launch(request: Request, session: SessionDep) -> Response:
         platform, claims = validate_launch(
             session=session, id_token=id_token, state=state, binding=binding
         )
+        course, base = _course(request, session, platform.id, claims.get(LTI + "context"), claims)
         launched = handle_launch(
-            session=session, course=request.app.state.course, platform=platform, claims=claims
+            session=session, course=course, platform=platform, claims=claims, base=base
         )
     except StorageCheck as check:
         log.info("LTI launch without the state cookie: asking the LMS's platform storage")
@@ -247,7 +267,8 @@ def deep_link_form(
         return _return_page(
             request, return_url=str(claims["ret"]), jwt_value=jwt_value, count=0, refusal=error[0]
         )
-    items = deeplink.choices(request.app.state.course)
+    course, _ = _course(request, session, int(claims["pid"]), {"id": claims.get("ctx")}, {})
+    items = deeplink.choices(course)
     return render(
         request,
         "lti/deep_link.html",
@@ -276,12 +297,14 @@ async def deep_link_submit(request: Request, session: SessionDep, user: Optional
         if len(picked) > 1 and not claims.get("multi", True):
             raise LaunchError(422, "This LMS accepts one item at a time.", "deep link: multiple")
         platform = _platform(session, claims)
+        course, base = _course(request, session, platform.id, {"id": claims.get("ctx")}, {})
         items = deeplink.content_items(
-            request.app.state.course,
+            course,
             picked,
             str(request.base_url),
             kind=kind,
             lineitem=bool(claims.get("li", True)),
+            base=base,
         )
     except LaunchError as exc:
         return _refuse(request, exc)

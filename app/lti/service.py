@@ -55,6 +55,8 @@ def parse_target(claims: dict[str, Any]) -> tuple[str, str] | None:
     if not isinstance(uri, str):
         return None
     parts = [p for p in urlsplit(uri).path.split("/") if p]
+    if len(parts) >= 3 and parts[0] == "courses":  # another course's page: /courses/<slug>/...
+        parts = parts[2:]
     if len(parts) == 2 and parts[0] in ("exercises", "lessons"):
         return ("exercise" if parts[0] == "exercises" else "lesson", parts[1])
     if len(parts) == 3 and parts[0] == "lessons" and parts[2] == "quiz":
@@ -165,11 +167,17 @@ def upsert_link(
 
 
 def handle_launch(
-    *, session: Session, course: Course, platform: LtiPlatform, claims: dict[str, Any]
+    *,
+    session: Session,
+    course: Course,
+    platform: LtiPlatform,
+    claims: dict[str, Any],
+    base: str = "",
 ) -> Launched:
     """Check the whole launch first, then sign the LMS user in and record course, link, role.
 
-    A refused launch (a student's deep-linking request, an unknown item) writes nothing.
+    `course` is the one the launch works in (`lti.place.course_for`), `base` its pages' address
+    prefix. A refused launch (a student's deep-linking request, an unknown item) writes nothing.
     """
     roles = [str(r) for r in claims.get(LTI + "roles") or []]
     teaching = role_for(roles) == Role.instructor
@@ -206,8 +214,8 @@ def handle_launch(
     if deep_linking:
         return Launched(user=user, target="/lti/deep-link", context=context)
     if target is None:
-        return Launched(user=user, target="/", context=context)
+        return Launched(user=user, target=base + "/", context=context)
     kind, slug = target
     if context is not None and graded_in_lms(course, kind, slug):
         upsert_link(session=session, context=context, kind=kind, slug=slug, claims=claims)
-    return Launched(user=user, target=target_path(kind, slug), context=context)
+    return Launched(user=user, target=base + target_path(kind, slug), context=context)

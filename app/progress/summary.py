@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session
 
 from app.content.loader import Exercise, Lesson
 from app.progress.models import LessonRead, QuizAttempt
-from app.submissions.models import Submission
+from app.submissions.models import PRACTICE, Submission
 
 ExerciseState = Literal["solved", "attempted", "untouched"]
 Kind = Literal["lesson", "exercise"]
@@ -154,7 +154,7 @@ def exercise_stats(
     """Per-exercise standing from one grouped query over the student's submissions."""
     query = (
         select(*_STATS_COLUMNS)
-        .where(Submission.user_id == user_id)
+        .where(Submission.user_id == user_id, Submission.purpose == PRACTICE)
         .group_by(Submission.exercise_slug)
     )
     if slugs is not None:
@@ -211,12 +211,12 @@ _PROGRESS_ROWS = union_all(
         _SOLVED,
         _SUBMITTED,
     )
-    .where(Submission.user_id == _USER)
+    .where(Submission.user_id == _USER, Submission.purpose == PRACTICE)
     .group_by(Submission.exercise_slug),
 )
 _LAST_SUBMISSION = (
     select(Submission.exercise_slug, Submission.created_at)
-    .where(Submission.user_id == _USER)
+    .where(Submission.user_id == _USER, Submission.purpose == PRACTICE)
     .order_by(Submission.created_at.desc(), Submission.id.desc())
     .limit(1)
 )

@@ -14,6 +14,7 @@ from app.content.schemas import MultipleChoice, Question, SingleChoice
 from app.courses.first import first_course_slug
 from app.deadlines.policy import refusal_message
 from app.deadlines.rules import lateness
+from app.hooks import practice_closed
 from app.models_base import utcnow
 from app.offerings.access import offering_in_request
 from app.offerings.service import offering_for_work
@@ -153,7 +154,18 @@ def submit_attempt(
     due: dt.datetime | None = None,
 ) -> tuple[QuizAttempt, GradedQuiz]:
     """Grade and store one attempt (`graded_in`: course slug and content version; `due`: the
-    content's due date, which the offering's own date and late policy may change)."""
+    content's due date, which the offering's own date and late policy may change).
+
+    A quiz holding a question of the student's running exam is refused whole, ungraded: an
+    answer checked here would tell the exam's answer (`hooks.PRACTICE_CLOSED`)."""
+    held = practice_closed(
+        session=session,
+        user_id=user_id,
+        item_keys=[f"q:{lesson_slug}/{question.id}" for question in questions],
+        now=utcnow(),
+    )
+    if held:
+        raise QuizRefused(held)
     refuse_if_closed(
         session=session,
         user_id=user_id,
@@ -175,7 +187,8 @@ def submit_attempt(
 
 
 class QuizRefused(Exception):
-    """An attempt the offering's late policy refuses; the message says when it was due."""
+    """An attempt refused, ungraded: the offering's late policy (the message says when it was
+    due) or a running exam that holds one of its questions (the message says so)."""
 
 
 def refuse_if_closed(

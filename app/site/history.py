@@ -8,7 +8,6 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import RedirectResponse
 from starlette.responses import Response
 
-from app.assessments.locks import exam_lock
 from app.content.loader import Course, Exercise
 from app.content.service import CourseDep
 from app.db import SessionDep
@@ -20,7 +19,8 @@ from app.submissions.attempts import (
     solution_blocks,
     submission_view,
 )
-from app.submissions.service import hidden_tests_open, visible_submission
+from app.submissions.locks import lock_reason
+from app.submissions.service import held_from, hidden_tests_open, visible_submission
 from app.users.deps import OptionalUser
 from app.users.models import Role, User
 from app.web.api import RowId
@@ -57,7 +57,7 @@ def _standing(session: SessionDep, user: User, slug: str) -> ExerciseProgress:
 
 
 def _locked(session: SessionDep, user: User, slug: str) -> str | None:
-    return exam_lock(
+    return lock_reason(  # hooks.LOCKS: a running exam closes the solutions
         session=session, user_id=user.id, exercise_slug=slug, what="solutions", now=utcnow()
     )
 
@@ -132,6 +132,9 @@ def submission_page(
     row = visible_submission(session=session, user=user, submission_id=submission_id)
     if row is None:
         raise HTTPException(404, "There is no submission with that number.")
+    held = held_from(session=session, user=user, row=row, now=utcnow())
+    if held:
+        raise HTTPException(403, held)
     author = ""
     if row.user_id != user.id:
         owner = session.get(User, row.user_id)

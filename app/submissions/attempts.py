@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from app.content.loader import Exercise
 from app.models_base import as_utc, utcnow
-from app.submissions.models import Submission
+from app.submissions.models import PRACTICE, Submission
 from app.submissions.presenter import TestView, Viewer, present, verdict_class, verdict_label
 from app.submissions.views import FRAMEWORK_LABELS
 
@@ -129,11 +129,16 @@ def mode_label(mode: str) -> str:
 
 
 def own_submissions(*, session: Session, user_id: int, exercise_slug: str) -> list[Submission]:
-    """This student's submissions of one exercise, newest first."""
+    """This student's practice submissions of one exercise, newest first (an assessment's
+    answers are shown on the attempt's page, with its score, once released)."""
     return list(
         session.scalars(
             select(Submission)
-            .where(Submission.user_id == user_id, Submission.exercise_slug == exercise_slug)
+            .where(
+                Submission.user_id == user_id,
+                Submission.exercise_slug == exercise_slug,
+                Submission.purpose == PRACTICE,
+            )
             .order_by(Submission.created_at.desc(), Submission.id.desc())
         )
     )

@@ -24,20 +24,33 @@ from app.courses.first import first_course_slug
 from app.db import Base
 from app.models_base import created_at_column, offering_column, utcnow
 
+PRACTICE = "practice"  # a submission's purpose when a student practises (not an exam's answer)
+
+
+def attempt_purpose(attempt_id: int) -> str:
+    """The purpose of the code handed in as an answer of this assessment attempt."""
+    return f"attempt:{attempt_id}"
+
+
+def attempt_of(purpose: str) -> int | None:
+    """The assessment attempt a purpose names, or None for practice."""
+    head, _, tail = purpose.partition(":")
+    return int(tail) if head == "attempt" and tail.isdigit() else None
+
 
 class Submission(Base):
     """Code sent for grading; the row is written before any job is queued."""
 
     __tablename__ = "submissions"
     # The gradebook's rows of one offering, answered from the index alone on PostgreSQL
-    # (migration 0011; issue 27's 2 million submissions).
+    # (migration 0011; issue 27's 2 million submissions; the purpose since 0016).
     __table_args__ = (
         Index(
             "ix_submissions_gradebook",
             "offering_id",
             "user_id",
             "exercise_slug",
-            postgresql_include=["mode", "status", "score", "created_at", "late", "id"],
+            postgresql_include=["mode", "status", "score", "created_at", "late", "id", "purpose"],
         ),
         # An offering's wrong answers to one exercise, grouped by behaviour (migration 0017).
         Index("ix_submissions_behaviour", "offering_id", "exercise_slug", "behaviour_key"),
@@ -74,6 +87,10 @@ class Submission(Base):
     )
     override_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     offering_id: Mapped[int | None] = offering_column()
+    # Why it exists (issue 47): practice, or `attempt:<id>`, an assessment attempt's answer,
+    # which practice readers never count and its student sees only once the attempt's score is
+    # released (migration 0016).
+    purpose: Mapped[str] = mapped_column(String(40), default=PRACTICE, server_default=PRACTICE)
     # The report's behaviour key (docs/report-contract.md): equal keys, equal behaviour.
     behaviour_key: Mapped[str | None] = mapped_column(String(32), default=None)
 

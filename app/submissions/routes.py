@@ -110,6 +110,9 @@ def _visible(session: Any, user: Any, submission_id: int) -> Submission:
     row = service.visible_submission(session=session, user=user, submission_id=submission_id)
     if row is None:
         raise HTTPException(404, "There is no submission with that id.")
+    held = service.held_from(session=session, user=user, row=row, now=utcnow())
+    if held:
+        raise HTTPException(403, held)
     return row
 
 

@@ -13,12 +13,13 @@ from app.courses.first import first_course_slug
 from app.deadlines.policy import refusal_message
 from app.deadlines.rules import effective_due, lateness
 from app.errors import DomainError
+from app.hooks import practice_closed, result_held
 from app.jobs import live
 from app.models_base import utcnow
 from app.offerings.access import offering_in_request
 from app.offerings.service import first_offering_id_query, is_staff, offering_for_work, role_in
 from app.submissions.locks import lock_reason
-from app.submissions.models import Draft, Submission
+from app.submissions.models import PRACTICE, Draft, Submission
 from app.users.models import Role, User
 
 log = logging.getLogger(__name__)
@@ -40,8 +41,15 @@ def create_submission(
     max_bytes: int,
     course_slug: str | None = None,
     content_version: str | None = None,
+    purpose: str = PRACTICE,
+    offering_id: int | None = None,
 ) -> Submission:
-    """Validate, then store the row as 'queued' (the caller queues the job after commit)."""
+    """Validate, then store the row as 'queued' (the caller queues the job after commit).
+
+    An assessment's answer (`purpose` names its attempt, `offering_id` the attempt's offering)
+    is graded under the assessment's rules: the exercise's practice due date and late policy
+    neither refuse, flag nor penalise it, and it is never copied into the practice draft.
+    """
     found = course.exercise(exercise)
     if found is None or (found.meta.draft and user.role != Role.instructor):
         raise SubmissionError(404, f"There is no exercise called '{exercise}'.")
@@ -68,9 +76,21 @@ def create_submission(
         code=code,
         status="queued",
         content_version=content_version,
+        purpose=purpose,
     )
     if course_slug is not None:  # else the first course (the column's default)
         row.course_slug = course_slug
+    if purpose == PRACTICE:
+        held = practice_closed(
+            session=session, user_id=user.id, item_keys=[f"x:{exercise}"], now=utcnow()
+        )
+        if held:  # refused before anything is stored or graded: no feedback, no draft copy
+            raise SubmissionError(409, held)
+    else:  # the assessment already judged when it was handed in
+        row.offering_id = offering_id
+        session.add(row)
+        session.commit()
+        return row
     # The offering it counts in: a student of two terms of one course keeps two grades.
     row.offering_id = offering_for_work(
         session=session,
@@ -137,6 +157,14 @@ def visible_submission(*, session: Session, user: User, submission_id: int) -> S
         where = session.scalar(select(first_offering_id_query()))
     held = None if where is None else role_in(session=session, user_id=user.id, offering_id=where)
     return row if is_staff(held) else None
+
+
+def held_from(*, session: Session, user: User, row: Submission, now: dt.datetime) -> str | None:
+    """Why its student may not read this submission's result now (an exam's answer before the
+    exam's release), or None; staff who read another's work are never held."""
+    if row.purpose == PRACTICE or row.user_id != user.id:
+        return None
+    return result_held(session=session, purpose=row.purpose, user_id=user.id, now=now)
 
 
 def stop_experiment(*, session: Session, course: Course, user: User, submission_id: int) -> str:

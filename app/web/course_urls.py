@@ -16,7 +16,14 @@ ROUTED = (
     "/api/drafts/",
     "/api/lessons",
     "/api/exercises",
+    "/assessments",
+    "/api/assessments",
+    "/instructor/assessments",
+    "/api/instructor/assessments",
 )
+API_PREFIX = "/api/courses/"
+# /api/courses/{course}/lessons and .../exercises are routes of their own (app/courses/routes.py).
+API_OWN = ("/lessons", "/exercises")
 LOGIN_NEXT = "/login?next="
 SCOPE_COURSE = "course"
 SCOPE_BASE = "course_base"
@@ -31,6 +38,17 @@ def split(path: str) -> tuple[str, str] | None:
     if not slug or not (rest == "/" or rest.startswith(ROUTED) or rest + "/" in ROUTED):
         return None
     return slug, rest
+
+
+def split_api(path: str) -> tuple[str, str] | None:
+    """('slug', '/api/rest') for /api/courses/{slug}/rest when /api/rest is a course's API."""
+    if not path.startswith(API_PREFIX):
+        return None
+    slug, _, rest = path[len(API_PREFIX) :].partition("/")
+    inner = "/api/" + rest
+    if not slug or rest == "" or "/" + rest in API_OWN or not inner.startswith(ROUTED):
+        return None
+    return slug, inner
 
 
 def prefixed(location: str, base: str) -> str:

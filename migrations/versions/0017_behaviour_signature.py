@@ -1,7 +1,7 @@
 """behaviour signature: each graded submission's behaviour key, indexed to group wrong answers
 
 Revision ID: 0017_behaviour_signature
-Revises: 0014_assessments_per_offering
+Revises: 0016_submission_purpose
 Create Date: 2026-11-26 10:00:00.000000
 
 The grader's report carries a behaviour signature (docs/report-contract.md); its `key` is kept
@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0017_behaviour_signature"
-down_revision: str | None = "0014_assessments_per_offering"
+down_revision: str | None = "0016_submission_purpose"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

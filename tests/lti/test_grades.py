@@ -6,6 +6,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
+from app import hooks
 from app.db import session_factory
 from app.lti import grades
 from app.lti.http import LmsError
@@ -98,7 +99,7 @@ def test_a_404_for_a_line_item_that_still_exists_makes_no_second_column(
 def test_a_kind_no_reader_scores_is_refused_not_scored_as_an_exercise(
     data_dir: object, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(grades, "_score_readers", {})  # a process nobody wired
+    monkeypatch.setattr(hooks.SCORE_READERS, "plugs", {})  # a process nobody wired
     with (
         session_factory()() as session,
         pytest.raises(LmsError, match="no score reader for 'assessment' items is registered"),

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy.orm import Session
 
+from app import hooks
 from app.assessments.locks import exam_lock
 from app.db import session_factory
 from app.submissions import locks
@@ -27,7 +28,7 @@ def test_the_first_provider_with_a_reason_answers(
     data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     providers: list[locks.LockProvider] = []
-    monkeypatch.setattr(locks, "_providers", providers)
+    monkeypatch.setattr(hooks.LOCKS, "plugs", providers)
     with session_factory()() as session:
         args = {"session": session, "user_id": 1, "exercise_slug": "alibi-bias", "now": NOW}
         assert locks.lock_reason(**args, what="hints") is None  # nobody provides locks: all open
@@ -60,7 +61,7 @@ def test_a_lock_closes_hidden_tests_on_every_page_not_only_the_api(
         course, "exercise", lambda slug: shown if slug == exercise.meta.slug else None
     )
     providers: list[locks.LockProvider] = []
-    monkeypatch.setattr(locks, "_providers", providers)
+    monkeypatch.setattr(hooks.LOCKS, "plugs", providers)
     student = User(id=7, email="s@example.org", name="S", password_hash="x", role=Role.student)
     row = Submission(user_id=7, exercise_slug=exercise.meta.slug, offering_id=None)
     with session_factory()() as session:

@@ -10,19 +10,20 @@ from sqlalchemy.orm import Session
 from app.instructor.clusters.grouping import Row
 from app.models_base import as_utc
 from app.offerings.access import students_here, work_here
-from app.submissions.models import Submission
+from app.submissions.models import PRACTICE, Submission
 from app.users.models import User
 
 
 def clusterable(session: Session) -> list[ColumnElement[bool]]:
-    """Which submissions clusters (and their regrades) may show: students' graded submissions
-    sent in this request's offering. The one place to add a filter on a submission's purpose,
-    so that exam work appears only once its exam is released."""
+    """Which submissions clusters (and their regrades) may show: students' graded practice
+    submissions sent in this request's offering. An exam's code answers are never clustered
+    with practice (they are graded under the exam's rules and stay out of practice readers)."""
     return [
         students_here(),
         work_here(session, Submission.offering_id),
         Submission.mode == "submit",
         Submission.status == "done",
+        Submission.purpose == PRACTICE,
     ]
 
 
