@@ -22,12 +22,8 @@ from app.content.render import render_markdown
 from app.instructor.gradebook import SOLVED
 from app.offerings.access import students_here, work_here
 from app.progress.models import QuizAttempt
-<<<<<<< HEAD
 from app.quiz.service import fill
-from app.submissions.models import Submission
-=======
 from app.submissions.models import PRACTICE, Submission
->>>>>>> exams47
 from app.users.models import User
 
 MIN_FOR_FLAGS = 10  # fewer answers than this say too little to flag a question

@@ -7,12 +7,8 @@ import datetime as dt
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-<<<<<<< HEAD
 from app.db import database_now
-from app.events import GradeRecorded, on_grade_recorded
-=======
 from app.events import GradeRecorded
->>>>>>> exams47
 from app.lti.models import LtiContext, LtiGradePost, LtiLink, LtiMember, LtiUser
 from app.models_base import as_utc
 
