@@ -14,7 +14,7 @@ from app.deadlines.rules import late_at, offering_dues
 from app.instructor.models import ScoreOverride, SubmissionReport
 from app.instructor.overrides import extensions_of, override_log
 from app.models_base import as_utc
-from app.offerings.access import members_here, offering_id_here
+from app.offerings.access import members_here, offering_id_here, work_here
 from app.progress.models import QuizAttempt
 from app.submissions.models import Submission
 from app.users.models import Role, User
@@ -105,8 +105,11 @@ def _deadlines(
 def student_view(
     *, session: Session, course: Course, user: User, exercise: str = ""
 ) -> StudentView:
-    """Submissions (newest first, per exercise), quiz attempts with answers, deadlines."""
-    query = select(Submission).where(Submission.user_id == user.id)
+    """Submissions (newest first, per exercise), quiz attempts with answers, deadlines: only
+    the work done in this request's offering (never the person's work elsewhere)."""
+    query = select(Submission).where(
+        Submission.user_id == user.id, work_here(session, Submission.offering_id)
+    )
     if exercise:
         query = query.where(Submission.exercise_slug == exercise)
     rows = list(session.scalars(query.order_by(Submission.created_at.desc(), Submission.id.desc())))
@@ -127,7 +130,7 @@ def student_view(
     if not exercise:
         attempts = session.scalars(
             select(QuizAttempt)
-            .where(QuizAttempt.user_id == user.id)
+            .where(QuizAttempt.user_id == user.id, work_here(session, QuizAttempt.offering_id))
             .order_by(QuizAttempt.created_at.desc(), QuizAttempt.id.desc())
         )
         for attempt in attempts:
