@@ -16,6 +16,7 @@ ROUTED = (
     "/api/drafts/",
     "/api/lessons",
     "/api/exercises",
+    "/problems",
 )
 LOGIN_NEXT = "/login?next="
 SCOPE_COURSE = "course"
