@@ -1,4 +1,4 @@
-"""`offerings create|list|enroll|roster|admin`: a site administrator's commands for offerings."""
+"""`offerings create|list|enroll|roster|open|admin`: a site administrator's offering commands."""
 
 from __future__ import annotations
 
@@ -77,6 +77,12 @@ def cmd_offerings(args: argparse.Namespace) -> int:
                 print(f"{found.email} is {state} site administrator")
                 return 0
             offering = get_offering(session=session, offering_id=args.offering)
+            if args.offerings_command == "open":
+                offering.is_open = not args.close
+                session.commit()
+                state = "open: anyone signed in may study" if offering.is_open else "closed"
+                print(f"offering {offering.id} ({offering.title}) is {state}")
+                return 0
             if args.offerings_command == "roster":
                 try:
                     text = Path(args.file).read_text(encoding="utf-8")
@@ -121,6 +127,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     roster = commands.add_parser("roster", help="enrol everyone of a CSV (email,name,role)")
     roster.add_argument("offering", type=int)
     roster.add_argument("file", help="a CSV file whose first line is email,name,role")
+    opening = commands.add_parser("open", help="let anyone signed in study in an offering")
+    opening.add_argument("offering", type=int)
+    opening.add_argument("--close", action="store_true", help="close it: code, roster or LMS only")
     admin = commands.add_parser("admin", help="make an account a site administrator")
     admin.add_argument("email")
     admin.add_argument("--revoke", action="store_true", help="take the role back")

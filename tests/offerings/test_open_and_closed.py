@@ -5,6 +5,7 @@ wrong join codes are rate-limited like logins."""
 
 from __future__ import annotations
 
+import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
@@ -160,3 +161,16 @@ def test_working_in_a_closed_offering_makes_no_member(client: TestClient) -> Non
     )
     assert sent.status_code == 202
     assert _places("c@example.org") == []
+
+
+def test_a_site_administrator_opens_and_closes_an_offering(
+    client: TestClient, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with session_factory()() as session:
+        other = create_offering(session=session, course_slug="positional-embeddings", title="B").id
+    assert main(["offerings", "open", str(other)]) == 0
+    assert f"offering {other} (B) is open" in capsys.readouterr().out
+    assert main(["offerings", "open", str(other), "--close"]) == 0
+    with session_factory()() as session:
+        found = session.get(Offering, other)
+        assert found is not None and not found.is_open
