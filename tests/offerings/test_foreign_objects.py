@@ -35,7 +35,16 @@ SECOND = "attention-step-by-step"
 EXERCISE = {FIRST: "sinusoidal-positional-encoding", SECOND: "scaled-dot-product-attention"}
 ROLES = ("student", "ta", "instructor", "none")
 PLACES = ("other_offering", "other_course")
-ID_PARAMS = re.compile(r"^(\w+_id|a|b)$")
+ID_PARAMS = re.compile(r"^(id|\w+_id|a|b)$")
+# Path parameters that name no stored object of a place (content is the course's, read through
+# the request's course; a join code is the key to enter), with why. Any other name must be an id.
+NOT_IDS = {
+    "slug": "a lesson, exercise or assessment of the request's course (content, not a row)",
+    "exercise": "an exercise of the request's course (a draft is the asker's own row)",
+    "course": "a course served here (its pages are public; its rows are reached by id)",
+    "name": "a figure's or a plot's name",
+    "code": "an offering's join code: knowing it is the permission",
+}
 # Path parameters that name an object by id but are not objects of an offering, with why.
 NOT_OBJECT_IDS: dict[str, str] = {}
 # Routes with an id left out of the matrix, with why (none today).
@@ -267,6 +276,16 @@ def _url(path: str, place: Place, first: int) -> str:
     if url.startswith(("/instructor", "/api/")):
         url = f"/offerings/{first}{url}"
     return url
+
+
+def test_every_path_parameter_is_an_id_or_named_with_a_reason() -> None:
+    unknown = {
+        (path, name)
+        for path, _ in all_routes(create_app().routes)
+        for name in re.findall(r"\{(\w+)", path)
+        if not ID_PARAMS.match(name) and name not in NOT_IDS
+    }
+    assert unknown == set()
 
 
 def test_every_route_with_an_id_is_in_the_matrix() -> None:
