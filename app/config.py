@@ -171,8 +171,9 @@ class Settings(BaseSettings):
     new_accounts_join_first_offering: bool = Field(
         default=True,
         description=(
-            "A new account (sign-up or `users create`) joins the first offering, as everyone "
-            "joined the one course before offerings; off: people join by code, roster or LMS."
+            "An account made by `users create --role instructor` teaches the first offering; "
+            "nobody else is placed anywhere (a student joins an open offering by working in "
+            "it, a closed one by code, roster or LMS). Off: instructors are enrolled by hand."
         ),
     )
     pool_warm_on_start: bool = Field(

@@ -171,9 +171,16 @@ def client_on_each_database(
 
 
 def make_token(email: str, role: Role) -> str:
-    """Create an account and return a bearer token for it."""
+    """Create an account in the first offering and return a bearer token for it (a student as
+    a roster would place them; an instructor as `users create --role instructor` does)."""
+    from app.offerings.models import OfferingRole
+    from app.offerings.service import enroll, first_offering
+
     with session_factory()() as session:
         user, _ = create_user(session=session, email=email, password="correct horse", role=role)
+        if role == Role.student:
+            first = first_offering(session=session)
+            enroll(session=session, offering=first, user=user, role=OfferingRole.student)
         return issue_api_token(session=session, user=user)
 
 

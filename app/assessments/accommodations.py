@@ -17,8 +17,10 @@ from app.assessments.schema import AssessmentFile
 from app.assessments.service import AssessmentError, accommodation_of, stamp
 from app.courses.first import first_course_slug
 from app.models_base import as_utc, utcnow
-from app.offerings.access import is_member_here, offering_id_here, work_here
-from app.users.models import Role, User
+from app.offerings.access import offering_id_here, work_here
+from app.offerings.models import OfferingRole
+from app.offerings.service import role_in
+from app.users.models import User
 
 MAX_EXTRA_MINUTES = 7 * 24 * 60
 
@@ -36,8 +38,9 @@ def set_accommodation(
     course_slug: str | None = None,
 ) -> Accommodation:
     """Store (or replace) one student's accommodation; a bad one changes nothing."""
-    student = session.get(User, user_id)
-    if student is None or student.role != Role.student or not is_member_here(session, user_id):
+    here, _ = offering_id_here(session=session)
+    held = None if here is None else role_in(session=session, user_id=user_id, offering_id=here)
+    if held != OfferingRole.student:  # a student of this offering, not a global role
         raise AssessmentError(404, f"There is no student with id {user_id} in this offering.")
     if not 0 <= extra_minutes <= MAX_EXTRA_MINUTES:
         raise AssessmentError(422, f"Extra time must be between 0 and {MAX_EXTRA_MINUTES} minutes.")

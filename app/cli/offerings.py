@@ -1,4 +1,4 @@
-"""`offerings create|list|enroll|roster|admin`: a site administrator's commands for offerings."""
+"""`offerings create|list|enroll|roster|open|admin`: a site administrator's offering commands."""
 
 from __future__ import annotations
 
@@ -44,8 +44,13 @@ def cmd_offerings(args: argparse.Namespace) -> int:
                     ends_at=parse_day(args.ends),
                     with_join_code=not args.no_join_code,
                     known_courses=_known_courses(),
+                    is_open=args.open,
                 )
-                print(f"created offering {offering.id}: {offering.title} ({offering.course_slug})")
+                state = "open" if offering.is_open else "closed"
+                print(
+                    f"created offering {offering.id}: {offering.title} ({offering.course_slug}), "
+                    f"{state}"
+                )
                 if offering.join_code:
                     print(f"join code {offering.join_code}; link /join/{offering.join_code}")
                 return 0
@@ -72,17 +77,21 @@ def cmd_offerings(args: argparse.Namespace) -> int:
                 print(f"{found.email} is {state} site administrator")
                 return 0
             offering = get_offering(session=session, offering_id=args.offering)
+            if args.offerings_command == "open":
+                offering.is_open = not args.close
+                session.commit()
+                state = "open: anyone signed in may study" if offering.is_open else "closed"
+                print(f"offering {offering.id} ({offering.title}) is {state}")
+                return 0
             if args.offerings_command == "roster":
                 try:
                     text = Path(args.file).read_text(encoding="utf-8")
                 except (OSError, UnicodeDecodeError) as exc:
                     return fail(f"cannot read {args.file}: {exc}")
                 result = apply_roster(session=session, offering=offering, lines=parse_roster(text))
-                print(
-                    f"enrolled {result.enrolled} in offering {offering.id}; "
-                    f"{len(result.created)} new account(s)"
-                )
-                for made in result.created_users:  # after the site's address, e.g. https://host
+                print(f"enrolled {result.enrolled} in offering {offering.id}")
+                waiting = [u for u in result.people if not u.password_set]
+                for made in waiting:  # after the site's address, e.g. https://host
                     print(f"set-password link for {made.email}: {make_link(made).path}")
                 return 0
             user = get_user_by_email(session=session, email=args.email)
@@ -106,6 +115,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     create.add_argument("--starts", help="first day, e.g. 2027-01-15")
     create.add_argument("--ends", help="last day, e.g. 2027-05-15")
     create.add_argument("--no-join-code", action="store_true", help="join only by roster or LMS")
+    create.add_argument(
+        "--open", action="store_true", help="anyone signed in may study (default: closed)"
+    )
     listing = commands.add_parser("list", help="every offering with its members and join code")
     listing.add_argument("--json", action="store_true", help="also print the list as JSON")
     enrol = commands.add_parser("enroll", help="put an account in an offering with a role")
@@ -115,6 +127,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     roster = commands.add_parser("roster", help="enrol everyone of a CSV (email,name,role)")
     roster.add_argument("offering", type=int)
     roster.add_argument("file", help="a CSV file whose first line is email,name,role")
+    opening = commands.add_parser("open", help="let anyone signed in study in an offering")
+    opening.add_argument("offering", type=int)
+    opening.add_argument("--close", action="store_true", help="close it: code, roster or LMS only")
     admin = commands.add_parser("admin", help="make an account a site administrator")
     admin.add_argument("email")
     admin.add_argument("--revoke", action="store_true", help="take the role back")

@@ -28,3 +28,8 @@ def first_course_slug() -> str:
     from app.config import get_settings
 
     return slug_in(get_settings().content_dir.resolve())
+
+
+def course_slug_of(scope_course: object) -> str:
+    """The course a request is in: its /courses/{course}/ prefix, else the first course."""
+    return scope_course if isinstance(scope_course, str) and scope_course else first_course_slug()

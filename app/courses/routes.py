@@ -6,6 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import RedirectResponse
+from sqlalchemy.orm import Session
 from starlette.responses import Response
 
 from app.content.loader import Course, Exercise, Lesson, Problem
@@ -15,8 +16,9 @@ from app.courses.registry import CourseEntry, RefreshResult, Registry
 from app.courses.service import course_or_404, request_registry
 from app.db import SessionDep
 from app.offerings.access import InstructorUser
+from app.offerings.standing import staff_of_course
 from app.users.deps import OptionalUser
-from app.users.models import Role, User
+from app.users.models import User
 from app.web.api import errors
 from app.web.templating import render
 
@@ -24,8 +26,9 @@ router = APIRouter()
 ADMIN_PAGE = "/admin/courses"
 
 
-def _drafts(user: User | None) -> bool:
-    return user is not None and user.role == Role.instructor
+def _drafts(session: Session, user: User | None, course: str) -> bool:
+    """Drafts, versions and problems are for the course's staff (no global role)."""
+    return staff_of_course(session=session, user=user, course_slug=course)
 
 
 def base_url(registry: Registry, slug: str) -> str:
@@ -93,28 +96,34 @@ def course_item(registry: Registry, entry: CourseEntry, *, instructor: bool) -> 
 
 
 @router.get("/api/courses", tags=["courses"], responses=errors())
-def api_courses(request: Request, user: OptionalUser) -> list[dict[str, Any]]:
+def api_courses(request: Request, session: SessionDep, user: OptionalUser) -> list[dict[str, Any]]:
     """Every course this site serves, the first course first."""
     registry = request_registry(request)
-    instructor = _drafts(user)
-    return [course_item(registry, e, instructor=instructor) for e in registry.entries()]
+    return [
+        course_item(registry, e, instructor=_drafts(session, user, e.slug))
+        for e in registry.entries()
+    ]
 
 
 @router.get("/api/courses/{course}/lessons", tags=["courses"], responses=errors(404, 422))
-def api_course_lessons(course: str, request: Request, user: OptionalUser) -> list[dict[str, Any]]:
+def api_course_lessons(
+    course: str, request: Request, session: SessionDep, user: OptionalUser
+) -> list[dict[str, Any]]:
     """A course's lessons in order (the shape of GET /api/lessons)."""
     content = course_or_404(request, course)
     base = base_url(request_registry(request), course)
-    lessons = visible_lessons(course=content, include_drafts=_drafts(user))
+    lessons = visible_lessons(course=content, include_drafts=_drafts(session, user, course))
     return [lesson_item(les, base) for les in lessons]
 
 
 @router.get("/api/courses/{course}/exercises", tags=["courses"], responses=errors(404, 422))
-def api_course_exercises(course: str, request: Request, user: OptionalUser) -> list[dict[str, Any]]:
+def api_course_exercises(
+    course: str, request: Request, session: SessionDep, user: OptionalUser
+) -> list[dict[str, Any]]:
     """A course's exercises in order (the shape of GET /api/exercises)."""
     content = course_or_404(request, course)
     base = base_url(request_registry(request), course)
-    exercises = visible_exercises(course=content, include_drafts=_drafts(user))
+    exercises = visible_exercises(course=content, include_drafts=_drafts(session, user, course))
     return [exercise_item(ex, base) for ex in exercises]
 
 

@@ -33,6 +33,8 @@ from app.offerings.access import InstructorUser, offering_prefix, work_here
 from app.users.models import User
 from app.web.api import RowId, errors
 
+NO_ACCOMMODATION = "This student has no accommodation on this assessment."
+
 router = APIRouter(tags=["instructor"])
 
 
@@ -185,7 +187,8 @@ def accommodation_delete_form(
 ) -> Response:
     """Remove a student's accommodation from the page."""
     spec_or_404(course, slug)
-    accommodations.remove_accommodation(session=session, slug=slug, user_id=user_id)
+    if not accommodations.remove_accommodation(session=session, slug=slug, user_id=user_id):
+        raise HTTPException(404, NO_ACCOMMODATION)
     return RedirectResponse(f"{_page_url(slug)}#accommodations", status_code=303)
 
 
@@ -261,5 +264,5 @@ def delete_api(
     """Remove one student's accommodation."""
     spec_or_404(course, slug)
     if not accommodations.remove_accommodation(session=session, slug=slug, user_id=user_id):
-        raise HTTPException(404, "This student has no accommodation on this assessment.")
+        raise HTTPException(404, NO_ACCOMMODATION)
     return Response(status_code=204)

@@ -19,7 +19,7 @@ from app.instructor.overrides import (
 )
 from app.instructor.students_routes import get_person, student_page
 from app.instructor.web import parse_due
-from app.offerings.access import StaffUser, offering_prefix
+from app.offerings.access import StaffUser, offering_prefix, row_here
 from app.submissions.models import Submission
 from app.submissions.presenter import STAFF, submission_json
 from app.web.api import RowId, errors
@@ -29,8 +29,9 @@ FormStr = Annotated[str, Form()]
 
 
 def _submission(session: SessionDep, submission_id: int) -> Submission:
+    """The submission, when it counts in this request's offering (else a plain 404)."""
     row = session.get(Submission, submission_id)
-    if row is None:
+    if row is None or not row_here(session, row.offering_id):
         raise HTTPException(404, "There is no submission with that id.")
     return row
 

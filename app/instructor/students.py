@@ -14,10 +14,11 @@ from app.deadlines.rules import late_at, offering_dues
 from app.instructor.models import ScoreOverride, SubmissionReport
 from app.instructor.overrides import extensions_of, override_log
 from app.models_base import as_utc
-from app.offerings.access import members_here, offering_id_here
+from app.offerings.access import offering_id_here, work_here
+from app.offerings.models import Enrollment, OfferingRole
 from app.progress.models import QuizAttempt
 from app.submissions.models import Submission
-from app.users.models import Role, User
+from app.users.models import User
 
 
 @dataclass
@@ -59,10 +60,19 @@ class StudentView:
     extensions: list[DeadlineExtension]
 
 
-def list_people(*, session: Session) -> list[User]:
-    """Everyone in this request's offering, students first, then by name."""
-    users = session.scalars(select(User).where(members_here()).order_by(User.name, User.email))
-    return sorted(users, key=lambda u: (u.role != Role.student, u.name.lower(), u.email))
+def list_people(*, session: Session) -> list[tuple[User, OfferingRole]]:
+    """Everyone in this request's offering with their role there, students first, then by name."""
+    here, _ = offering_id_here(session=session)
+    rows = session.execute(
+        select(User, Enrollment.role)
+        .join(Enrollment, Enrollment.user_id == User.id)
+        .where(Enrollment.offering_id == here)
+    ).all()
+    people = [(user, OfferingRole(role)) for user, role in rows]
+    return sorted(
+        people,
+        key=lambda p: (p[1] != OfferingRole.student, p[0].name.lower(), p[0].email),
+    )
 
 
 def _history(session: Session, ids: list[int]) -> dict[int, list[SubmissionReport]]:
@@ -105,8 +115,11 @@ def _deadlines(
 def student_view(
     *, session: Session, course: Course, user: User, exercise: str = ""
 ) -> StudentView:
-    """Submissions (newest first, per exercise), quiz attempts with answers, deadlines."""
-    query = select(Submission).where(Submission.user_id == user.id)
+    """Submissions (newest first, per exercise), quiz attempts with answers, deadlines: only
+    the work done in this request's offering (never the person's work elsewhere)."""
+    query = select(Submission).where(
+        Submission.user_id == user.id, work_here(session, Submission.offering_id)
+    )
     if exercise:
         query = query.where(Submission.exercise_slug == exercise)
     rows = list(session.scalars(query.order_by(Submission.created_at.desc(), Submission.id.desc())))
@@ -127,7 +140,7 @@ def student_view(
     if not exercise:
         attempts = session.scalars(
             select(QuizAttempt)
-            .where(QuizAttempt.user_id == user.id)
+            .where(QuizAttempt.user_id == user.id, work_here(session, QuizAttempt.offering_id))
             .order_by(QuizAttempt.created_at.desc(), QuizAttempt.id.desc())
         )
         for attempt in attempts:

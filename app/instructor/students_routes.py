@@ -17,11 +17,13 @@ from app.offerings.access import (
     InstructorUser,
     StaffUser,
     is_member_here,
+    offering_id_here,
     offering_prefix,
     set_role_here,
 )
 from app.offerings.models import OfferingRole
-from app.users.models import Role, User
+from app.offerings.service import role_in
+from app.users.models import User
 from app.web.api import RowId
 
 router = APIRouter(tags=["instructor"])
@@ -55,6 +57,8 @@ def student_page(
 ) -> Response:
     """Render one person's page, with a form error when an action failed."""
     view = student_view(session=session, course=course, user=person, exercise=exercise)
+    here, _ = offering_id_here(session=session)
+    held = None if here is None else role_in(session=session, user_id=person.id, offering_id=here)
     return page(
         request,
         "instructor/student.html",
@@ -63,6 +67,7 @@ def student_page(
         view=view,
         course=course,
         exercise=exercise,
+        role_here=held.value if held is not None else "",
         error=error,
         saved=SAVED.get(request.query_params.get("saved", "")),
     )
@@ -99,10 +104,11 @@ def change_role(
     user: InstructorUser,
     role: Annotated[str, Form()] = "",
 ) -> Response:
-    """Promote a student to instructor, or back; nobody changes their own role."""
+    """Promote a student to instructor of this offering, or back; nobody changes their own
+    role. The role holds in this offering only (there is no global teaching role)."""
     person = get_person(session, user_id)
     problem = None
-    if role not in (Role.student.value, Role.instructor.value):
+    if role not in (OfferingRole.student.value, OfferingRole.instructor.value):
         problem = "Choose the role 'student' or 'instructor'."
     elif person.id == user.id:
         problem = "You cannot change your own role; ask another instructor."
@@ -116,8 +122,6 @@ def change_role(
             error=problem,
             status_code=400,
         )
-    person.role = Role(role)
-    person.role_source = None  # set here: an LMS launch never takes it back
     set_role_here(session, person, OfferingRole(role))
     back = f"{offering_prefix()}/instructor/students/{person.id}?saved=role"
     return RedirectResponse(back, status_code=303)

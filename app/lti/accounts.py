@@ -99,7 +99,8 @@ def upsert_user(
     name: str,
     roles: Sequence[str],
 ) -> tuple[LtiUser, User, bool]:
-    """(link, account, created); names refresh; a new account starts with its launch role."""
+    """(link, account, created); names refresh. The account holds no role by itself: the
+    launch gives one in the offering its LMS course feeds (app/lti/enrolment.py)."""
     link = session.scalar(select(LtiUser).where(LtiUser.issuer == issuer, LtiUser.sub == sub))
     if link is not None:
         user = session.get(User, link.user_id)
@@ -110,45 +111,17 @@ def upsert_user(
             return link, user, False
         session.delete(link)
         session.flush()
-    role = role_for(roles)
     user, _ = create_user(
         session=session,
         email=_email_for(session, issuer, sub, email),
         password=secrets.token_urlsafe(32),  # unknown to anyone: LMS users sign in by launch
-        role=role,
         name=name[:200],
         join_first_offering=False,  # the launch enrols them where the LMS course points
     )
-    user.role_source = FROM_LTI if role == Role.instructor else None
     link = LtiUser(issuer=issuer, sub=sub, user_id=user.id)
     session.add(link)
     session.commit()
     return link, user, True
-
-
-def _teaches_in_a_context(session: Session, user_id: int) -> bool:
-    """Whether any LMS course we know of lists this account as teaching."""
-    rows = session.scalars(
-        select(LtiMember.roles)
-        .join(LtiUser, LtiUser.id == LtiMember.lti_user_id)
-        .where(LtiUser.user_id == user_id)
-    )
-    return any(role_for(joined.split()) == Role.instructor for joined in rows)
-
-
-def settle_role(*, session: Session, user: User, teaching_here: bool) -> User:
-    """Grant or take back an instructor role that came from an LMS; local roles stay as set.
-
-    Teaching in any known LMS course keeps the role (it is global until offerings split it);
-    when none lists the person as teaching any more, an LMS-given role goes back to student.
-    """
-    teaching = teaching_here or _teaches_in_a_context(session, user.id)
-    if teaching and user.role != Role.instructor:
-        user.role, user.role_source = Role.instructor, FROM_LTI
-    elif not teaching and user.role == Role.instructor and user.role_source == FROM_LTI:
-        user.role, user.role_source = Role.student, None
-    session.commit()
-    return user
 
 
 def upsert_member(
@@ -168,8 +141,7 @@ def upsert_member(
         member.roles = joined
     session.commit()
     user = session.get(User, lti_user.user_id)
-    if user is not None:
-        settle_role(session=session, user=user, teaching_here=role_for(roles) == Role.instructor)
+    if user is not None:  # the LMS's role, in the offering this LMS course feeds only
         from app.lti.enrolment import enroll_from_lms  # it imports this module
 
         enroll_from_lms(session=session, context=context, user=user, roles=roles)

@@ -8,10 +8,10 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.lti.accounts import classify_role, role_for
-from app.lti.links import UNLINKED, LinkError, unlinked
+from app.lti.links import UNLINKED, LinkError, find_context, unlinked
 from app.lti.models import LtiContext
 from app.offerings.models import STAFF, Enrollment, OfferingRole
-from app.offerings.service import enroll, first_offering, get_offering
+from app.offerings.service import enroll, first_offering, get_offering, role_in
 from app.users.models import Role, User
 
 FROM_LMS = "lti"
@@ -65,3 +65,23 @@ def enroll_from_lms(
     if found is not None and local_staff and (wanted not in STAFF or found.role == "instructor"):
         return found
     return enroll(session=session, offering=offering, user=user, role=wanted, source=FROM_LMS)
+
+
+def instructs_where_it_feeds(
+    *, session: Session, platform_id: int, context_id: str, user: User
+) -> bool:
+    """Whether the person is an instructor here of the offering this LMS course feeds (one not
+    yet known or linked feeds the first); a role elsewhere counts for nothing."""
+    if user.is_admin:
+        return True
+    found = (
+        find_context(session=session, platform_id=platform_id, context_id=context_id)
+        if context_id
+        else None
+    )
+    if found is not None and unlinked(found):
+        return False
+    where = found.offering_id if found is not None else None
+    if where is None:
+        where = first_offering(session=session).id
+    return role_in(session=session, user_id=user.id, offering_id=where) == OfferingRole.instructor

@@ -10,7 +10,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.content.loader import Course
-from app.lti.accounts import existing_account, role_for, settle_role, upsert_member, upsert_user
+from app.lti.accounts import existing_account, role_for, upsert_member, upsert_user
+from app.lti.enrolment import instructs_where_it_feeds
 from app.lti.launch import LTI, LaunchError
 from app.lti.linkables import kind_of_folder, registered
 from app.lti.links import UNLINKED, context_for, find_context, unlinked
@@ -186,8 +187,8 @@ def handle_launch(
     target = None if deep_linking else parse_target(claims)
     if deep_linking:
         known = existing_account(session=session, issuer=platform.issuer, sub=sub)
-        local_instructor = (
-            known is not None and known.role == Role.instructor and known.role_source is None
+        local_instructor = known is not None and instructs_where_it_feeds(
+            session=session, platform_id=platform.id, context_id=_context_id(claims), user=known
         )
         if not (teaching or local_instructor):
             raise LaunchError(
@@ -207,10 +208,8 @@ def handle_launch(
         roles=roles,
     )
     context = upsert_context(session=session, platform=platform, claims=claims)
-    if context is not None:
+    if context is not None:  # a launch without an LMS course gives no role anywhere
         upsert_member(session=session, context=context, lti_user=lti_user, roles=roles)
-    else:
-        settle_role(session=session, user=user, teaching_here=teaching)
     if deep_linking:
         return Launched(user=user, target="/lti/deep-link", context=context)
     if target is None:

@@ -122,6 +122,15 @@ def work_here(session: Session, column: InstrumentedAttribute[int | None]) -> Co
     return work_in(column, here, legacy=legacy)
 
 
+def row_here(session: Session, offering_id: int | None) -> bool:
+    """Whether a row of work with this offering_id belongs to this request's offering (an
+    object of another place is then looked up as if it did not exist: a plain 404)."""
+    here, legacy = offering_id_here(session=session)
+    if here is None:
+        return False
+    return offering_id == here or (legacy and offering_id is None)
+
+
 def students_here() -> ColumnElement[bool]:
     """SQL: the user is a student of this request's offering (staff pages' queries)."""
     named = _current.get()

@@ -38,6 +38,11 @@ class Offering(Base):
     ends_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     # Whoever has this code (or the /join/{code} link) may join as a student; None: closed.
     join_code: Mapped[str | None] = mapped_column(String(40), unique=True, default=None)
+    # Open: anyone signed in may study here (and becomes a member by working here); closed:
+    # only a join code, a roster, `offerings enroll` or an LMS launch lets someone in.
+    is_open: Mapped[bool] = mapped_column(
+        Boolean, default=False, server_default=false(), nullable=False
+    )
     created_at: Mapped[dt.datetime] = created_at_column()
 
 

@@ -35,11 +35,11 @@ class RosterLine:
 
 @dataclass
 class RosterResult:
-    """What the upload did: accounts made and enrolments written."""
+    """What the upload did: enrolments written, and every listed account (new or not, in the
+    roster's order), so that the reply can treat all alike and say nothing of who existed."""
 
-    created: list[str] = field(default_factory=list)
     enrolled: int = 0
-    created_users: list[User] = field(default_factory=list)
+    people: list[User] = field(default_factory=list)
 
 
 def parse_roster(text: str) -> list[RosterLine]:
@@ -82,7 +82,8 @@ def parse_roster(text: str) -> list[RosterLine]:
 
 
 def apply_roster(*, session: Session, offering: Offering, lines: list[RosterLine]) -> RosterResult:
-    """Create missing accounts (no password yet: they sign in by LMS or get one set) and enrol."""
+    """Create missing accounts (no password yet: they sign in by LMS or get one set) and enrol
+    everyone into this offering only (an existing account gains no other place or view)."""
     result = RosterResult()
     for line in lines:
         user = get_user_by_email(session=session, email=line.email)
@@ -94,9 +95,8 @@ def apply_roster(*, session: Session, offering: Offering, lines: list[RosterLine
                 password=secrets.token_urlsafe(32),
                 name=line.name,
                 join_first_offering=False,
+                password_set=False,  # its owner sets one through the instructor's link
             )
-            result.created.append(line.email)
-            result.created_users.append(user)
         enrolment = enroll(
             session=session,
             offering=offering,
@@ -108,5 +108,6 @@ def apply_roster(*, session: Session, offering: Offering, lines: list[RosterLine
         if created:
             enrolment.created_account = True
         result.enrolled += 1
+        result.people.append(user)
     session.commit()
     return result

@@ -29,6 +29,7 @@ from app.offerings.service import Membership, OfferingError, join_by_code, membe
 from app.users.deps import CurrentUser, OptionalUser
 from app.users.models import User
 from app.users.password_links import PasswordLink, make_link
+from app.users.ratelimit import AuthLimiterDep, FailureLimiter, minutes_text
 from app.web.api import RowId, errors
 from app.web.templating import render
 
@@ -71,10 +72,37 @@ def list_mine(session: SessionDep, user: CurrentUser) -> list[dict[str, Any]]:
     return [membership_json(m) for m in memberships(session=session, user=user)]
 
 
-@router.post("/api/offerings/join", tags=["offerings"], responses=errors(401, 404, 422))
-def join_api(body: JoinIn, session: SessionDep, user: CurrentUser) -> dict[str, Any]:
-    """Join an offering as a student with its invitation code."""
-    offering = join_by_code(session=session, user=user, code=body.code)
+def _join_limited(
+    request: Request, session: Session, user: User, code: str, limiter: FailureLimiter
+) -> Offering:
+    """Join by code; wrong codes count as failed logins do (per address and per account), so
+    32^8 codes cannot be tried one after another."""
+    keys = [
+        f"join:ip:{request.client.host if request.client else 'unknown'}",
+        f"join:user:{user.id}",
+    ]
+    wait = limiter.retry_after(keys)
+    if wait > 0:
+        raise OfferingError(
+            f"too many attempts. Please try again in {minutes_text(wait)}", status=429
+        )
+    try:
+        return join_by_code(session=session, user=user, code=code)
+    except OfferingError:
+        limiter.record_failure(keys)
+        raise
+
+
+@router.post("/api/offerings/join", tags=["offerings"], responses=errors(401, 404, 422, 429))
+def join_api(
+    body: JoinIn,
+    request: Request,
+    session: SessionDep,
+    user: CurrentUser,
+    limiter: AuthLimiterDep,
+) -> dict[str, Any]:
+    """Join an offering as a student with its invitation code (wrong codes are rate-limited)."""
+    offering = _join_limited(request, session, user, body.code, limiter)
     found = next(m for m in memberships(session=session, user=user) if m.offering.id == offering.id)
     return membership_json(found)
 
@@ -91,19 +119,36 @@ def _offering_for_code(session: SessionDep, code: str) -> Offering:
 
 
 @router.get("/join/{code}", include_in_schema=False)
-def join_page(code: str, request: Request, session: SessionDep, user: OptionalUser) -> Response:
+def join_page(
+    code: str,
+    request: Request,
+    session: SessionDep,
+    user: OptionalUser,
+    limiter: AuthLimiterDep,
+) -> Response:
     """The invitation link: log in first, then confirm joining with one button."""
-    offering = _offering_for_code(session, code)
+    keys = [f"join:ip:{request.client.host if request.client else 'unknown'}"]
+    wait = limiter.retry_after(keys)
+    if wait > 0:
+        raise OfferingError(
+            f"too many attempts. Please try again in {minutes_text(wait)}", status=429
+        )
+    try:
+        offering = _offering_for_code(session, code)
+    except OfferingError:
+        limiter.record_failure(keys)
+        raise
     if user is None:
         return RedirectResponse(f"/login?next={quote('/join/' + code, safe='/')}", status_code=303)
     return render(request, "offerings/join.html", user=user, offering=offering, code=code)
 
 
 @router.post("/join/{code}", include_in_schema=False)
-def join_form(code: str, session: SessionDep, user: CurrentUser) -> Response:
+def join_form(
+    code: str, request: Request, session: SessionDep, user: CurrentUser, limiter: AuthLimiterDep
+) -> Response:
     """Join as a student (staff already there keep their role) and go to the course."""
-    _offering_for_code(session, code)
-    join_by_code(session=session, user=user, code=code)  # 404 if replaced since the page
+    _join_limited(request, session, user, code, limiter)  # 404 if replaced since the page
     return RedirectResponse("/?joined=1", status_code=303)
 
 
@@ -135,15 +180,16 @@ def upload_roster(
 ) -> dict[str, Any]:
     """Enrol everyone of the roster in this offering (all lines checked first, or none kept).
 
-    Accounts it creates have no password the person knows: `password_links` holds a one-time
-    set-password link for each (valid PASSWORD_LINK_HOURS) to send them.
+    The reply says nothing of which e-mails had accounts: `password_links` holds a one-time link
+    for every person listed (valid PASSWORD_LINK_HOURS). A link sets a password only for an
+    account whose owner has not chosen one and that holds no place elsewhere; to anyone else
+    it says to sign in as usual.
     """
     offering, result = _upload(session, member, body.csv)
     return {
         "offering": offering.id,
         "enrolled": result.enrolled,
-        "created": result.created,
-        "password_links": [link_json(request, make_link(u)) for u in result.created_users],
+        "password_links": [link_json(request, make_link(u)) for u in result.people],
     }
 
 
@@ -202,7 +248,7 @@ def roster_upload_form(
         return _roster_form(
             request, member, exc.status, errors=[exc.message], csv_text=text[:100_000]
         )
-    links = [link_json(request, make_link(u)) for u in result.created_users]
+    links = [link_json(request, make_link(u)) for u in result.people]
     return _roster_form(request, member, result=result, links=links, links_csv=_links_csv(links))
 
 

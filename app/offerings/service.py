@@ -93,8 +93,8 @@ def first_offering(*, session: Session) -> Offering:
     found = session.scalar(
         select(Offering).where(Offering.course_slug == FIRST_COURSE).order_by(Offering.id).limit(1)
     )
-    if found is None:
-        found = Offering(course_slug=FIRST_COURSE, title="First offering")
+    if found is None:  # the first course's public offering ships open
+        found = Offering(course_slug=FIRST_COURSE, title="First offering", is_open=True)
         session.add(found)
         session.flush()
     return found
@@ -132,8 +132,10 @@ def create_offering(
     ends_at: dt.datetime | None = None,
     with_join_code: bool = True,
     known_courses: Collection[str] | None = None,
+    is_open: bool = False,
 ) -> Offering:
-    """A new offering of a course, with a fresh join code unless asked for none.
+    """A new offering of a course, with a fresh join code unless asked for none; closed
+    unless `is_open` (then anyone signed in may study in it).
 
     `known_courses`: the slugs the site serves (the command line and the admin page pass them;
     an unknown slug is refused). A second offering of the same course with the same title
@@ -164,6 +166,7 @@ def create_offering(
         starts_at=starts_at,
         ends_at=ends_at,
         join_code=new_join_code() if with_join_code else None,
+        is_open=is_open,
     )
     session.add(offering)
     session.commit()
@@ -188,6 +191,7 @@ def offering_rows(*, session: Session, course_slug: str | None = None) -> list[d
             "starts_at": as_utc(o.starts_at).isoformat() if o.starts_at else None,
             "ends_at": as_utc(o.ends_at).isoformat() if o.ends_at else None,
             "join_code": o.join_code,
+            "open": o.is_open,
             "members": counts.get(o.id, 0),
         }
         for o in session.scalars(query)
@@ -230,12 +234,16 @@ def enroll(
 
 
 def join_first(*, session: Session, user: User) -> Enrollment | None:
-    """A new account joins the first offering (instructors as its instructors), if so set."""
-    if not get_settings().new_accounts_join_first_offering:
+    """A new account created as an instructor (`users create --role instructor`) teaches the
+    first offering, if so set. Nobody else is placed anywhere: a student becomes a member of
+    an open offering by working in it, and enters a closed one only by a join code, a roster,
+    `offerings enroll` or an LMS launch."""
+    if not get_settings().new_accounts_join_first_offering or user.role != Role.instructor:
         return None
-    role = OfferingRole.instructor if user.role == Role.instructor else OfferingRole.student
     offering = first_offering(session=session)
-    return enroll(session=session, offering=offering, user=user, role=role, source="signup")
+    return enroll(
+        session=session, offering=offering, user=user, role=OfferingRole.instructor, source="signup"
+    )
 
 
 def join_first_on_creation(event: AccountCreated) -> None:
@@ -248,8 +256,13 @@ def join_first_on_creation(event: AccountCreated) -> None:
 
 
 def subscribe() -> None:
-    """Place every account created in this process in the first offering (if so set)."""
+    """Place every account created in this process in the first offering (if so set), and
+    keep instructors' set-password links off accounts with places elsewhere."""
+    from app.offerings.passwords import refuse_link_use  # it imports this module
+    from app.users.password_links import add_refusal
+
     on_account_created(join_first_on_creation)
+    add_refusal(refuse_link_use)
 
 
 def join_by_code(*, session: Session, user: User, code: str) -> Offering:
@@ -310,7 +323,9 @@ def offering_for_work(
     """The offering a person's new work in a course counts in, so two terms keep two grades.
 
     The offering the request names when they belong to it; else the newest offering of that
-    course they belong to; None when they belong to none (their work then counts nowhere).
+    course they belong to; else an open offering of the course (the named one when open, else
+    the oldest), which they join as a student by this work; None when there is none (their
+    work then counts nowhere: a closed offering is entered only by code, roster or LMS).
     """
     mine = (
         select(Enrollment.offering_id)
@@ -321,4 +336,31 @@ def offering_for_work(
         found = session.scalar(mine.where(Enrollment.offering_id == named))
         if found is not None:
             return found
-    return session.scalar(mine.order_by(Offering.id.desc()).limit(1))
+    found = session.scalar(mine.order_by(Offering.id.desc()).limit(1))
+    if found is not None:
+        return found
+    return _join_open(session=session, user_id=user_id, course_slug=course_slug, named=named)
+
+
+def _join_open(
+    *, session: Session, user_id: int, course_slug: str, named: int | None
+) -> int | None:
+    """Working in an open offering makes a member of it (its staff then see them)."""
+    query = select(Offering).where(Offering.course_slug == course_slug, Offering.is_open)
+    if named is not None:
+        offering = session.scalar(query.where(Offering.id == named))
+    else:
+        offering = session.scalar(query.order_by(Offering.id).limit(1))
+    user = session.get(User, user_id)
+    if offering is None or user is None:
+        return None
+    enroll(
+        session=session,
+        offering=offering,
+        user=user,
+        role=OfferingRole.student,
+        source="open",
+        commit=False,
+    )
+    session.flush()
+    return offering.id

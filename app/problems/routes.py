@@ -9,6 +9,7 @@ from fastapi.responses import RedirectResponse
 from starlette.responses import Response
 
 from app.content.service import CourseDep
+from app.courses.first import course_slug_of
 from app.db import SessionDep
 from app.offerings.access import StaffUser, offering_prefix
 from app.problems import service
@@ -55,6 +56,7 @@ def report_form(
         service.report_problem(
             session=session,
             course=course,
+            course_slug=course_slug_of(request.scope.get("course")),
             user=user,
             kind=kind,
             slug=slug,

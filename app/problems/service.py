@@ -11,7 +11,8 @@ from sqlalchemy.orm import Session
 from app.content.loader import Course
 from app.errors import DomainError
 from app.models_base import utcnow
-from app.offerings.access import is_member_here, members_here
+from app.offerings.access import offering_in_request, row_here, work_here
+from app.offerings.service import offering_for_work
 from app.problems.models import ProblemReport
 from app.submissions.models import Submission
 from app.users.models import User
@@ -44,13 +45,15 @@ def report_problem(
     *,
     session: Session,
     course: Course,
+    course_slug: str,
     user: User,
     kind: str,
     slug: str,
     question_id: str | None,
     message: str,
 ) -> ProblemReport:
-    """Store a report; an exercise's report carries the student's latest submission of it."""
+    """Store a report in the offering the student works in (its staff alone see it); an
+    exercise's report carries the student's latest submission of it in that course."""
     text = message.strip()
     if not text:
         raise ProblemError(400, "Write a few words about the problem, then send the report.")
@@ -59,11 +62,22 @@ def report_problem(
             400, f"Keep the report under {MAX_MESSAGE} characters (yours has {len(text)})."
         )
     _check_target(course, kind, slug, question_id)
+    offering_id = offering_for_work(
+        session=session, user_id=user.id, course_slug=course_slug, named=offering_in_request()
+    )
+    if offering_id is None:
+        raise ProblemError(
+            403, "You are not in an offering of this course yet; join one, then send the report."
+        )
     latest = None
     if kind == "exercise":
         latest = session.scalar(
             select(Submission.id)
-            .where(Submission.user_id == user.id, Submission.exercise_slug == slug)
+            .where(
+                Submission.user_id == user.id,
+                Submission.exercise_slug == slug,
+                Submission.course_slug == course_slug,
+            )
             .order_by(Submission.id.desc())
             .limit(1)
         )
@@ -74,6 +88,7 @@ def report_problem(
         question_id=question_id if kind == "quiz" else None,
         submission_id=latest,
         message=text,
+        offering_id=offering_id,
     )
     session.add(row)
     session.commit()
@@ -89,12 +104,15 @@ class ReportLine:
 
 
 def list_reports(*, session: Session, resolved: bool) -> list[ReportLine]:
-    """Open (or resolved) reports of this offering's people, newest first, with their name."""
+    """Open (or resolved) reports filed in this offering, newest first, with their name."""
     done = ProblemReport.resolved_at.is_not(None)
     rows = session.execute(
         select(ProblemReport, User)
         .join(User, User.id == ProblemReport.user_id)
-        .where(done if resolved else ProblemReport.resolved_at.is_(None), members_here())
+        .where(
+            done if resolved else ProblemReport.resolved_at.is_(None),
+            work_here(session, ProblemReport.offering_id),
+        )
         .order_by(ProblemReport.id.desc())
     ).all()
     return [ReportLine(report, user.name or user.email) for report, user in rows]
@@ -103,7 +121,7 @@ def list_reports(*, session: Session, resolved: bool) -> list[ReportLine]:
 def resolve(*, session: Session, report_id: int, instructor: User) -> ProblemReport:
     """Mark a report resolved (again is harmless: the first resolution stays)."""
     row = session.get(ProblemReport, report_id)
-    if row is None or not is_member_here(session, row.user_id):
+    if row is None or not row_here(session, row.offering_id):
         raise ProblemError(404, "There is no report with that number.")
     if row.resolved_at is None:
         row.resolved_at, row.resolved_by = utcnow(), instructor.id

@@ -8,18 +8,21 @@ from typing import Annotated, Any
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import JSONResponse, RedirectResponse
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
 from app.content.loader import Course, Lesson
-from app.content.service import CourseDep, visible_lessons
+from app.content.service import CourseDep
+from app.courses.first import course_slug_of
 from app.courses.service import graded_in
 from app.db import SessionDep
+from app.offerings.standing import staff_of_course
 from app.progress.models import QuizAttempt
 from app.progress.service import quiz_attempts
 from app.quiz import service
 from app.users.deps import CurrentUser, OptionalUser
-from app.users.models import Role, User
+from app.users.models import User
 from app.web.api import errors
 
 router = APIRouter(tags=["quiz"])
@@ -43,16 +46,15 @@ class QuizAnswersIn(BaseModel):
     )
 
 
-def _lesson(course: Course, slug: str, user: User | None) -> Lesson:
-    drafts = user is not None and user.role == Role.instructor
-    lesson = next(
-        (
-            les
-            for les in visible_lessons(course=course, include_drafts=drafts)
-            if les.meta.slug == slug
-        ),
-        None,
-    )
+def _lesson(
+    request: Request, session: Session, course: Course, slug: str, user: User | None
+) -> Lesson:
+    """The lesson with a quiz; a draft only for staff of this course (no query otherwise)."""
+    lesson = course.lesson(slug)
+    if lesson is not None and lesson.meta.draft:
+        here = course_slug_of(request.scope.get("course"))
+        if not staff_of_course(session=session, user=user, course_slug=here):
+            lesson = None
     if lesson is None:
         raise HTTPException(404, f"There is no lesson called '{slug}'.")
     if not lesson.meta.quiz:
@@ -87,7 +89,7 @@ async def submit_form(
     slug: str, request: Request, session: SessionDep, course: CourseDep, user: OptionalUser
 ) -> Response:
     """Grade the posted form, store the attempt, and show it on the lesson page."""
-    lesson = _lesson(course, slug, user)
+    lesson = _lesson(request, session, course, slug, user)
     if user is None:
         return RedirectResponse(f"/login?next=/lessons/{slug}%23quiz", status_code=303)
     await _body(request)
@@ -135,7 +137,7 @@ async def submit_api(
     slug: str, request: Request, session: SessionDep, course: CourseDep, user: CurrentUser
 ) -> JSONResponse:
     """Grade a quiz attempt sent as JSON and store it; 401 without login."""
-    lesson = _lesson(course, slug, user)
+    lesson = _lesson(request, session, course, slug, user)
     body = _parse(await _body(request))
     attempt, graded = await _submit(
         session=session,
@@ -161,9 +163,9 @@ async def submit_api(
 
 @router.get("/api/lessons/{slug}/quiz/attempts", responses=errors(401, 404, 422))
 def list_attempts(
-    slug: str, session: SessionDep, course: CourseDep, user: CurrentUser
+    slug: str, request: Request, session: SessionDep, course: CourseDep, user: CurrentUser
 ) -> list[dict[str, Any]]:
     """Your own attempts at this quiz, newest first."""
-    _lesson(course, slug, user)
+    _lesson(request, session, course, slug, user)
     rows = quiz_attempts(session=session, user_id=user.id, lesson_slug=slug)
     return [service.api_attempt(row) for row in rows]

@@ -14,15 +14,17 @@ from app.config import get_settings
 from app.content.lab_figure import figure_for, table_for
 from app.content.loader import Course, Exercise, Lesson
 from app.content.service import CourseDep
+from app.courses.first import course_slug_of
 from app.db import SessionDep
 from app.jobs.deps import QueueDep
 from app.models_base import utcnow
+from app.offerings.standing import staff_of_course, staff_of_work
 from app.progress.hint_routes import hint_state
 from app.submissions import drafts, intake, views
 from app.submissions.presenter import Viewer, present
 from app.submissions.service import SubmissionError, hidden_tests_open, visible_submission
 from app.users.deps import OptionalUser
-from app.users.models import Role, User
+from app.users.models import User
 from app.web.api import RowId
 from app.web.templating import render
 
@@ -35,9 +37,15 @@ NOT_LOGGED_IN = (
 )
 
 
-def _exercise(course: Course, slug: str, user: User | None) -> Exercise:
+def _exercise(
+    request: Request, session: Session, course: Course, slug: str, user: User | None
+) -> Exercise:
+    """The exercise; a draft only for staff of this course (no query for a published one)."""
     found = course.exercise(slug)
-    if found is None or (found.meta.draft and (user is None or user.role != Role.instructor)):
+    here = course_slug_of(request.scope.get("course"))
+    if found is None or (
+        found.meta.draft and not staff_of_course(session=session, user=user, course_slug=here)
+    ):
         raise HTTPException(404, f"There is no exercise called '{slug}'.")
     return found
 
@@ -75,7 +83,7 @@ def exercise_response(
     status_code: int = 200,
 ) -> Response:
     """The exercise page: statement, framework tabs, and the editor form with its code."""
-    exercise = _exercise(course, slug, user)
+    exercise = _exercise(request, session, course, slug, user)
     chosen = _framework(exercise, framework)
     editor = drafts.editor_state(
         session=session,
@@ -134,7 +142,7 @@ def submit_form(
     client_id: FormStr = "",
 ) -> Response:
     """The editor form without JavaScript: store the attempt, then show its result page."""
-    exercise = _exercise(course, slug, user)
+    exercise = _exercise(request, session, course, slug, user)
     chosen = framework or exercise.meta.default_framework
 
     def again(error: str, status_code: int) -> Response:
@@ -191,11 +199,12 @@ def result_page(
     if user is None:
         target = quote(f"/exercises/{slug}/results/{submission_id}", safe="/")
         return RedirectResponse(f"/login?next={target}", status_code=303)
-    exercise = _exercise(course, slug, user)
+    exercise = _exercise(request, session, course, slug, user)
     row = visible_submission(session=session, user=user, submission_id=submission_id)
-    if row is None or row.exercise_slug != exercise.meta.slug:
+    here = course_slug_of(request.scope.get("course"))
+    if row is None or row.exercise_slug != exercise.meta.slug or row.course_slug != here:
         raise HTTPException(404, "There is no submission with that id for this exercise.")
-    instructor = user.role == Role.instructor
+    instructor = staff_of_work(session=session, user=user, offering_id=row.offering_id)
     hidden_open = not instructor and hidden_tests_open(
         session=session, course=course, user=user, row=row, now=utcnow()
     )

@@ -10,8 +10,10 @@ from starlette.responses import Response
 
 from app.content.loader import Course, Exercise
 from app.content.service import CourseDep
+from app.courses.first import course_slug_of
 from app.db import SessionDep
 from app.models_base import utcnow
+from app.offerings.standing import staff_of_course, staff_of_work
 from app.progress.summary import UNTOUCHED, ExerciseProgress, exercise_stats
 from app.submissions.attempts import (
     history_rows,
@@ -22,7 +24,7 @@ from app.submissions.attempts import (
 from app.submissions.locks import lock_reason
 from app.submissions.service import held_from, hidden_tests_open, visible_submission
 from app.users.deps import OptionalUser
-from app.users.models import Role, User
+from app.users.models import User
 from app.web.api import RowId
 from app.web.templating import render
 
@@ -35,13 +37,15 @@ def _login_redirect(request: Request) -> Response:
     return RedirectResponse(f"/login?next={quote(target, safe='/')}", status_code=303)
 
 
-def _is_instructor(user: User) -> bool:
-    return user.role == Role.instructor
+def _teaches(request: Request, session: SessionDep, user: User) -> bool:
+    """Staff of an offering of this page's course (or a site administrator): no global role."""
+    slug = course_slug_of(request.scope.get("course"))
+    return staff_of_course(session=session, user=user, course_slug=slug)
 
 
-def _exercise(course: Course, slug: str, user: User) -> Exercise:
+def _exercise(course: Course, slug: str, user: User, teaches: bool) -> Exercise:
     found = course.exercise(slug)
-    if found is None or (found.meta.draft and not _is_instructor(user)):
+    if found is None or (found.meta.draft and not teaches):
         raise HTTPException(404, f"There is no exercise called '{slug}'.")
     return found
 
@@ -69,11 +73,11 @@ def exercise_history(
     """Your own submissions of one exercise, newest first; the solution too once solved."""
     if user is None:
         return _login_redirect(request)
-    exercise = _exercise(course, slug, user)
+    teaches = _teaches(request, session, user)
+    exercise = _exercise(course, slug, user, teaches)
     standing = _standing(session, user, slug)
-    reveal = (solution_open(exercise, standing) and not _locked(session, user, slug)) or (
-        _is_instructor(user)
-    )
+    locked = _locked(session, user, slug)
+    reveal = not locked and (solution_open(exercise, standing) or teaches)
     rows = own_submissions(session=session, user_id=user.id, exercise_slug=slug)
     return render(
         request,
@@ -83,6 +87,7 @@ def exercise_history(
         standing=standing,
         rows=history_rows(rows),
         reveal=reveal,
+        teaches=teaches,
         solutions=solution_blocks(exercise) if reveal else [],
     )
 
@@ -94,12 +99,13 @@ def exercise_solution(
     """The model solutions and the discussion; only after an accepted submit (or to teachers)."""
     if user is None:
         return _login_redirect(request)
-    exercise = _exercise(course, slug, user)
+    teaches = _teaches(request, session, user)
+    exercise = _exercise(course, slug, user, teaches)
     standing = _standing(session, user, slug)
     locked = _locked(session, user, slug)
-    if locked and not _is_instructor(user):
+    if locked:  # a running exam holds everyone taking it, whatever they are elsewhere
         raise HTTPException(403, locked)
-    if not (solution_open(exercise, standing) or _is_instructor(user)):
+    if not (solution_open(exercise, standing) or teaches):
         return render(
             request,
             "history/solution_locked.html",
@@ -114,6 +120,7 @@ def exercise_solution(
         user=user,
         exercise=exercise,
         standing=standing,
+        teaches=teaches,
         solutions=solution_blocks(exercise),
     )
 
@@ -139,7 +146,7 @@ def submission_page(
     if row.user_id != user.id:
         owner = session.get(User, row.user_id)
         author = (owner.name or owner.email) if owner else f"account {row.user_id}"
-    instructor = _is_instructor(user)
+    instructor = staff_of_work(session=session, user=user, offering_id=row.offering_id)
     view = submission_view(
         row,
         exercise=course.exercise(row.exercise_slug),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Annotated, Any
 
 import anyio
@@ -9,6 +10,7 @@ import anyio.to_thread
 from anyio.lowlevel import RunVar
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
+from sqlalchemy.orm import Session
 from starlette.responses import Response
 
 from app.config import get_settings
@@ -16,15 +18,17 @@ from app.content.lab_lessons import lesson_labs
 from app.content.plots import PlotError, UnknownPlot, etag_matches, render_plot
 from app.content.render import pygments_css
 from app.content.service import CourseDep, visible_exercises, visible_lessons
+from app.courses.first import course_slug_of
 from app.db import SessionDep
 from app.offerings.routes import my_offerings
+from app.offerings.standing import staff_of_course
 from app.progress.service import open_lesson
 from app.progress.summary import course_progress
 from app.quiz.views import quiz_view
 from app.site.exercise_pages import exercise_response
 from app.site.health import UNAVAILABLE, HealthOut, health
 from app.users.deps import OptionalUser
-from app.users.models import Role, User
+from app.users.models import User
 from app.web.api import errors
 from app.web.templating import render
 
@@ -36,8 +40,26 @@ FRAMEWORK_LABELS = {"numpy": "NumPy", "torch": "PyTorch", "jax": "JAX / Flax"}
 PLOT_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox"
 
 
-def _is_instructor(user: User | None) -> bool:
-    return user is not None and user.role == Role.instructor
+def _teaches(request: Request, session: Session, user: User | None) -> bool:
+    """Staff of an offering of this page's course, or a site administrator (no global role)."""
+    here = course_slug_of(request.scope.get("course"))
+    return staff_of_course(session=session, user=user, course_slug=here)
+
+
+def _sees_drafts(request: Request, session: Session, user: User | None, items: list[Any]) -> bool:
+    """Draft items are for the course's staff; no query when the course has none."""
+    if user is None or not any(item.meta.draft for item in items):
+        return False
+    return _teaches(request, session, user)
+
+
+async def _sees_drafts_async(
+    request: Request, session: Session, user: User | None, items: list[Any]
+) -> bool:
+    """The same, off the event loop when it has to ask the database."""
+    if user is None or not any(item.meta.draft for item in items):
+        return False
+    return await anyio.to_thread.run_sync(partial(_teaches, request, session, user))
 
 
 def _neighbours(items: list[Any], index: int) -> tuple[Any, Any]:
@@ -49,7 +71,12 @@ def _neighbours(items: list[Any], index: int) -> tuple[Any, Any]:
 @router.get("/", include_in_schema=False)
 def home(request: Request, course: CourseDep, user: OptionalUser, session: SessionDep) -> Response:
     """Course outline: lessons and exercises in order, with the student's progress."""
-    drafts = _is_instructor(user)
+    offerings = my_offerings(session=session, user=user)
+    here = course_slug_of(request.scope.get("course"))
+    drafts = user is not None and (
+        user.is_admin
+        or any(o["course"] == here and o["role"] in ("instructor", "ta") for o in offerings)
+    )
     lessons = visible_lessons(course=course, include_drafts=drafts)
     exercises = visible_exercises(course=course, include_drafts=drafts)
     progress = (
@@ -65,7 +92,8 @@ def home(request: Request, course: CourseDep, user: OptionalUser, session: Sessi
         exercises=exercises,
         progress=progress,
         problems=course.problems if drafts else [],
-        my_offerings=my_offerings(session=session, user=user),
+        my_offerings=offerings,
+        teaches=drafts,
     )
 
 
@@ -79,7 +107,8 @@ def lesson_page(
     retake: bool = False,
 ) -> Response:
     """One lesson, rendered, with its quiz (or your latest attempt at it)."""
-    lessons = visible_lessons(course=course, include_drafts=_is_instructor(user))
+    drafts = _sees_drafts(request, session, user, course.lessons)
+    lessons = visible_lessons(course=course, include_drafts=drafts)
     index = next((i for i, les in enumerate(lessons) if les.meta.slug == slug), None)
     if index is None:
         raise HTTPException(404, f"There is no lesson called '{slug}'.")
@@ -199,8 +228,11 @@ def _health_threads() -> anyio.CapacityLimiter:
 
 
 @router.get("/api/lessons", tags=["content"], responses=errors())
-async def api_lessons(course: CourseDep, user: OptionalUser) -> list[dict[str, Any]]:
+async def api_lessons(
+    request: Request, course: CourseDep, user: OptionalUser, session: SessionDep
+) -> list[dict[str, Any]]:
     """Lessons in course order (async: only the loaded content, as `api_exercises`)."""
+    drafts = await _sees_drafts_async(request, session, user, course.lessons)
     return [
         {
             "slug": les.meta.slug,
@@ -211,17 +243,20 @@ async def api_lessons(course: CourseDep, user: OptionalUser) -> list[dict[str, A
             "quiz_questions": len(les.meta.quiz),
             "draft": les.meta.draft,
         }
-        for les in visible_lessons(course=course, include_drafts=_is_instructor(user))
+        for les in visible_lessons(course=course, include_drafts=drafts)
     ]
 
 
 @router.get("/api/exercises", tags=["content"], responses=errors())
-async def api_exercises(course: CourseDep, user: OptionalUser) -> list[dict[str, Any]]:
+async def api_exercises(
+    request: Request, course: CourseDep, user: OptionalUser, session: SessionDep
+) -> list[dict[str, Any]]:
     """Exercises in course order with the frameworks each offers.
 
     Async: it reads only the loaded content, so it needs no trip to a request thread (a fifth
     of a class's first pages, issue 23).
     """
+    drafts = await _sees_drafts_async(request, session, user, course.exercises)
     return [
         {
             "slug": ex.meta.slug,
@@ -236,5 +271,5 @@ async def api_exercises(course: CourseDep, user: OptionalUser) -> list[dict[str,
             "kind": ex.meta.entry.kind,
             "draft": ex.meta.draft,
         }
-        for ex in visible_exercises(course=course, include_drafts=_is_instructor(user))
+        for ex in visible_exercises(course=course, include_drafts=drafts)
     ]

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body
+from fastapi import APIRouter, Body, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.config import get_settings
 from app.content.service import CourseDep
+from app.courses.first import course_slug_of
 from app.db import SessionDep
 from app.models_base import as_utc
 from app.submissions import drafts
@@ -29,6 +30,7 @@ class DraftIn(BaseModel):
 @router.get("/api/drafts/{exercise}", responses=errors(401, 404, 422))
 def read_draft(
     exercise: str,
+    request: Request,
     session: SessionDep,
     course: CourseDep,
     user: CurrentUser,
@@ -36,7 +38,12 @@ def read_draft(
 ) -> dict[str, Any]:
     """Your saved code for this exercise and framework; `code` is null when nothing is saved."""
     found, chosen = drafts.check_target(
-        course=course, user=user, exercise=exercise, framework=framework
+        session=session,
+        course=course,
+        course_slug=course_slug_of(request.scope.get("course")),
+        user=user,
+        exercise=exercise,
+        framework=framework,
     )
     row = drafts.get_draft(
         session=session, user_id=user.id, exercise=found.meta.slug, framework=chosen
@@ -53,6 +60,7 @@ def read_draft(
 def write_draft(
     exercise: str,
     body: Annotated[DraftIn, Body()],
+    request: Request,
     session: SessionDep,
     course: CourseDep,
     user: CurrentUser,
@@ -60,7 +68,12 @@ def write_draft(
 ) -> dict[str, Any]:
     """Replace your saved code for this exercise and framework."""
     found, chosen = drafts.check_target(
-        course=course, user=user, exercise=exercise, framework=framework
+        session=session,
+        course=course,
+        course_slug=course_slug_of(request.scope.get("course")),
+        user=user,
+        exercise=exercise,
+        framework=framework,
     )
     drafts.check_size(body.code, get_settings().max_code_bytes)
     row = drafts.save_draft(

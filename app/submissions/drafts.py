@@ -11,17 +11,28 @@ from sqlalchemy.orm import Session
 
 from app.content.loader import Course, Exercise
 from app.models_base import as_utc, utcnow
+from app.offerings.standing import staff_of_course
 from app.submissions.models import Draft
 from app.submissions.service import SubmissionError, visible_submission
-from app.users.models import Role, User
+from app.users.models import User
 
 
 def check_target(
-    *, course: Course, user: User, exercise: str, framework: str | None
+    *,
+    session: Session,
+    course: Course,
+    course_slug: str,
+    user: User,
+    exercise: str,
+    framework: str | None,
 ) -> tuple[Exercise, str]:
-    """The exercise and framework a draft belongs to; 404 or 422 when there is no such pair."""
+    """The exercise and framework a draft belongs to; 404 or 422 when there is no such pair
+    (a draft exercise exists only for its course's staff)."""
     found = course.exercise(exercise)
-    if found is None or (found.meta.draft and user.role != Role.instructor):
+    if found is None or (
+        found.meta.draft
+        and not staff_of_course(session=session, user=user, course_slug=course_slug)
+    ):
         raise SubmissionError(404, f"There is no exercise called '{exercise}'.")
     chosen = framework or found.meta.default_framework
     if chosen not in found.meta.frameworks:

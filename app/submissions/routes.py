@@ -28,7 +28,6 @@ from app.submissions import (
 from app.submissions.models import Submission
 from app.submissions.presenter import Viewer, submission_json
 from app.users.deps import CurrentUser
-from app.users.models import Role
 from app.web.api import RowId, errors
 
 router = APIRouter(tags=["submissions"])
@@ -116,11 +115,14 @@ def _visible(session: Any, user: Any, submission_id: int) -> Submission:
     return row
 
 
-def _hidden_open(session: Any, course: Any, user: Any, row: Submission) -> bool:
-    if user.role == Role.instructor:
-        return False  # instructors see hidden tests whole anyway
-    return service.hidden_tests_open(
-        session=session, course=course, user=user, row=row, now=utcnow()
+def _viewer(session: Any, course: Any, user: Any, row: Submission) -> Viewer:
+    """Staff of the row's offering see hidden tests whole; a student as the exercise allows."""
+    if service.staff_view(session=session, user=user, row=row):
+        return Viewer(staff=True)
+    return Viewer(
+        hidden_open=service.hidden_tests_open(
+            session=session, course=course, user=user, row=row, now=utcnow()
+        )
     )
 
 
@@ -136,9 +138,7 @@ def read(
     allows them: its `hidden_tests` setting)."""
     row = _visible(session, user, submission_id)
     course = content_of(request, row.course_slug, course)  # the row's own course
-    viewer = Viewer(
-        staff=user.role == Role.instructor, hidden_open=_hidden_open(session, course, user, row)
-    )
+    viewer = _viewer(session, course, user, row)
     return submission_json(row, viewer=viewer)
 
 
@@ -179,9 +179,7 @@ def events(
 
     row = _visible(session, user, submission_id)
     course = content_of(request, row.course_slug, course)  # the row's own course
-    viewer = Viewer(
-        staff=user.role == Role.instructor, hidden_open=_hidden_open(session, course, user, row)
-    )
+    viewer = _viewer(session, course, user, row)
     session.close()  # the stream reads with short sessions of its own; free this connection now
 
     async def stream() -> AsyncIterator[str]:

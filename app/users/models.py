@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import enum
 
-from sqlalchemy import Boolean, DateTime, Enum, ForeignKey, String, false
+from sqlalchemy import Boolean, DateTime, Enum, ForeignKey, String, false, true
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.db import Base
@@ -36,6 +36,11 @@ class User(Base):
     role_source: Mapped[str | None] = mapped_column(String(10), nullable=True, default=None)
     # A site administrator creates courses and offerings and may act in every offering.
     is_admin: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # Whether the owner chose the password (sign-up, a set-password link): a set-password link
+    # is then refused to everyone but a site administrator. False for roster-made accounts.
+    password_set: Mapped[bool] = mapped_column(
+        Boolean, default=True, server_default=true(), nullable=False
+    )
     created_at: Mapped[dt.datetime] = created_at_column()
 
 

@@ -15,6 +15,7 @@ import base64
 import datetime as dt
 import hashlib
 import hmac
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from sqlalchemy import delete
@@ -30,6 +31,23 @@ MAX_TOKEN_CHARS = 200
 INVALID = "This link is not valid (it may have been copied incompletely); ask for a new one."
 EXPIRED = "This link has expired; ask your instructor for a new one."
 USED = "This link has already been used (a password was set since it was made); ask for a new one."
+CHOSEN_BY_OWNER = (
+    "This account already has a password its owner chose; sign in with it, or ask a site "
+    "administrator to reset it."
+)
+REFUSED_ELSEWHERE = (
+    "This account holds a place elsewhere on this site; only a site administrator can set its "
+    "password."
+)
+# Who may not be reached by an instructor's link, decided by domains above (wiring): each check
+# returns a sentence to refuse with, or None. A site administrator's link is never refused.
+_refusals: list[Callable[[Session, User], str | None]] = []
+
+
+def add_refusal(check: Callable[[Session, User], str | None]) -> None:
+    """Register a check an instructor's link must pass when it is used; idempotent."""
+    if check not in _refusals:
+        _refusals.append(check)
 
 
 class LinkError(AccountError):
@@ -51,6 +69,10 @@ class PasswordLink:
         return f"{PATH}?token={self.token}"
 
 
+_INSTRUCTOR = "password-link"
+_ADMIN = "password-link-admin"
+
+
 def _mac(purpose: str, text: str) -> str:
     key = get_settings().secret_key.encode()
     digest = hmac.new(key, f"{purpose}|{text}".encode(), hashlib.sha256).digest()
@@ -61,12 +83,19 @@ def _fingerprint(user: User) -> str:
     return _mac("password-link-fingerprint", user.password_hash)[:22]
 
 
-def make_link(user: User, *, now: dt.datetime | None = None) -> PasswordLink:
-    """A fresh link for this account, valid for PASSWORD_LINK_HOURS or until a password is set."""
+def make_link(
+    user: User, *, now: dt.datetime | None = None, by_admin: bool = False
+) -> PasswordLink:
+    """A fresh link for this account, valid for PASSWORD_LINK_HOURS or until a password is set.
+
+    An instructor's link (the default) works only while the account's owner has not chosen a
+    password and no registered check refuses it; a site administrator's link resets any
+    account. Both look alike: who made it is in the signature only.
+    """
     hours = get_settings().password_link_hours
     expires_at = (now or utcnow()) + dt.timedelta(hours=hours)
     payload = f"{user.id}.{int(expires_at.timestamp())}.{_fingerprint(user)}"
-    token = f"{payload}.{_mac('password-link', payload)}"
+    token = f"{payload}.{_mac(_ADMIN if by_admin else _INSTRUCTOR, payload)}"
     return PasswordLink(user.id, user.email, token, expires_at.replace(microsecond=0))
 
 
@@ -77,7 +106,8 @@ def user_for_link(*, session: Session, token: str, now: dt.datetime | None = Non
         raise LinkError(INVALID)
     user_id, expires, fingerprint, signature = parts
     payload = f"{user_id}.{expires}.{fingerprint}"
-    if not hmac.compare_digest(signature, _mac("password-link", payload)):
+    by_admin = hmac.compare_digest(signature, _mac(_ADMIN, payload))
+    if not (by_admin or hmac.compare_digest(signature, _mac(_INSTRUCTOR, payload))):
         raise LinkError(INVALID)
     if not (user_id.isdigit() and expires.isdigit()):
         raise LinkError(INVALID)
@@ -88,7 +118,20 @@ def user_for_link(*, session: Session, token: str, now: dt.datetime | None = Non
         raise LinkError(INVALID)
     if not hmac.compare_digest(fingerprint, _fingerprint(user)):
         raise LinkError(USED)
+    if not by_admin:
+        _check_instructor_link(session, user)
     return user
+
+
+def _check_instructor_link(session: Session, user: User) -> None:
+    """An instructor's link never takes over an account: refused once its owner chose a
+    password, or when a registered check (a place elsewhere) says no."""
+    if user.password_set or user.is_admin:
+        raise LinkError(CHOSEN_BY_OWNER)
+    for check in _refusals:
+        refused = check(session, user)
+        if refused is not None:
+            raise LinkError(refused)
 
 
 def set_password_with_link(
@@ -98,6 +141,7 @@ def set_password_with_link(
     user = user_for_link(session=session, token=token, now=now)
     check_password_strength(password)
     user.password_hash = hash_password(password)
+    user.password_set = True  # the owner chose it: instructors' links stop here
     session.execute(delete(WebSession).where(WebSession.user_id == user.id))
     session.commit()
     return user

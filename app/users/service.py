@@ -53,6 +53,7 @@ def create_user(
     role: Role = Role.student,
     name: str = "",
     join_first_offering: bool = True,
+    password_set: bool = True,
 ) -> tuple[User, bool]:
     """Create an account; the same email again returns the existing one (created=False).
 
@@ -67,7 +68,13 @@ def create_user(
     if existing is not None:
         return existing, False
     check_password_strength(password)
-    user = User(email=email, name=name.strip(), password_hash=hash_password(password), role=role)
+    user = User(
+        email=email,
+        name=name.strip(),
+        password_hash=hash_password(password),
+        role=role,
+        password_set=password_set,  # False: nobody knows it yet (a roster made the account)
+    )
     session.add(user)
     session.commit()
     account_created(session=session, user_id=user.id, enrolled_by_creator=not join_first_offering)

@@ -20,6 +20,7 @@ ROUTED = (
     "/api/assessments",
     "/instructor/assessments",
     "/api/instructor/assessments",
+    "/problems",
 )
 API_PREFIX = "/api/courses/"
 # /api/courses/{course}/lessons and .../exercises are routes of their own (app/courses/routes.py).

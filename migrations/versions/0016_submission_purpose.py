@@ -1,7 +1,7 @@
 """submissions: a submission knows why it exists (practice, or an assessment attempt's answer)
 
 Revision ID: 0016_submission_purpose
-Revises: 0014_assessments_per_offering
+Revises: 0015_offering_roles
 Create Date: 2026-11-26 10:00:00.000000
 
 An exam's code answer was stored as a plain practice submission, so every practice reader (the
@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0016_submission_purpose"
-down_revision: str | None = "0014_assessments_per_offering"
+down_revision: str | None = "0015_offering_roles"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -18,6 +18,8 @@ from app.content.loader import Course
 from app.content.service import load_from_settings
 from app.db import session_factory
 from app.models_base import as_utc
+from app.offerings.models import OfferingRole
+from app.offerings.service import enroll, first_offering
 from app.users.models import Role, User
 from app.users.service import create_user
 
@@ -62,7 +64,11 @@ def course(data_dir: object) -> Course:
 
 
 def student(session: Session, email: str = "ann@example.org", role: Role = Role.student) -> User:
+    """An account; a student is placed in the first offering (sign-up places nobody)."""
     user, _ = create_user(session=session, email=email, password="correct horse", role=role)
+    if role == Role.student:
+        first = first_offering(session=session)
+        enroll(session=session, offering=first, user=user, role=OfferingRole.student)
     return user
 
 

@@ -14,6 +14,8 @@ from app.authoring.scaffold import new_exercise, new_lesson
 from app.config import get_settings
 from app.db import session_factory
 from app.main import create_app
+from app.offerings.models import OfferingRole
+from app.offerings.service import enroll, first_offering
 from app.submissions.models import Submission
 from app.users.models import Role
 from app.users.service import create_user, issue_api_token
@@ -59,11 +61,20 @@ def app_client(course_dir: Path) -> Iterator[TestClient]:
 
 
 def person(email: str, name: str = "", role: Role = Role.student) -> tuple[int, dict[str, str]]:
-    """Create an account; return its id and a bearer header."""
+    """Create an account in the first offering (a student as a roster or their work would put
+    them there, an instructor as `users create --role instructor` does); id and bearer header."""
     with session_factory()() as session:
         user, _ = create_user(
             session=session, email=email, password="correct horse", role=role, name=name
         )
+        if role == Role.student:
+            enroll(
+                session=session,
+                offering=first_offering(session=session),
+                user=user,
+                role=OfferingRole.student,
+                source="roster",
+            )
         token = issue_api_token(session=session, user=user)
         return user.id, {"Authorization": f"Bearer {token}"}
 

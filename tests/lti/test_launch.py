@@ -11,6 +11,8 @@ from sqlalchemy import select
 
 from app.db import session_factory
 from app.lti.models import LtiLink, LtiUser
+from app.offerings.models import OfferingRole
+from app.offerings.service import first_offering, role_in
 from app.users.models import Role, User
 from tests.lti.conftest import INSTRUCTOR, LEARNER, launch, start_login
 from tests.lti.platform import LTI, Platform, new_key
@@ -71,7 +73,10 @@ def test_instructor_launch_via_target_link_uri_lands_on_the_quiz(
     with session_factory()() as session:
         link = session.scalar(select(LtiUser).where(LtiUser.sub == "t-1"))
         user = session.get(User, link.user_id)  # type: ignore[union-attr]
-        assert user is not None and user.role == Role.instructor
+        assert user is not None
+        first = first_offering(session=session).id  # the LMS course feeds the first offering
+        held = role_in(session=session, user_id=user.id, offering_id=first)
+        assert held == OfferingRole.instructor
     assert lti_client.get("/instructor/lti").status_code == 200
 
 

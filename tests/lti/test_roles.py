@@ -10,7 +10,9 @@ from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
 from app.db import session_factory
-from app.lti.models import LtiContext, LtiMember, LtiUser
+from app.lti.models import LtiContext, LtiMember, LtiPlatform, LtiUser
+from app.offerings.models import OfferingRole
+from app.offerings.service import create_offering, first_offering, role_in
 from app.submissions.models import Submission
 from app.users.models import Role, User
 from tests.lti.conftest import INSTRUCTOR, LEARNER, launch
@@ -78,27 +80,57 @@ def test_a_student_who_teaches_elsewhere_gets_no_instructor_pages(
         assert row is not None and row.override_score is None
 
 
+def _role_here(sub: str, offering_id: int | None = None) -> OfferingRole | None:
+    """The LMS user's role in an offering (the first when none is named)."""
+    with session_factory()() as session:
+        where = first_offering(session=session).id if offering_id is None else offering_id
+        return role_in(session=session, user_id=_account(sub).id, offering_id=where)
+
+
 def test_an_lms_instructor_role_is_taken_back_when_the_lms_says_learner(
     lti_client: TestClient, platform: Platform
 ) -> None:
     _signed_in(lti_client, launch(lti_client, platform, sub="t-2", roles=[INSTRUCTOR]))
-    assert _account("t-2").role == Role.instructor
+    assert _role_here("t-2") == OfferingRole.instructor
+    assert _account("t-2").role == Role.student  # no global role
     assert lti_client.get("/instructor/gradebook").status_code == 200
     _signed_in(lti_client, launch(lti_client, platform, sub="t-2", roles=[LEARNER]))
-    assert _account("t-2").role == Role.student
+    assert _role_here("t-2") == OfferingRole.student
     assert lti_client.get("/instructor/gradebook").status_code == 403
 
 
-def test_teaching_another_known_course_keeps_the_role(
+def test_an_lms_instructor_launch_gives_a_role_only_where_its_course_feeds(
     lti_client: TestClient, platform: Platform
 ) -> None:
-    """The role is global until offerings: a TA of course 1 who studies in course 2 keeps it."""
-    _signed_in(lti_client, launch(lti_client, platform, sub="t-3", roles=[INSTRUCTOR]))
-    other = {LTI + "context": {"id": "course-2", "title": "Another course"}}
-    _signed_in(lti_client, launch(lti_client, platform, sub="t-3", roles=[LEARNER], claims=other))
-    assert _account("t-3").role == Role.instructor
+    """Issue 46: teaching LMS course 2 (linked to offering B of the other course) makes an
+    instructor of B only; in the first offering, which LMS course 1 feeds, the person stays a
+    student: no staff pages and no model solutions there."""
+    with session_factory()() as session:
+        other = create_offering(
+            session=session, course_slug="attention-step-by-step", title="Attention, term 1"
+        ).id
+        platform_row = session.scalar(select(LtiPlatform))
+        assert platform_row is not None
+        session.add(
+            LtiContext(
+                platform_id=platform_row.id,
+                deployment_id="dep-1",
+                context_id="course-2",
+                title="Another course",
+                offering_id=other,
+            )
+        )
+        session.commit()
     _signed_in(lti_client, launch(lti_client, platform, sub="t-3", roles=[LEARNER]))
-    assert _account("t-3").role == Role.student  # course 1 no longer lists them as teaching
+    course2 = {LTI + "context": {"id": "course-2", "title": "Another course"}}
+    _signed_in(
+        lti_client, launch(lti_client, platform, sub="t-3", roles=[INSTRUCTOR], claims=course2)
+    )
+    assert _role_here("t-3", other) == OfferingRole.instructor
+    assert _role_here("t-3") == OfferingRole.student
+    assert lti_client.get(f"/offerings/{other}/api/instructor/gradebook").status_code == 200
+    assert lti_client.get("/instructor/gradebook").status_code == 403
+    assert lti_client.get("/exercises/alibi-bias/solution").status_code == 403
 
 
 def test_a_role_set_here_is_never_taken_back_by_a_launch(
@@ -107,7 +139,6 @@ def test_a_role_set_here_is_never_taken_back_by_a_launch(
     """An instructor confirms an LMS-given role on the students page: it is then local."""
     _signed_in(lti_client, launch(lti_client, platform, sub="s-6", roles=[INSTRUCTOR]))
     student = _account("s-6").id
-    assert _account("s-6").role_source == "lti"
     _signed_in(lti_client, launch(lti_client, platform, sub="t-6", roles=[INSTRUCTOR]))
     page = lti_client.get(f"/instructor/students/{student}").text
     token = form_token(page.split("/role", 1)[1])
@@ -117,9 +148,8 @@ def test_a_role_set_here_is_never_taken_back_by_a_launch(
         follow_redirects=False,
     )
     assert promoted.status_code == 303
-    assert _account("s-6").role_source is None
     _signed_in(lti_client, launch(lti_client, platform, sub="s-6", roles=[LEARNER]))
-    assert _account("s-6").role == Role.instructor
+    assert _role_here("s-6") == OfferingRole.instructor
 
 
 def _rows() -> tuple[int, int, int, int]:

@@ -111,8 +111,12 @@ def _world() -> World:
     b = add_submission(other_id, EXERCISE, [True, False], at(4), code=CODE, offering_id=second_id)
     with session_factory()() as session:
         for resolved in (False, True):
-            report = ProblemReport(
-                user_id=student_id, kind="exercise", slug=EXERCISE, message="It is broken"
+            report = ProblemReport(  # a report belongs to the offering it was filed in
+                user_id=student_id,
+                kind="exercise",
+                slug=EXERCISE,
+                message="It is broken",
+                offering_id=second_id,
             )
             if resolved:
                 report.resolved_at = at(5)

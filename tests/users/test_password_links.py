@@ -32,7 +32,7 @@ def _link(email: str) -> str:
     with session_factory()() as session:
         user = session.scalar(select(User).where(User.email == email))
         assert user is not None
-        return make_link(user).token
+        return make_link(user, by_admin=True).token  # the mechanics; who may: offerings tests
 
 
 def _set(client: TestClient, token: str, password: str = NEW_PASSWORD, **extra: str):  # type: ignore[no-untyped-def]
@@ -81,7 +81,7 @@ def test_the_link_expires(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> No
     with session_factory()() as session:
         user = session.scalar(select(User).where(User.email == "ada@example.org"))
         assert user is not None
-        link = make_link(user)
+        link = make_link(user, by_admin=True)
         assert link.expires_at - utcnow() <= dt.timedelta(hours=2)
         later = utcnow() + dt.timedelta(hours=1, minutes=59)
         assert user_for_link(session=session, token=link.token, now=later).id == user.id
@@ -100,7 +100,7 @@ def test_an_expired_link_page_says_so(client: TestClient) -> None:
     with session_factory()() as session:
         user = session.scalar(select(User).where(User.email == "ada@example.org"))
         assert user is not None
-        token = make_link(user, now=utcnow() - dt.timedelta(days=30)).token
+        token = make_link(user, now=utcnow() - dt.timedelta(days=30), by_admin=True).token
     page = client.get(f"/account/password?token={token}")
     assert page.status_code == 400 and "This link has expired" in page.text
     assert 'name="password"' not in page.text
@@ -173,3 +173,13 @@ def test_guessing_links_is_rate_limited_as_logins_are(client: TestClient) -> Non
     blocked = client.get(f"/account/password?token={good}")
     assert blocked.status_code == 429 and "Too many attempts" in blocked.text
     assert int(blocked.headers["retry-after"]) > 0
+
+
+def test_an_instructors_link_sets_no_password_its_owner_chose(client: TestClient) -> None:
+    make_user("own@example.org")
+    with session_factory()() as session:
+        user = session.scalar(select(User).where(User.email == "own@example.org"))
+        assert user is not None
+        token = make_link(user).token
+        with pytest.raises(LinkError, match="already has a password its owner chose"):
+            user_for_link(session=session, token=token)

@@ -1,0 +1,48 @@
+"""What a person may see as staff, from their role in the place the work or content belongs to.
+
+There is no global teaching role: `users.role` grants nothing. A site administrator may act
+everywhere; anyone else is staff of an offering only through their enrolment there.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import exists, select
+from sqlalchemy.orm import Session
+
+from app.offerings.models import STAFF, Enrollment, Offering
+from app.offerings.service import first_offering_id_query, is_staff, role_in
+from app.users.models import User
+
+
+def staff_of_work(*, session: Session, user: User, offering_id: int | None) -> bool:
+    """Whether the person sees this work as staff: a site administrator, or an instructor or
+    TA of the offering it counts in (work from before offerings counts in the first one)."""
+    if user.is_admin:
+        return True
+    where = offering_id
+    if where is None:
+        where = session.scalar(select(first_offering_id_query()))
+    if where is None:
+        return False
+    return is_staff(role_in(session=session, user_id=user.id, offering_id=where))
+
+
+def staff_of_course(*, session: Session, user: User | None, course_slug: str) -> bool:
+    """Whether the person teaches this course (instructor or TA of one of its offerings) or is
+    a site administrator: they see its draft items, problems and model solutions."""
+    if user is None:
+        return False
+    if user.is_admin:
+        return True
+    return bool(
+        session.scalar(
+            select(
+                exists().where(
+                    Enrollment.user_id == user.id,
+                    Enrollment.role.in_(sorted(STAFF)),
+                    Enrollment.offering_id == Offering.id,
+                    Offering.course_slug == course_slug,
+                )
+            )
+        )
+    )
