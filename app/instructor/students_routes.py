@@ -21,6 +21,7 @@ from app.offerings.access import (
     set_role_here,
 )
 from app.offerings.models import OfferingRole
+from app.submissions.comments import comments_by_submission
 from app.users.models import Role, User
 from app.web.api import RowId
 
@@ -31,6 +32,7 @@ SAVED = {
     "extension": "The extension is saved; late flags were updated.",
     "extension-removed": "The extension is removed; the course due date applies again.",
     "role": "The role is changed.",
+    "comment": "The comment is saved; the student sees it with this submission.",
 }
 
 
@@ -55,6 +57,7 @@ def student_page(
 ) -> Response:
     """Render one person's page, with a form error when an action failed."""
     view = student_view(session=session, course=course, user=person, exercise=exercise)
+    ids = [e.row.id for entries in view.submissions.values() for e in entries]
     return page(
         request,
         "instructor/student.html",
@@ -65,6 +68,7 @@ def student_page(
         exercise=exercise,
         error=error,
         saved=SAVED.get(request.query_params.get("saved", "")),
+        comments=comments_by_submission(session=session, submission_ids=ids),
     )
 
 

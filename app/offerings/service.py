@@ -322,3 +322,20 @@ def offering_for_work(
         if found is not None:
             return found
     return session.scalar(mine.order_by(Offering.id.desc()).limit(1))
+
+
+def offering_for_work_sql(
+    *, user_id: int, course_slug: str, named: int | None
+) -> ScalarSelect[int]:
+    """`offering_for_work` as SQL, falling back to the first offering as due dates do when the
+    person belongs to none: a page that shows dates finds the offering inside its one query."""
+    mine = (
+        select(Enrollment.offering_id)
+        .join(Offering, Offering.id == Enrollment.offering_id)
+        .where(Enrollment.user_id == user_id, Offering.course_slug == course_slug)
+    )
+    newest = mine.order_by(Offering.id.desc()).limit(1).scalar_subquery()
+    choices = [newest, first_offering_id_query()]
+    if named is not None:
+        choices.insert(0, mine.where(Enrollment.offering_id == named).scalar_subquery())
+    return select(func.coalesce(*choices)).scalar_subquery()

@@ -88,3 +88,21 @@ class Draft(Base):
     updated_at: Mapped[dt.datetime] = mapped_column(
         DateTime(timezone=True), default=utcnow, onupdate=utcnow
     )
+
+
+class SubmissionComment(Base):
+    """What a teacher wrote to a student about one submission, on a line or on the whole."""
+
+    __tablename__ = "submission_comments"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    submission_id: Mapped[int] = mapped_column(
+        ForeignKey("submissions.id", ondelete="CASCADE"), index=True
+    )
+    author_id: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id", ondelete="SET NULL"), default=None
+    )
+    author_name: Mapped[str] = mapped_column(String(200), default="")  # as the student sees it
+    text: Mapped[str] = mapped_column(Text)
+    line: Mapped[int | None] = mapped_column(Integer, default=None)  # 1-based; None: the whole
+    created_at: Mapped[dt.datetime] = created_at_column()

@@ -27,6 +27,7 @@ from app.submissions import (
 )
 from app.submissions.models import Submission
 from app.submissions.presenter import Viewer, submission_json
+from app.submissions.standing import standing_of
 from app.users.deps import CurrentUser
 from app.users.models import Role
 from app.web.api import RowId, errors
@@ -136,7 +137,10 @@ def read(
     viewer = Viewer(
         staff=user.role == Role.instructor, hidden_open=_hidden_open(session, course, user, row)
     )
-    return submission_json(row, viewer=viewer)
+    found = course.exercise(row.exercise_slug)
+    due = None if found is None else found.meta.due
+    standing = standing_of(session=session, row=row, content_due=due)
+    return submission_json(row, viewer=viewer) | standing.as_json()
 
 
 @router.post(

@@ -1,0 +1,66 @@
+"""How one submission stands for its student: its due date, whether it is late, the score that
+counts (the gradebook's and the LMS's number) and what staff wrote about it."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from app.deadlines.term import ItemDue, student_term
+from app.submissions.comments import comment_json, comments_on
+from app.submissions.models import Submission, SubmissionComment
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A submission's date, lateness, counted score and comments, read once for a page."""
+
+    item: ItemDue
+    late: bool
+    score: float | None
+    counted: float | None  # None for a Run or before grading: nothing counts yet
+    comments: list[SubmissionComment]
+
+    def as_json(self) -> dict[str, Any]:
+        """The keys the API adds to a submission: `due`, `late`, `counted_score`, `comments`."""
+        return {
+            **self.item.as_json(),
+            "late": self.late,
+            "counted_score": self.counted,
+            "comments": [comment_json(c) for c in self.comments],
+        }
+
+    @property
+    def late_words(self) -> str:
+        """'Late: handed in after 2027-03-01 17:00 UTC; 45% counts after the late penalty.'"""
+        if not self.late:
+            return ""
+        due = f" after {self.item.words.removeprefix('Due ')}" if self.item.due else ""
+        counted, score = self.counted, self.score
+        if counted is None or score is None or abs(counted - score) < 1e-9:
+            return f"Late: handed in{due}."
+        return f"Late: handed in{due}; {counted:.0%} counts after the late penalty."
+
+    def on_line(self, number: int) -> list[SubmissionComment]:
+        """The comments written on one line of the code (1-based)."""
+        return [c for c in self.comments if c.line == number]
+
+
+def standing_of(*, session: Session, row: Submission, content_due: dt.datetime | None) -> Standing:
+    """Judge the submission under its offering's dates and policy, as the gradebook does."""
+    term = student_term(session=session, user_id=row.user_id, offering_id=row.offering_id)
+    counted = None
+    if row.mode == "submit" and row.status == "done":
+        counted = term.counted(
+            "exercise", row.exercise_slug, content_due, row.score, row.created_at
+        )
+    return Standing(
+        item=term.item("exercise", row.exercise_slug, content_due),
+        late=row.late,
+        score=row.score,
+        counted=counted,
+        comments=comments_on(session=session, submission_id=row.id),
+    )

@@ -1,0 +1,154 @@
+"""The student's side of a term: due dates, extensions, late marks, the score that counts, and
+what staff wrote (comments, an override's reason), as the student sees them (issue 49)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.users.models import Role
+from tests.instructor.conftest import EXERCISE, LESSON, PAST_DUE, add_submission, person
+from tests.users.helpers import form_token, logged_in_client, make_instructor
+
+LATE = dt.datetime(2020, 1, 1, 12, tzinfo=dt.UTC)  # 12 hours after PAST_DUE's due date
+FUTURE = (dt.datetime.now(dt.UTC) + dt.timedelta(days=30)).replace(microsecond=0)
+
+
+def _penalty(client: TestClient, teacher: dict[str, str]) -> None:
+    answer = client.post(
+        "/api/instructor/late-policy",
+        json={"mode": "penalty", "percent_per_day": 10, "max_percent": 30},
+        headers=teacher,
+    )
+    assert answer.status_code == 200, answer.text
+
+
+def test_the_student_sees_the_due_date_and_the_policy(app_client: TestClient) -> None:
+    stu, student = person("stu@example.org", "Stu")
+    teacher = person("t@example.org", "T", Role.instructor)[1]
+    _penalty(app_client, teacher)
+    listed = {e["slug"]: e for e in app_client.get("/api/exercises", headers=student).json()}
+    assert listed[PAST_DUE]["due"] == "2020-01-01T00:00:00+00:00"
+    assert listed[PAST_DUE]["late_policy"] == (
+        "Late work loses 10% of its score per day late, at most 30%."
+    )
+    assert listed[EXERCISE]["due"] is None and listed[EXERCISE]["late_policy"] is None
+    assert "due" not in app_client.get("/api/exercises").json()[0]  # visitors: content only
+
+    granted = app_client.post(
+        f"/api/instructor/students/{stu}/extensions",
+        json={"kind": "exercise", "slug": PAST_DUE, "due": FUTURE.isoformat(), "reason": "flu"},
+        headers=teacher,
+    )
+    assert granted.status_code in (200, 201), granted.text
+    mine = {e["slug"]: e for e in app_client.get("/api/exercises", headers=student).json()}
+    assert mine[PAST_DUE]["due"] == FUTURE.isoformat()
+    assert mine[PAST_DUE]["extended"] is True and mine[PAST_DUE]["extension_reason"] == "flu"
+    page = app_client.get(f"/exercises/{PAST_DUE}", headers=student).text
+    assert f"Due {FUTURE.strftime('%Y-%m-%d %H:%M')} UTC (extended for you: flu)" in page
+    assert "Late work loses 10% of its score per day late, at most 30%." in page
+
+
+def test_a_late_override_shows_the_score_that_counts(app_client: TestClient) -> None:
+    stu, student = person("stu@example.org", "Stu")
+    teacher = person("t@example.org", "T", Role.instructor)[1]
+    _penalty(app_client, teacher)
+    sid = add_submission(stu, PAST_DUE, [True, False], LATE, late=True)
+    overridden = app_client.post(
+        f"/api/instructor/submissions/{sid}/override",
+        json={"score": 0.5, "reason": "Partial credit for the idea"},
+        headers=teacher,
+    )
+    assert overridden.status_code == 200
+    seen = app_client.get(f"/api/submissions/{sid}", headers=student).json()
+    assert seen["late"] is True and seen["score"] == 0.5
+    assert seen["counted_score"] == pytest.approx(0.45)  # one day late, 10% off
+    book = app_client.get("/api/instructor/gradebook", headers=teacher).json()
+    assert book["students"][0]["exercises"][PAST_DUE]["best"] == pytest.approx(0.45)
+    page = app_client.get(f"/exercises/{PAST_DUE}/results/{sid}", headers=student).text
+    assert "Late: handed in after 2020-01-01 00:00 UTC; 45% counts after the late penalty." in page
+    assert "Staff set this submission's score to <strong>50%</strong>" in page
+    assert "Partial credit for the idea" in page
+    assert "Score that counts: <strong>45%</strong>" in page
+
+
+def test_comments_reach_the_student_on_a_line_and_on_the_whole(app_client: TestClient) -> None:
+    stu, student = person("stu@example.org", "Stu")
+    teacher = person("t@example.org", "Dr Tee", Role.instructor)[1]
+    code = "def f(x):\n    return x * 2\n"
+    sid = add_submission(stu, EXERCISE, [True, False], LATE, code=code)
+    url = f"/api/instructor/submissions/{sid}/comments"
+    whole = app_client.post(url, json={"text": "Nice & tidy <b>work</b>"}, headers=teacher)
+    assert whole.status_code == 201 and whole.json()["line"] is None
+    on_line = app_client.post(url, json={"text": "Why times two?", "line": 2}, headers=teacher)
+    assert on_line.status_code == 201 and on_line.json()["by"] == "Dr Tee"
+    past_end = app_client.post(url, json={"text": "x", "line": 9}, headers=teacher)
+    assert past_end.status_code == 422
+    assert past_end.json()["detail"] == "Line 9 is not in this code; it has lines 1 to 2."
+    empty = app_client.post(url, json={"text": "  "}, headers=teacher)
+    assert empty.status_code == 422
+    by_student = app_client.post(url, json={"text": "I grade myself"}, headers=student)
+    assert by_student.status_code == 403
+    seen = app_client.get(f"/api/submissions/{sid}", headers=student).json()
+    assert [(c["by"], c["text"], c["line"]) for c in seen["comments"]] == [
+        ("Dr Tee", "Nice & tidy <b>work</b>", None),
+        ("Dr Tee", "Why times two?", 2),
+    ]
+    assert seen["score"] == 0.5  # a comment leaves the score alone
+    page = app_client.get(f"/exercises/{EXERCISE}/results/{sid}", headers=student).text
+    assert "Nice &amp; tidy &lt;b&gt;work&lt;/b&gt;" in page and "<b>work</b>" not in page
+    line_two = page.split('id="L2"', 1)[1].split("</li>", 1)[0]
+    assert "Why times two?" in line_two
+
+
+def test_the_comment_form_on_the_staff_page(app_client: TestClient) -> None:
+    stu, _ = person("stu@example.org", "Stu")
+    sid = add_submission(stu, EXERCISE, [False], LATE)
+    prof = logged_in_client(app_client, "prof@example.org", name="Prof")
+    make_instructor(prof.id)
+    page = app_client.get(f"/instructor/students/{stu}").text
+    token = form_token(page.split('class="comment-form"', 1)[1])
+    bad = app_client.post(
+        f"/instructor/submissions/{sid}/comments",
+        data={"csrf_token": token, "text": "Look here", "line": "two"},
+    )
+    assert bad.status_code == 400 and "Give the line as a number" in bad.text
+    saved = app_client.post(
+        f"/instructor/submissions/{sid}/comments",
+        data={"csrf_token": token, "text": "Look at line 1", "line": "1"},
+        follow_redirects=False,
+    )
+    assert saved.status_code == 303
+    assert "Look at line 1" in app_client.get(f"/instructor/students/{stu}").text
+
+
+def test_the_home_page_lists_what_is_due_next_and_what_staff_wrote(
+    app_client: TestClient,
+) -> None:
+    stu, student = person("stu@example.org", "Stu")
+    teacher = person("t@example.org", "T", Role.instructor)[1]
+    soon = (dt.datetime.now(dt.UTC) + dt.timedelta(days=2)).replace(microsecond=0)
+    answer = app_client.post(
+        f"/api/instructor/students/{stu}/extensions",
+        json={"kind": "exercise", "slug": PAST_DUE, "due": soon.isoformat(), "reason": "flu"},
+        headers=teacher,
+    )
+    assert answer.status_code in (200, 201), answer.text
+    sid = add_submission(stu, EXERCISE, [False], LATE)
+    app_client.post(
+        f"/api/instructor/submissions/{sid}/comments",
+        json={"text": "Check the broadcasting"},
+        headers=teacher,
+    )
+    home = app_client.get("/", headers=student).text
+    due = home.split('id="due-h"', 1)[1].split("</section>", 1)[0]
+    assert f"Due {soon.strftime('%Y-%m-%d %H:%M')} UTC (extended for you: flu)" in due
+    notes = home.split('id="notes-h"', 1)[1].split("</section>", 1)[0]
+    assert "Check the broadcasting" in notes
+    assert f'href="/exercises/{EXERCISE}/results/{sid}"' in notes
+    lesson = app_client.get(f"/lessons/{LESSON}", headers=student).text
+    assert "Due 2020-01-01 00:00 UTC." in lesson.split('id="quiz-due"', 1)[1]
+    other = person("other@example.org", "O")[1]
+    assert 'id="notes-h"' not in app_client.get("/", headers=other).text  # only to its student
