@@ -231,6 +231,7 @@ def result_page(
         stdout_truncated=report.stdout_truncated,
         editor_url=f"/exercises/{slug}?framework={row.framework}",
         standing=standing,
+        can_ask=row.user_id == user.id and row.mode == "submit" and row.status == "done",
         override=override_json(row),
         code_lines=row.code.splitlines() or [""],
     )

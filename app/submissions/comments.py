@@ -11,7 +11,7 @@ from sqlalchemy import String, func, literal, select, union_all
 from sqlalchemy.orm import Session
 
 from app.errors import DomainError
-from app.submissions.models import Submission, SubmissionComment
+from app.submissions.models import RegradeRequest, Submission, SubmissionComment
 from app.users.models import User
 
 MAX_COMMENT_CHARS = 4000
@@ -73,9 +73,10 @@ def comments_on(*, session: Session, submission_id: int) -> list[SubmissionComme
 
 @dataclass(frozen=True)
 class StaffNote:
-    """Something staff wrote to a student lately: a comment, or an override's reason."""
+    """Something staff wrote to a student lately: a comment, an override's reason, or the
+    answer to their regrade request."""
 
-    kind: str  # "comment" or "override"
+    kind: str  # "comment", "override" or "regrade" (an answer to a regrade request)
     submission_id: int
     exercise: str
     course: str
@@ -111,7 +112,15 @@ def staff_notes(
         Submission.override_score.is_not(None),
         Submission.override_at >= since,
     )
-    both = union_all(comments, overrides).subquery()
+    answers = select(
+        literal("regrade", String()),
+        RegradeRequest.submission_id,
+        RegradeRequest.exercise_slug,
+        RegradeRequest.course_slug,
+        func.coalesce(RegradeRequest.answer, ""),
+        RegradeRequest.answered_at,
+    ).where(RegradeRequest.user_id == user_id, RegradeRequest.answered_at >= since)
+    both = union_all(comments, overrides, answers).subquery()
     newest = select(both).order_by(both.c[5].desc()).limit(limit)
     return [StaffNote(*row) for row in session.execute(newest)]
 

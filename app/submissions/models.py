@@ -106,3 +106,29 @@ class SubmissionComment(Base):
     text: Mapped[str] = mapped_column(Text)
     line: Mapped[int | None] = mapped_column(Integer, default=None)  # 1-based; None: the whole
     created_at: Mapped[dt.datetime] = created_at_column()
+
+
+class RegradeRequest(Base):
+    """A student's request, once per exercise, that staff look at a grade again; answered in
+    place (the answer, and any new score through an override, reach the student and the LMS)."""
+
+    __tablename__ = "regrade_requests"
+    __table_args__ = (UniqueConstraint("user_id", "exercise_slug", "course_slug", "offering_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    submission_id: Mapped[int] = mapped_column(
+        ForeignKey("submissions.id", ondelete="CASCADE"), index=True
+    )
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    exercise_slug: Mapped[str] = mapped_column(String(100))
+    course_slug: Mapped[str] = mapped_column(String(64))
+    offering_id: Mapped[int | None] = offering_column()
+    text: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[dt.datetime] = created_at_column()
+    answer: Mapped[str | None] = mapped_column(Text, default=None)
+    answered_by: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id", ondelete="SET NULL"), default=None
+    )
+    answered_name: Mapped[str] = mapped_column(String(200), default="")
+    answered_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    new_score: Mapped[float | None] = mapped_column(Float, default=None)

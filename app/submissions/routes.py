@@ -22,6 +22,7 @@ from app.submissions import (
     draft_routes,
     figure_routes,
     intake,
+    regrade_request_routes,
     service,
     views,
 )
@@ -37,6 +38,7 @@ PROGRESS_SECONDS = 0.5  # how often a training experiment's stream sends its ste
 # The draft API and the result figures ride along on this router.
 router.include_router(draft_routes.router)
 router.include_router(figure_routes.router)
+router.include_router(regrade_request_routes.router)
 
 
 class SubmissionIn(BaseModel):

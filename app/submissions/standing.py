@@ -11,7 +11,8 @@ from sqlalchemy.orm import Session
 
 from app.deadlines.term import ItemDue, student_term
 from app.submissions.comments import comment_json, comments_on
-from app.submissions.models import Submission, SubmissionComment
+from app.submissions.models import RegradeRequest, Submission, SubmissionComment
+from app.submissions.regrade_requests import request_for, request_json
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,7 @@ class Standing:
     score: float | None
     counted: float | None  # None for a Run or before grading: nothing counts yet
     comments: list[SubmissionComment]
+    regrade: RegradeRequest | None = None  # the student's request about this exercise
 
     def as_json(self) -> dict[str, Any]:
         """The keys the API adds to a submission: `due`, `late`, `counted_score`, `comments`."""
@@ -31,6 +33,7 @@ class Standing:
             "late": self.late,
             "counted_score": self.counted,
             "comments": [comment_json(c) for c in self.comments],
+            "regrade_request": None if self.regrade is None else request_json(self.regrade),
         }
 
     @property
@@ -63,4 +66,5 @@ def standing_of(*, session: Session, row: Submission, content_due: dt.datetime |
         score=row.score,
         counted=counted,
         comments=comments_on(session=session, submission_id=row.id),
+        regrade=request_for(session=session, submission=row),
     )

@@ -1,10 +1,11 @@
-"""submission comments: what staff write to a student about a submission (issue 49)
+"""submission comments and regrade requests: what staff write to a student about a
+submission, and a student's request to look at a grade again (issue 49)
 
 Revision ID: 0018_submission_comments
 Revises: 0014_assessments_per_offering
 Create Date: 2026-11-26 10:00:00.000000
 
-A new table; nothing existing changes.
+Two new tables; nothing existing changes.
 """
 
 from collections.abc import Sequence
@@ -40,9 +41,47 @@ def upgrade() -> None:
     op.create_index(
         "ix_submission_comments_submission_id", "submission_comments", ["submission_id"]
     )
+    op.create_table(
+        "regrade_requests",
+        sa.Column("id", sa.Integer(), primary_key=True),
+        sa.Column(
+            "submission_id",
+            sa.Integer(),
+            sa.ForeignKey("submissions.id", ondelete="CASCADE"),
+            nullable=False,
+        ),
+        sa.Column(
+            "user_id", sa.Integer(), sa.ForeignKey("users.id", ondelete="CASCADE"), nullable=False
+        ),
+        sa.Column("exercise_slug", sa.String(100), nullable=False),
+        sa.Column("course_slug", sa.String(64), nullable=False),
+        sa.Column(
+            "offering_id",
+            sa.Integer(),
+            sa.ForeignKey("offerings.id", ondelete="SET NULL"),
+            nullable=True,
+        ),
+        sa.Column("text", sa.Text(), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("answer", sa.Text(), nullable=True),
+        sa.Column(
+            "answered_by",
+            sa.Integer(),
+            sa.ForeignKey("users.id", ondelete="SET NULL"),
+            nullable=True,
+        ),
+        sa.Column("answered_name", sa.String(200), nullable=False),
+        sa.Column("answered_at", sa.DateTime(timezone=True), nullable=True),
+        sa.Column("new_score", sa.Float(), nullable=True),
+        sa.UniqueConstraint("user_id", "exercise_slug", "course_slug", "offering_id"),
+    )
+    op.create_index("ix_regrade_requests_submission_id", "regrade_requests", ["submission_id"])
+    op.create_index("ix_regrade_requests_user_id", "regrade_requests", ["user_id"])
+    op.create_index("ix_regrade_requests_offering_id", "regrade_requests", ["offering_id"])
 
 
 def downgrade() -> None:
     """Revert this revision."""
+    op.drop_table("regrade_requests")
     op.drop_index("ix_submission_comments_submission_id", "submission_comments")
     op.drop_table("submission_comments")

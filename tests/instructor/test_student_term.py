@@ -152,3 +152,79 @@ def test_the_home_page_lists_what_is_due_next_and_what_staff_wrote(
     assert "Due 2020-01-01 00:00 UTC." in lesson.split('id="quiz-due"', 1)[1]
     other = person("other@example.org", "O")[1]
     assert 'id="notes-h"' not in app_client.get("/", headers=other).text  # only to its student
+
+
+def test_a_regrade_request_is_asked_once_and_answered_in_place(app_client: TestClient) -> None:
+    stu, student = person("stu@example.org", "Stu")
+    teacher = person("t@example.org", "Dr Tee", Role.instructor)[1]
+    sid = add_submission(stu, EXERCISE, [True, False], LATE)
+    run = add_submission(stu, EXERCISE, [True, False], LATE, mode="run")
+    url = f"/api/submissions/{sid}/regrade-request"
+    empty = app_client.post(url, json={"text": " "}, headers=student)
+    assert empty.status_code == 422
+    not_graded = app_client.post(
+        f"/api/submissions/{run}/regrade-request", json={"text": "x"}, headers=student
+    )
+    assert not_graded.status_code == 409
+    other = person("other@example.org", "O")[1]
+    assert app_client.post(url, json={"text": "mine"}, headers=other).status_code == 404
+    asked = app_client.post(url, json={"text": "Test 2 wants float64"}, headers=student)
+    assert asked.status_code == 201 and asked.json()["answer"] is None
+    again = app_client.post(url, json={"text": "please"}, headers=student)
+    assert again.status_code == 409 and "already asked" in again.json()["detail"]
+
+    queue = app_client.get("/api/instructor/regrade-requests", headers=teacher).json()
+    assert [(q["student"], q["text"], q["exercise"]) for q in queue] == [
+        ("Stu", "Test 2 wants float64", EXERCISE)
+    ]
+    assert app_client.get("/api/instructor/regrade-requests", headers=student).status_code == 403
+    answered = app_client.post(
+        f"/api/instructor/regrade-requests/{queue[0]['id']}/answer",
+        json={"text": "You are right; full marks.", "score": 1.0},
+        headers=teacher,
+    )
+    assert answered.status_code == 200 and answered.json()["new_score"] == 1.0
+    seen = app_client.get(f"/api/submissions/{sid}", headers=student).json()
+    assert seen["score"] == 1.0 and seen["override"]["reason"] == "You are right; full marks."
+    assert seen["regrade_request"]["answer"] == "You are right; full marks."
+    assert seen["regrade_request"]["answered_by"] == "Dr Tee"
+    book = app_client.get("/api/instructor/gradebook", headers=teacher).json()
+    (row,) = [r for r in book["students"] if r["exercises"][EXERCISE]["best"] is not None]
+    assert row["exercises"][EXERCISE]["best"] == 1.0
+    page = app_client.get(f"/exercises/{EXERCISE}/results/{sid}", headers=student).text
+    assert "Dr Tee answered" in page and "Your new score: 100%." in page
+    home = app_client.get("/", headers=student).text
+    assert "An answer to your regrade request" in home.split('id="notes-h"', 1)[1]
+
+
+def test_the_regrade_forms(app_client: TestClient) -> None:
+    stu = logged_in_client(app_client, "stu@example.org", name="Stu")
+    sid = add_submission(stu.id, EXERCISE, [False], LATE)
+    page = app_client.get(f"/exercises/{EXERCISE}/results/{sid}").text
+    token = form_token(page.split('class="regrade-form"', 1)[1])
+    sent = app_client.post(
+        f"/exercises/{EXERCISE}/results/{sid}/regrade-request",
+        data={"csrf_token": token, "text": "The hidden test is wrong"},
+        follow_redirects=False,
+    )
+    assert sent.status_code == 303
+    shown = app_client.get(f"/exercises/{EXERCISE}/results/{sid}").text
+    assert "The hidden test is wrong" in shown and "Waiting for an answer" in shown
+    prof = logged_in_client(app_client, "prof@example.org", name="Prof")
+    make_instructor(prof.id)
+    queue = app_client.get("/instructor/regrade-requests").text
+    assert "The hidden test is wrong" in queue
+    token = form_token(queue.split("/answer", 1)[1])
+    request_id = queue.split('id="request-', 1)[1].split('"', 1)[0]
+    bad = app_client.post(
+        f"/instructor/regrade-requests/{request_id}/answer",
+        data={"csrf_token": token, "text": "ok", "percent": "lots"},
+    )
+    assert bad.status_code == 400 and "as a percentage" in bad.text
+    done = app_client.post(
+        f"/instructor/regrade-requests/{request_id}/answer",
+        data={"csrf_token": token, "text": "Checked: the test is right."},
+        follow_redirects=False,
+    )
+    assert done.status_code == 303
+    assert "Checked: the test is right." in app_client.get("/instructor/regrade-requests").text
