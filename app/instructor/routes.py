@@ -19,6 +19,7 @@ from app.instructor import (
     assessment_routes,
     comments_routes,
     gradebook_routes,
+    grading_scheme_routes,
     item_stats_routes,
     overrides_routes,
     regrade_requests_routes,
@@ -73,6 +74,7 @@ for _module in (
     regrade_requests_routes,
     assessment_routes,
     settings_routes,
+    grading_scheme_routes,
     assessment_items_routes,
 ):
     router.include_router(_module.router)

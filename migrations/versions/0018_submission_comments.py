@@ -1,11 +1,13 @@
 """submission comments and regrade requests: what staff write to a student about a
-submission, and a student's request to look at a grade again (issue 49)
+submission, a student's request to look at a grade again, course grade schemes and
+student ids (issue 49)
 
 Revision ID: 0018_submission_comments
 Revises: 0014_assessments_per_offering
 Create Date: 2026-11-26 10:00:00.000000
 
-Two new tables; nothing existing changes.
+Three new tables (comments, regrade requests, each offering's grading scheme) and
+`users.student_id`, the id a school's records use (exported beside the course grade).
 """
 
 from collections.abc import Sequence
@@ -78,10 +80,30 @@ def upgrade() -> None:
     op.create_index("ix_regrade_requests_submission_id", "regrade_requests", ["submission_id"])
     op.create_index("ix_regrade_requests_user_id", "regrade_requests", ["user_id"])
     op.create_index("ix_regrade_requests_offering_id", "regrade_requests", ["offering_id"])
+    op.create_table(
+        "grade_schemes",
+        sa.Column(
+            "offering_id",
+            sa.Integer(),
+            sa.ForeignKey("offerings.id", ondelete="CASCADE"),
+            primary_key=True,
+        ),
+        sa.Column("weights", sa.JSON(), nullable=False),
+        sa.Column("drop_lowest", sa.JSON(), nullable=False),
+        sa.Column(
+            "set_by", sa.Integer(), sa.ForeignKey("users.id", ondelete="SET NULL"), nullable=True
+        ),
+        sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+    )
+    with op.batch_alter_table("users") as batch:
+        batch.add_column(sa.Column("student_id", sa.String(64), nullable=True))
 
 
 def downgrade() -> None:
     """Revert this revision."""
+    with op.batch_alter_table("users") as batch:
+        batch.drop_column("student_id")
+    op.drop_table("grade_schemes")
     op.drop_table("regrade_requests")
     op.drop_index("ix_submission_comments_submission_id", "submission_comments")
     op.drop_table("submission_comments")

@@ -8,7 +8,9 @@ import datetime as dt
 import pytest
 from fastapi.testclient import TestClient
 
-from app.users.models import Role
+from app.db import session_factory
+from app.progress.service import save_quiz_attempt
+from app.users.models import Role, User
 from tests.instructor.conftest import EXERCISE, LESSON, PAST_DUE, add_submission, person
 from tests.users.helpers import form_token, logged_in_client, make_instructor
 
@@ -228,3 +230,42 @@ def test_the_regrade_forms(app_client: TestClient) -> None:
     )
     assert done.status_code == 303
     assert "Checked: the test is right." in app_client.get("/instructor/regrade-requests").text
+
+
+def test_the_course_grade_weighs_categories_and_drops_the_lowest(app_client: TestClient) -> None:
+    stu, _ = person("stu@example.org", "Stu")
+    teacher = person("t@example.org", "T", Role.instructor)[1]
+    with session_factory()() as session:
+        found = session.get(User, stu)
+        assert found is not None
+        found.student_id = "S-1042"
+        session.commit()
+        save_quiz_attempt(
+            session=session, user_id=stu, lesson_slug=LESSON, answers={}, results={}, score=0.5
+        )
+    add_submission(stu, EXERCISE, [True, True], LATE)
+    add_submission(stu, PAST_DUE, [True, False], LATE)
+    bad = app_client.put(
+        "/api/instructor/grading-scheme", json={"weights": {"essays": 10}}, headers=teacher
+    )
+    assert bad.status_code == 422 and "Unknown categories: essays" in bad.json()["detail"]
+    saved = app_client.put(
+        "/api/instructor/grading-scheme",
+        json={
+            "weights": {"homework": 50, "quizzes": 50, "exams": 100},
+            "drop_lowest": {"homework": 1},
+        },
+        headers=teacher,
+    )
+    assert saved.status_code == 200, saved.text
+    book = app_client.get("/api/instructor/gradebook", headers=teacher).json()
+    (row,) = [r for r in book["students"] if r["id"] == stu]
+    assert row["student_id"] == "S-1042"
+    # homework: 1.0 and 0.5, the lowest dropped -> 1.0; quizzes 0.5; no exams: left out
+    assert row["course_grade"]["grade"] == pytest.approx(0.75)
+    assert row["course_grade"]["categories"]["exams"] is None
+    text = app_client.get("/instructor/gradebook.csv", headers=teacher).text
+    header, *lines = (line.split(",") for line in text.splitlines())
+    assert header[:4] == ["student id", "name", "email", "course grade"]
+    cells = next(dict(zip(header, line, strict=True)) for line in lines if "S-1042" in line)
+    assert cells["course grade"] == "0.75" and cells["homework (category mean)"] == "1"
