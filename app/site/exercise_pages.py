@@ -214,7 +214,9 @@ def result_page(
         session=session, course=course, user=user, row=row, now=utcnow()
     )
     report = present(row, viewer=Viewer(staff=instructor, hidden_open=hidden_open))
-    standing = standing_of(session=session, row=row, content_due=exercise.meta.due)
+    standing = standing_of(
+        session=session, row=row, content_due=exercise.meta.due, rubric=exercise.meta.rubric
+    )
     response = render(
         request,
         "exercise/result.html",

@@ -132,3 +132,21 @@ class RegradeRequest(Base):
     answered_name: Mapped[str] = mapped_column(String(200), default="")
     answered_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     new_score: Mapped[float | None] = mapped_column(Float, default=None)
+
+
+class RubricGrade(Base):
+    """A person's grading of one submission by its exercise's rubric (the latest counts)."""
+
+    __tablename__ = "rubric_grades"
+
+    submission_id: Mapped[int] = mapped_column(
+        ForeignKey("submissions.id", ondelete="CASCADE"), primary_key=True
+    )
+    applied: Mapped[list[str]] = mapped_column(JSON, default=list)  # rubric item ids
+    manual_score: Mapped[float] = mapped_column(Float)  # the rubric's part alone, 0 to 1
+    comment: Mapped[str] = mapped_column(Text, default="")
+    grader_id: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id", ondelete="SET NULL"), default=None
+    )
+    grader_name: Mapped[str] = mapped_column(String(200), default="")
+    graded_at: Mapped[dt.datetime] = created_at_column()

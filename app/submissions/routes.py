@@ -140,8 +140,13 @@ def read(
         staff=user.role == Role.instructor, hidden_open=_hidden_open(session, course, user, row)
     )
     found = course.exercise(row.exercise_slug)
-    due = None if found is None else found.meta.due
-    standing = standing_of(session=session, row=row, content_due=due)
+    meta = None if found is None else found.meta
+    standing = standing_of(
+        session=session,
+        row=row,
+        content_due=None if meta is None else meta.due,
+        rubric=None if meta is None else meta.rubric,
+    )
     return submission_json(row, viewer=viewer) | standing.as_json()
 
 

@@ -6,7 +6,8 @@ Revision ID: 0018_submission_comments
 Revises: 0014_assessments_per_offering
 Create Date: 2026-11-26 10:00:00.000000
 
-Three new tables (comments, regrade requests, each offering's grading scheme) and
+Four new tables (comments, regrade requests, each offering's grading scheme, rubric grades)
+and
 `users.student_id`, the id a school's records use (exported beside the course grade).
 """
 
@@ -95,6 +96,23 @@ def upgrade() -> None:
         ),
         sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
     )
+    op.create_table(
+        "rubric_grades",
+        sa.Column(
+            "submission_id",
+            sa.Integer(),
+            sa.ForeignKey("submissions.id", ondelete="CASCADE"),
+            primary_key=True,
+        ),
+        sa.Column("applied", sa.JSON(), nullable=False),
+        sa.Column("manual_score", sa.Float(), nullable=False),
+        sa.Column("comment", sa.Text(), nullable=False),
+        sa.Column(
+            "grader_id", sa.Integer(), sa.ForeignKey("users.id", ondelete="SET NULL"), nullable=True
+        ),
+        sa.Column("grader_name", sa.String(200), nullable=False),
+        sa.Column("graded_at", sa.DateTime(timezone=True), nullable=False),
+    )
     with op.batch_alter_table("users") as batch:
         batch.add_column(sa.Column("student_id", sa.String(64), nullable=True))
 
@@ -103,6 +121,7 @@ def downgrade() -> None:
     """Revert this revision."""
     with op.batch_alter_table("users") as batch:
         batch.drop_column("student_id")
+    op.drop_table("rubric_grades")
     op.drop_table("grade_schemes")
     op.drop_table("regrade_requests")
     op.drop_index("ix_submission_comments_submission_id", "submission_comments")

@@ -4,11 +4,14 @@ what staff wrote (comments, an override's reason), as the student sees them (iss
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
 from app.db import session_factory
+from app.main import create_app
 from app.progress.service import save_quiz_attempt
 from app.users.models import Role, User
 from tests.instructor.conftest import EXERCISE, LESSON, PAST_DUE, add_submission, person
@@ -269,3 +272,76 @@ def test_the_course_grade_weighs_categories_and_drops_the_lowest(app_client: Tes
     assert header[:4] == ["student id", "name", "email", "course grade"]
     cells = next(dict(zip(header, line, strict=True)) for line in lines if "S-1042" in line)
     assert cells["course grade"] == "0.75" and cells["homework (category mean)"] == "1"
+
+
+RUBRIC = """
+rubric:
+  weight: 0.5
+  items:
+    - id: vectorised
+      title: No Python loop over positions
+      points: 3
+    - id: names
+      title: Names say what the arrays hold
+      points: 1
+    - id: hard-coded
+      title: Hard-codes the test shapes
+      points: -2
+"""
+
+
+@pytest.fixture
+def rubric_client(course_dir: Path) -> Iterator[TestClient]:
+    """The small course with a rubric on one exercise."""
+    meta = course_dir / "exercises" / EXERCISE / "exercise.yaml"
+    meta.write_text(meta.read_text(encoding="utf-8") + RUBRIC, encoding="utf-8")
+    with TestClient(create_app()) as client:
+        yield client
+
+
+def test_grading_by_rubric_combines_with_the_tests_and_moves_on(
+    rubric_client: TestClient,
+) -> None:
+    client = rubric_client
+    ann, ann_h = person("ann@example.org", "Ann")
+    bob, bob_h = person("bob@example.org", "Bob")
+    teacher = person("t@example.org", "Dr Tee", Role.instructor)[1]
+    first = add_submission(ann, EXERCISE, [True, True], LATE)
+    second = add_submission(bob, EXERCISE, [True, False], LATE)
+    waiting = client.get(f"/api/submissions/{first}", headers=ann_h).json()["rubric"]
+    assert waiting["graded"] is False and waiting["weight"] == 0.5
+    page = client.get(f"/exercises/{EXERCISE}/results/{first}", headers=ann_h).text
+    assert "A person has not graded this part yet" in page
+
+    url = f"/api/instructor/submissions/{first}/rubric"
+    unknown = client.post(url, json={"applied": ["essay"]}, headers=teacher)
+    assert unknown.status_code == 422 and "no item 'essay'" in unknown.json()["detail"]
+    assert client.post(url, json={"applied": []}, headers=ann_h).status_code == 403
+    graded = client.post(
+        url,
+        json={"applied": ["vectorised", "hard-coded"], "comment": "Fix the shapes"},
+        headers=teacher,
+    )
+    # rubric: (3 - 2) / 4 = 0.25; tests 1.0; half each: 0.625
+    assert graded.status_code == 200, graded.text
+    assert graded.json() == {"manual_score": 0.25, "score": 0.625}
+    seen = client.get(f"/api/submissions/{first}", headers=ann_h).json()
+    assert seen["score"] == 0.625 and seen["rubric"]["comment"] == "Fix the shapes"
+    assert [i["applied"] for i in seen["rubric"]["items"]] == [True, False, True]
+    book = client.get("/api/instructor/gradebook", headers=teacher).json()
+    (ann_row,) = [r for r in book["students"] if r["id"] == ann]
+    assert ann_row["exercises"][EXERCISE]["best"] == 0.625
+    shown = client.get(f"/exercises/{EXERCISE}/results/{first}", headers=ann_h).text
+    assert "Dr Tee gave the rubric part <strong>25%</strong>" in shown
+
+    prof = logged_in_client(client, "prof@example.org", name="Prof")
+    make_instructor(prof.id)
+    opened = client.get(f"/instructor/exercises/{EXERCISE}/grading")  # the next ungraded: Bob's
+    assert opened.url.path.endswith(f"/grading/{second}")
+    token = form_token(opened.text.split('class="rubric-form"', 1)[1])
+    saved = client.post(
+        f"/instructor/submissions/{second}/rubric",
+        data={"csrf_token": token, "item": ["vectorised", "names"], "comment": ""},
+    )
+    assert saved.status_code == 200 and "Nothing left to grade by hand" in saved.text
+    assert client.get(f"/api/submissions/{second}", headers=bob_h).json()["score"] == 0.75
