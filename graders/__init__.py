@@ -18,6 +18,7 @@ if TYPE_CHECKING:
         ExerciseMeta,
         Mistake,
         MistakesFile,
+        Rubric,
         Strict,
     )
     from graders.host.interpreter import PoolSettings
@@ -40,6 +41,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "ExerciseMeta": ("graders.exercise_format", "ExerciseMeta"),
     "Mistake": ("graders.exercise_format", "Mistake"),
     "MistakesFile": ("graders.exercise_format", "MistakesFile"),
+    "Rubric": ("graders.exercise_format", "Rubric"),
     "Strict": ("graders.exercise_format", "Strict"),
     "FRAMEWORKS": ("graders.exercise_format", "FRAMEWORKS"),
     "SLUG_RE": ("graders.exercise_format", "SLUG_RE"),
@@ -72,6 +74,7 @@ __all__ = [  # the same names as _EXPORTS, spelled out for type checkers
     "PoolSettings",
     "PoolStopped",
     "Report",
+    "Rubric",
     "StopRequested",
     "Strict",
     "TestResult",

@@ -131,6 +131,48 @@ class Experiment(Strict):
         return self
 
 
+class RubricItem(Strict):
+    """One thing a person checks by reading the code: points gained (or, negative, lost)."""
+
+    id: str = Field(pattern=SLUG_RE, description="Stable identifier, unique within the rubric.")
+    title: str = Field(min_length=1, description="What the grader checks, as the student reads it.")
+    points: float = Field(description="Points when it applies; negative for a deduction.")
+
+    @model_validator(mode="after")
+    def _not_zero(self) -> RubricItem:
+        if self.points == 0:
+            raise ValueError(f"rubric item '{self.id}' gives 0 points; give it a value or drop it")
+        return self
+
+
+class Rubric(Strict):
+    """Grading by a person beside the tests: the share of the score it decides and its items."""
+
+    weight: float = Field(
+        gt=0,
+        le=1,
+        description=(
+            "Share of the score the rubric decides once a person grades it (1: the rubric "
+            "alone); the tests decide the rest."
+        ),
+    )
+    items: list[RubricItem] = Field(min_length=1, description="Items a grader may apply.")
+
+    @model_validator(mode="after")
+    def _items(self) -> Rubric:
+        ids = [i.id for i in self.items]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"rubric item ids must be unique: {ids}")
+        if not any(i.points > 0 for i in self.items):
+            raise ValueError("a rubric needs at least one item with positive points")
+        return self
+
+    @property
+    def full_marks(self) -> float:
+        """The points that make 100% of the rubric's part (every positive item)."""
+        return sum(i.points for i in self.items if i.points > 0)
+
+
 class ExerciseMeta(Strict):
     """exercise.yaml: the metadata of one exercise folder."""
 
@@ -178,6 +220,9 @@ class ExerciseMeta(Strict):
     experiment: Experiment | None = Field(
         default=None,
         description="Training and goals; required exactly when entry.kind is experiment.",
+    )
+    rubric: Rubric | None = Field(
+        default=None, description="Optional grading by a person with a rubric, beside the tests."
     )
 
     @model_validator(mode="after")

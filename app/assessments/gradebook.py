@@ -37,11 +37,15 @@ class AssessmentColumn:
     slug: str
     title: str
     closes: dt.datetime
+    kind: str = "exam"  # "exam" or "homework": its category in the course grade
 
 
 def assessment_columns(course: Course) -> list[AssessmentColumn]:
     """Every loaded assessment, earliest first."""
-    return [AssessmentColumn(s.slug, s.title, s.closes) for s in assessments_for(course).ordered()]
+    return [
+        AssessmentColumn(s.slug, s.title, s.closes, s.kind)
+        for s in assessments_for(course).ordered()
+    ]
 
 
 def assessment_cells(

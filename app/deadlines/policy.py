@@ -81,10 +81,13 @@ def policy_for(*, session: Session, offering_id: int | None) -> Policy:
     row = None if offering_id is None else session.get(LatePolicy, offering_id)
     if row is None:
         return DEFAULT
-    mode: Mode = (
-        "penalty" if row.mode == "penalty" else "refuse" if row.mode == "refuse" else "accept"
-    )
-    return Policy(mode, row.percent_per_day, row.max_percent, row.grace_minutes)
+    return as_policy(row.mode, row.percent_per_day, row.max_percent, row.grace_minutes)
+
+
+def as_policy(mode: str, percent_per_day: float, max_percent: float, grace: float) -> Policy:
+    """A stored policy's columns as a Policy (an unknown mode accepts and flags)."""
+    known: Mode = "penalty" if mode == "penalty" else "refuse" if mode == "refuse" else "accept"
+    return Policy(known, float(percent_per_day), float(max_percent), int(grace))
 
 
 def checked(*, mode: str, percent_per_day: float, max_percent: float, grace_minutes: int) -> Policy:

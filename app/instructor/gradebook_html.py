@@ -14,6 +14,7 @@ import datetime as dt
 from markupsafe import Markup, escape
 
 from app.assessments.gradebook import AssessmentCell
+from app.instructor.course_grade import DEFAULT, Scheme, course_grade
 from app.instructor.gradebook import ExerciseCell, Gradebook, QuizCell, Row
 from app.instructor.web import percent
 
@@ -51,7 +52,7 @@ def _value(best: float | None) -> str:
     return "-1" if best is None else str(best)
 
 
-def table_body(book: Gradebook, base: str = "") -> Markup:
+def table_body(book: Gradebook, base: str = "", scheme: Scheme = DEFAULT) -> Markup:
     """Every `<tr>` of the gradebook's `<tbody>`, escaped, in the rows' order.
 
     `base` is '' or '/offerings/{id}' (the request's offering): the students' links stay in it.
@@ -90,10 +91,11 @@ def table_body(book: Gradebook, base: str = "") -> Markup:
                 add(f'{start}{_value(quiz.best)}">{percent(quiz.best)}{_late(quiz)}</td>')
         for slug, start in assessments:
             add(f"{start}{_assessment(row.assessments.get(slug))}</td>")
-        total = row.total(items)
+        total, grade = row.total(items), course_grade(book, row, scheme).grade
         add(
             f'<td class="num">{row.solved} / {columns}</td>'
-            f'<td class="num" data-key="total" data-value="{total}">{percent(total)}</td></tr>\n'
+            f'<td class="num" data-key="total" data-value="{total}">{percent(total)}</td>'
+            f'<td class="num" data-key="grade" data-value="{grade}">{percent(grade)}</td></tr>\n'
         )
     return Markup("".join(out))  # noqa: S704 - every user-given part is escaped above
 

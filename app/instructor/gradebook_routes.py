@@ -9,6 +9,7 @@ from starlette.responses import Response
 
 from app.content.service import CourseDep
 from app.db import SessionDep
+from app.instructor.course_grade import course_grade, scheme_for
 from app.instructor.gradebook import (
     ExerciseCell,
     Gradebook,
@@ -17,11 +18,11 @@ from app.instructor.gradebook import (
     build_gradebook,
     valid_sort,
 )
-from app.instructor.gradebook_csv import gradebook_csv
+from app.instructor.gradebook_csv import gradebook_csv, student_ids
 from app.instructor.gradebook_html import table_body
 from app.instructor.web import page
 from app.models_base import as_utc
-from app.offerings.access import StaffUser, offering_prefix
+from app.offerings.access import StaffUser, offering_id_here, offering_prefix
 from app.web.api import errors
 
 router = APIRouter(tags=["instructor"])
@@ -58,12 +59,13 @@ def gradebook_page(
 ) -> Response:
     """Every student's best score, attempts and solve time per exercise, quiz scores, totals."""
     book = _book(session, course, student, exercise, sort, order)
+    scheme = scheme_for(session=session, offering_id=offering_id_here(session=session)[0])
     return page(
         request,
         "instructor/gradebook.html",
         user,
         book=book,
-        body=table_body(book, base=offering_prefix()),
+        body=table_body(book, base=offering_prefix(), scheme=scheme),
         student=student,
         exercise=exercise,
         sort=sort,
@@ -88,8 +90,10 @@ def gradebook_download(
 ) -> Response:
     """The same table as CSV (scores 0 to 1, times in UTC); safe to open in a spreadsheet."""
     book = _book(session, course, student, exercise, sort, order)
+    scheme = scheme_for(session=session, offering_id=offering_id_here(session=session)[0])
+    ids = student_ids(session=session, user_ids=[r.user_id for r in book.rows])
     return Response(
-        gradebook_csv(book),
+        gradebook_csv(book, scheme=scheme, student_ids=ids),
         media_type="text/csv; charset=utf-8",
         headers={
             "content-disposition": 'attachment; filename="gradebook.csv"',
@@ -110,10 +114,20 @@ def gradebook_json(
 ) -> dict[str, Any]:
     """The gradebook as JSON: one entry per student with per-exercise and per-quiz cells."""
     book = _book(session, course, student, exercise, sort, order)
+    scheme = scheme_for(session=session, offering_id=offering_id_here(session=session)[0])
+    ids = student_ids(session=session, user_ids=[r.user_id for r in book.rows])
     return {
         "exercises": [c.slug for c in book.shown_exercises],
         "quizzes": [c.slug for c in book.shown_quizzes],
-        "students": [_row_json(book, row) for row in book.rows],
+        "grading_scheme": scheme.as_json(),
+        "students": [
+            _row_json(book, row)
+            | {
+                "student_id": ids.get(row.user_id),
+                "course_grade": course_grade(book, row, scheme).as_json(),
+            }
+            for row in book.rows
+        ],
     }
 
 

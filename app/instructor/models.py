@@ -70,3 +70,19 @@ class ScoreOverride(Base):
     score: Mapped[float | None] = mapped_column(Float, default=None)  # None: override removed
     reason: Mapped[str] = mapped_column(Text, default="")
     created_at: Mapped[dt.datetime] = created_at_column()
+
+
+class GradeScheme(Base):
+    """How an offering weighs its categories into a course grade; none: the default weights."""
+
+    __tablename__ = "grade_schemes"
+
+    offering_id: Mapped[int] = mapped_column(
+        ForeignKey("offerings.id", ondelete="CASCADE"), primary_key=True
+    )
+    weights: Mapped[dict[str, float]] = mapped_column(JSON, default=dict)
+    drop_lowest: Mapped[dict[str, int]] = mapped_column(JSON, default=dict)
+    set_by: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id", ondelete="SET NULL"), default=None
+    )
+    updated_at: Mapped[dt.datetime] = created_at_column()

@@ -13,13 +13,18 @@ from app.content.loader import Course
 from app.content.service import CourseDep
 from app.db import SessionDep
 from app.deadlines.policy import MODE_WORDS, MODES, PolicyError, checked, policy_for, set_policy
+from app.instructor.course_grade import CATEGORIES, WORDS, scheme_for
 from app.instructor.settings import due_rows, set_offering_due
 from app.instructor.web import page, parse_due
 from app.offerings.access import InstructorMember, offering_prefix
 from app.web.api import errors
 
 router = APIRouter(tags=["instructor"])
-SAVED = {"policy": "The late policy is saved.", "dates": "The due dates are saved."}
+SAVED = {
+    "policy": "The late policy is saved.",
+    "dates": "The due dates are saved.",
+    "scheme": "The course grade's weights are saved; the gradebook's course grades follow.",
+}
 
 
 def _page(
@@ -41,6 +46,8 @@ def _page(
         policy=policy_for(session=session, offering_id=offering_id),
         modes=[(m, MODE_WORDS[m]) for m in MODES],
         dues=due_rows(session=session, course=course, offering_id=offering_id),
+        scheme=scheme_for(session=session, offering_id=offering_id),
+        categories=[(c, WORDS[c]) for c in CATEGORIES],
         prefix=offering_prefix(),
         error=error,
         saved=SAVED.get(request.query_params.get("saved", "")),
@@ -203,3 +210,18 @@ def due_api(
         by=member.user.id,
     )
     return _settings_json(session, course, member.offering.id)
+
+
+def settings_response(
+    request: Request,
+    *,
+    session: SessionDep,
+    course: Course,
+    member: InstructorMember,
+    error: str,
+    status: int,
+) -> Response:
+    """The settings page with a form's error (other settings forms use it)."""
+    return _page(
+        request, session=session, course=course, member=member, error=error, status_code=status
+    )

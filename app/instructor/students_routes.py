@@ -23,6 +23,7 @@ from app.offerings.access import (
 )
 from app.offerings.models import OfferingRole
 from app.offerings.service import role_in
+from app.submissions.comments import comments_by_submission
 from app.users.models import User
 from app.web.api import RowId
 
@@ -33,6 +34,7 @@ SAVED = {
     "extension": "The extension is saved; late flags were updated.",
     "extension-removed": "The extension is removed; the course due date applies again.",
     "role": "The role is changed.",
+    "comment": "The comment is saved; the student sees it with this submission.",
 }
 
 
@@ -59,6 +61,7 @@ def student_page(
     view = student_view(session=session, course=course, user=person, exercise=exercise)
     here, _ = offering_id_here(session=session)
     held = None if here is None else role_in(session=session, user_id=person.id, offering_id=here)
+    ids = [e.row.id for entries in view.submissions.values() for e in entries]
     return page(
         request,
         "instructor/student.html",
@@ -70,6 +73,7 @@ def student_page(
         role_here=held.value if held is not None else "",
         error=error,
         saved=SAVED.get(request.query_params.get("saved", "")),
+        comments=comments_by_submission(session=session, submission_ids=ids),
     )
 
 

@@ -364,3 +364,25 @@ def _join_open(
     )
     session.flush()
     return offering.id
+
+
+def offering_for_work_sql(
+    *, user_id: int, course_slug: str, named: int | None
+) -> ScalarSelect[int]:
+    """`offering_for_work` as SQL, without joining anyone: the named offering they belong to,
+    else their newest of the course, else the course's open offering their work would join,
+    else the first offering (as due dates read it). A page that shows dates finds the offering
+    inside its one query."""
+    mine = (
+        select(Enrollment.offering_id)
+        .join(Offering, Offering.id == Enrollment.offering_id)
+        .where(Enrollment.user_id == user_id, Offering.course_slug == course_slug)
+    )
+    open_here = select(Offering.id).where(Offering.course_slug == course_slug, Offering.is_open)
+    choices = [mine.order_by(Offering.id.desc()).limit(1).scalar_subquery()]
+    if named is not None:
+        choices.insert(0, mine.where(Enrollment.offering_id == named).scalar_subquery())
+        choices.append(open_here.where(Offering.id == named).scalar_subquery())
+    choices.append(open_here.order_by(Offering.id).limit(1).scalar_subquery())
+    choices.append(first_offering_id_query())
+    return select(func.coalesce(*choices)).scalar_subquery()

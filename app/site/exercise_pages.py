@@ -16,13 +16,16 @@ from app.content.loader import Course, Exercise, Lesson
 from app.content.service import CourseDep
 from app.courses.first import course_slug_of
 from app.db import SessionDep
+from app.deadlines.term import ItemDue
 from app.jobs.deps import QueueDep
 from app.models_base import utcnow
 from app.offerings.standing import staff_of_course, staff_of_work
 from app.progress.hint_routes import hint_state
+from app.site.term_view import my_term
 from app.submissions import drafts, intake, views
-from app.submissions.presenter import Viewer, present
+from app.submissions.presenter import Viewer, override_json, present
 from app.submissions.service import SubmissionError, hidden_tests_open, visible_submission
+from app.submissions.standing import standing_of
 from app.users.deps import OptionalUser
 from app.users.models import User
 from app.web.api import RowId
@@ -109,9 +112,20 @@ def exercise_response(
         lab_table=_lab_table(exercise),
         lesson=_lesson_of(course, exercise),
         hints=hint_state(session=session, user=user, exercise=exercise),
+        due=_due(request, session=session, user=user, exercise=exercise),
     )
     response.headers["cache-control"] = "no-store"  # the draft in it is private and changes
     return response
+
+
+def _due(
+    request: Request, *, session: Session, user: User | None, exercise: Exercise
+) -> ItemDue | None:
+    """The exercise's date for this student, with any extension and the late policy."""
+    term = my_term(request, session=session, user=user)
+    if term is None:
+        return ItemDue(exercise.meta.due)
+    return term.item("exercise", exercise.meta.slug, exercise.meta.due)
 
 
 def _lab_figure(exercise: Exercise) -> str | None:
@@ -209,6 +223,9 @@ def result_page(
         session=session, course=course, user=user, row=row, now=utcnow()
     )
     report = present(row, viewer=Viewer(staff=instructor, hidden_open=hidden_open))
+    standing = standing_of(
+        session=session, row=row, content_due=exercise.meta.due, rubric=exercise.meta.rubric
+    )
     response = render(
         request,
         "exercise/result.html",
@@ -224,6 +241,10 @@ def result_page(
         stdout=report.stdout,
         stdout_truncated=report.stdout_truncated,
         editor_url=f"/exercises/{slug}?framework={row.framework}",
+        standing=standing,
+        can_ask=row.user_id == user.id and row.mode == "submit" and row.status == "done",
+        override=override_json(row),
+        code_lines=row.code.splitlines() or [""],
     )
     response.headers["cache-control"] = "no-store"
     return response

@@ -115,3 +115,65 @@ class Draft(Base):
     updated_at: Mapped[dt.datetime] = mapped_column(
         DateTime(timezone=True), default=utcnow, onupdate=utcnow
     )
+
+
+class SubmissionComment(Base):
+    """What a teacher wrote to a student about one submission, on a line or on the whole."""
+
+    __tablename__ = "submission_comments"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    submission_id: Mapped[int] = mapped_column(
+        ForeignKey("submissions.id", ondelete="CASCADE"), index=True
+    )
+    author_id: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id", ondelete="SET NULL"), default=None
+    )
+    author_name: Mapped[str] = mapped_column(String(200), default="")  # as the student sees it
+    text: Mapped[str] = mapped_column(Text)
+    line: Mapped[int | None] = mapped_column(Integer, default=None)  # 1-based; None: the whole
+    created_at: Mapped[dt.datetime] = created_at_column()
+
+
+class RegradeRequest(Base):
+    """A student's request, once per exercise, that staff look at a grade again; answered in
+    place (the answer, and any new score through an override, reach the student and the LMS)."""
+
+    __tablename__ = "regrade_requests"
+    __table_args__ = (UniqueConstraint("user_id", "exercise_slug", "course_slug", "offering_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    submission_id: Mapped[int] = mapped_column(
+        ForeignKey("submissions.id", ondelete="CASCADE"), index=True
+    )
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    exercise_slug: Mapped[str] = mapped_column(String(100))
+    course_slug: Mapped[str] = mapped_column(String(64))
+    offering_id: Mapped[int | None] = offering_column()
+    text: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[dt.datetime] = created_at_column()
+    answer: Mapped[str | None] = mapped_column(Text, default=None)
+    answered_by: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id", ondelete="SET NULL"), default=None
+    )
+    answered_name: Mapped[str] = mapped_column(String(200), default="")
+    answered_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    new_score: Mapped[float | None] = mapped_column(Float, default=None)
+
+
+class RubricGrade(Base):
+    """A person's grading of one submission by its exercise's rubric (the latest counts)."""
+
+    __tablename__ = "rubric_grades"
+
+    submission_id: Mapped[int] = mapped_column(
+        ForeignKey("submissions.id", ondelete="CASCADE"), primary_key=True
+    )
+    applied: Mapped[list[str]] = mapped_column(JSON, default=list)  # rubric item ids
+    manual_score: Mapped[float] = mapped_column(Float)  # the rubric's part alone, 0 to 1
+    comment: Mapped[str] = mapped_column(Text, default="")
+    grader_id: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id", ondelete="SET NULL"), default=None
+    )
+    grader_name: Mapped[str] = mapped_column(String(200), default="")
+    graded_at: Mapped[dt.datetime] = created_at_column()

@@ -22,11 +22,13 @@ from app.submissions import (
     draft_routes,
     figure_routes,
     intake,
+    regrade_request_routes,
     service,
     views,
 )
 from app.submissions.models import Submission
 from app.submissions.presenter import Viewer, submission_json
+from app.submissions.standing import standing_of
 from app.users.deps import CurrentUser
 from app.web.api import RowId, errors
 
@@ -35,6 +37,7 @@ PROGRESS_SECONDS = 0.5  # how often a training experiment's stream sends its ste
 # The draft API and the result figures ride along on this router.
 router.include_router(draft_routes.router)
 router.include_router(figure_routes.router)
+router.include_router(regrade_request_routes.router)
 
 
 class SubmissionIn(BaseModel):
@@ -139,7 +142,15 @@ def read(
     row = _visible(session, user, submission_id)
     course = content_of(request, row.course_slug, course)  # the row's own course
     viewer = _viewer(session, course, user, row)
-    return submission_json(row, viewer=viewer)
+    found = course.exercise(row.exercise_slug)
+    meta = None if found is None else found.meta
+    standing = standing_of(
+        session=session,
+        row=row,
+        content_due=None if meta is None else meta.due,
+        rubric=None if meta is None else meta.rubric,
+    )
+    return submission_json(row, viewer=viewer) | standing.as_json()
 
 
 @router.post(

@@ -27,6 +27,8 @@ class User(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     email: Mapped[str] = mapped_column(String(320), unique=True, index=True)
     name: Mapped[str] = mapped_column(String(200), default="")
+    # The id a school's records use (a roster's student_id column); exported with grades.
+    student_id: Mapped[str | None] = mapped_column(String(64), default=None)
     password_hash: Mapped[str] = mapped_column(String(255))
     role: Mapped[Role] = mapped_column(
         Enum(Role, name="user_role", native_enum=False, length=20), default=Role.student

@@ -22,6 +22,7 @@ PARAMS = {
     "extension_id": "1",
     "context_id": "1",
     "report_id": "1",
+    "request_id": "1",
     "a": "1",
     "b": "2",
     "key": "0123456789abcdef",

@@ -1,0 +1,75 @@
+"""A student's dates in one union statement, on SQLite and PostgreSQL (issue 49)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import event
+
+from app.db import get_engine, session_factory
+from app.deadlines.models import DeadlineExtension, LatePolicy, OfferingDue
+from app.deadlines.term import student_term
+from app.migrate import upgrade_head
+from app.offerings.models import OfferingRole
+from app.offerings.service import create_offering, enroll, first_offering, offering_for_work_sql
+from app.users.service import create_user
+from tests.postgres import throwaway_database
+
+DUE = dt.datetime(2027, 3, 1, 17, tzinfo=dt.UTC)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(
+    request: pytest.FixtureRequest, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
+    """A migrated database of each kind."""
+    if request.param == "sqlite":
+        upgrade_head()
+        yield
+        return
+    with throwaway_database(monkeypatch, data_dir):
+        upgrade_head()
+        yield
+
+
+def test_dates_extension_and_policy_come_in_one_statement(database: None) -> None:
+    with session_factory()() as session:
+        user, _ = create_user(session=session, email="s@example.org", password="pw-pw-pw-pw")
+        first = first_offering(session=session)
+        other = create_offering(session=session, course_slug=first.course_slug, title="Later")
+        enroll(session=session, offering=other, user=user, role=OfferingRole.student)
+        session.add_all(
+            [
+                OfferingDue(offering_id=other.id, kind="exercise", slug="a", due_at=DUE),
+                OfferingDue(offering_id=first.id, kind="exercise", slug="b", due_at=DUE),
+                DeadlineExtension(
+                    user_id=user.id,
+                    kind="quiz",
+                    slug="q",
+                    due_at=DUE + dt.timedelta(days=2),
+                    reason="illness",
+                    offering_id=other.id,
+                ),
+                LatePolicy(offering_id=other.id, mode="penalty", percent_per_day=5, max_percent=20),
+            ]
+        )
+        session.commit()
+        seen: list[str] = []
+        record = lambda *args: seen.append(args[2])  # noqa: E731
+        event.listen(get_engine(), "before_cursor_execute", record)
+        try:
+            here = offering_for_work_sql(user_id=user.id, course_slug=first.course_slug, named=None)
+            term = student_term(session=session, user_id=user.id, offering_id=here)
+        finally:
+            event.remove(get_engine(), "before_cursor_execute", record)
+    assert len(seen) == 1
+    assert term.item("exercise", "a", None).due == DUE
+    assert term.item("exercise", "b", None).due is None  # another offering's date
+    quiz = term.item("quiz", "q", DUE)
+    assert quiz.extended and quiz.reason == "illness" and quiz.due == DUE + dt.timedelta(days=2)
+    assert quiz.policy == "Late work loses 5% of its score per day late, at most 20%."
+    late = DUE + dt.timedelta(days=1, hours=1)
+    assert term.counted("exercise", "a", None, 0.8, late) == pytest.approx(0.8 * 0.9)
