@@ -1,0 +1,108 @@
+"""The authoring pages as plain forms: edit with problems beside their lines, new lesson,
+preview with a new variant per reload, publish; students and non-editors get 403."""
+
+from __future__ import annotations
+
+import re
+
+from app.authoring.templates import LESSON_TEMPLATE
+from tests.authoring.conftest import Authoring
+from tests.authoring.course import LESSON
+from tests.users.helpers import form_token, login
+
+COURSE = "/authoring/tiny-course"
+EDIT = f"{COURSE}/edit/lessons/first-steps.md"
+BROKEN = LESSON.replace("    prompt: Which number is even?", "    prompt: [Which number is even?")
+
+
+def _log_in_as(a: Authoring, email: str) -> None:
+    assert login(a.client, email, password="correct horse").status_code == 303
+
+
+def _save_form(a: Authoring, text: str) -> str:
+    page = a.client.get(EDIT)
+    base = re.search(r'name="base" value="([^"]*)"', page.text)
+    assert base is not None
+    response = a.client.post(
+        EDIT, data={"text": text, "base": base.group(1), "csrf_token": form_token(page.text)}
+    )
+    assert response.status_code == 200, response.text
+    return response.text
+
+
+def test_students_and_instructors_who_are_not_editors_get_403(authoring: Authoring) -> None:
+    a = authoring
+    for email in ("student@example.org", "teacher@example.org"):
+        _log_in_as(a, email)
+        for url in (COURSE, EDIT, f"{COURSE}/preview/lessons/first-steps", "/authoring"):
+            assert a.client.get(url).status_code == 403, (email, url)
+
+
+def test_an_editor_fixes_a_yaml_problem_shown_beside_its_line_then_publishes(
+    authoring: Authoring,
+) -> None:
+    a = authoring
+    _log_in_as(a, "editor@example.org")
+    course = a.client.get(COURSE)
+    assert (
+        course.status_code == 200 and "first-steps" in course.text and "split-heads" in course.text
+    )
+    html = _save_form(a, BROKEN)
+    line = BROKEN.splitlines().index("    prompt: [Which number is even?") + 1
+    marked = re.findall(r'<li value="(\d+)" id="line-\d+" class="has-problem">', html)
+    assert marked and int(marked[0]) in (line, line + 1), marked  # YAML names where it noticed
+    assert "invalid YAML" in html.split(f'id="line-{marked[0]}"')[1].split("</li>")[0]
+    html = _save_form(a, LESSON.replace("Which number is even?", "Which number is even, really?"))
+    assert "Draft saved" in html and "has-problem" not in html
+    preview = a.client.get(f"{COURSE}/preview/lessons/first-steps")
+    assert preview.status_code == 200 and "even, really?" in preview.text
+    assert "Preview of a draft" in preview.text
+    page = a.client.get(COURSE)
+    published = a.client.post(
+        f"{COURSE}/publish",
+        data={"message": "Clearer question", "csrf_token": form_token(page.text)},
+        follow_redirects=False,
+    )
+    assert published.status_code == 303, published.text
+    assert "Clearer question" in a.client.get(COURSE).text
+    assert "even, really?" in a.client.get("/lessons/first-steps").text
+
+
+def test_a_new_lesson_starts_from_the_commented_template_and_loads(authoring: Authoring) -> None:
+    a = authoring
+    _log_in_as(a, "editor@example.org")
+    page = a.client.get(COURSE)
+    made = a.client.post(
+        f"{COURSE}/new-lesson",
+        data={"slug": "fresh-one", "csrf_token": form_token(page.text)},
+        follow_redirects=False,
+    )
+    assert made.status_code == 303
+    edit = a.client.get(made.headers["location"])
+    assert "# The lesson&#39;s permanent URL name" in edit.text
+    assert "has-problem" not in edit.text and "problem" not in edit.text.split("<form")[0].lower()
+    assert LESSON_TEMPLATE.count("#") >= 5  # mostly comments, not another working lesson
+    preview = a.client.get(f"{COURSE}/preview/lessons/fresh-one")
+    assert preview.status_code == 200 and "Ask one thing." in preview.text
+    assert a.client.get("/lessons/fresh-one").status_code == 404  # nothing of a draft is served
+
+
+def test_the_preview_draws_a_new_variant_on_reload(authoring: Authoring) -> None:
+    a = authoring
+    numeric = LESSON.replace(
+        "quiz:\n",
+        "quiz:\n  - id: count\n    type: numeric\n    params:\n"
+        "      n: [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]\n"
+        '    prompt: What is {n} times 1000?\n    answer: "n * 1000"\n'
+        "    explanation: It is {n} thousand.\n",
+    )
+    _log_in_as(a, "editor@example.org")
+    html = _save_form(a, numeric)
+    assert "Draft saved" in html, html
+    seen = {
+        re.search(
+            r"What is (\d+) times", a.client.get(f"{COURSE}/preview/lessons/first-steps").text
+        ).group(1)  # type: ignore[union-attr]
+        for _ in range(8)
+    }
+    assert len(seen) > 1
