@@ -22,10 +22,12 @@ from app.courses.routes import refresh_here
 from app.courses.service import request_registry
 from app.db import SessionDep
 from app.errors import DomainError
+from app.offerings.access import InstructorMember
 from app.quiz.grading import variant_params
 from app.quiz.views import QuizView, question_view
 from app.users.deps import CurrentUser
 from app.users.models import User
+from app.web.api import RowId
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)
@@ -47,6 +49,14 @@ def authoring_home(request: Request, session: SessionDep, user: CurrentUser) -> 
     if not mine:
         raise DomainError(403, editors.NOT_EDITOR)
     return render(request, "authoring/courses.html", courses=mine)
+
+
+@router.get("/instructor/authoring")
+def staff_entry(request: Request, session: SessionDep, member: InstructorMember) -> Response:
+    """The staff menu's way in: the offering's course, and whether this account may author it."""
+    slug = member.offering.course_slug
+    may = editors.is_editor(session=session, user=member.user, course_slug=slug)
+    return render(request, "authoring/entry.html", course=slug, may=may)
 
 
 @router.get("/authoring/{course}")
@@ -217,7 +227,7 @@ async def publish_form(
 
 @router.post("/authoring/{course}/versions/{version}/restore")
 def restore_form(
-    course: str, version: int, request: Request, session: SessionDep, user: CurrentUser
+    course: str, version: RowId, request: Request, session: SessionDep, user: CurrentUser
 ) -> Response:
     """Make an old version current again."""
     a = _editor(request, session, user, course)

@@ -20,7 +20,7 @@ from app.errors import DomainError
 from app.offerings.access import SiteAdmin
 from app.users.deps import CurrentUser
 from app.users.models import User
-from app.web.api import errors
+from app.web.api import RowId, errors
 
 router = APIRouter(tags=["authoring"])
 BASE = "/api/courses/{course}/authoring"
@@ -75,7 +75,7 @@ class EditorIn(BaseModel):
     email: str = Field(max_length=320, description="The account's email address.")
 
 
-@router.get(f"{BASE}/items", responses=errors(401, 403, 404))
+@router.get(f"{BASE}/items", responses=errors(401, 403, 404, 422))
 def api_items(session: SessionDep, a: EditorOf) -> list[dict[str, Any]]:
     """The course's lessons, exercises and assessments with their authoring state."""
     return service.items(session=session, source=a.source, content=a.content)
@@ -129,7 +129,7 @@ def api_publish(
     return {"version": version.id, "serving": result.version, "applied": result.applied}
 
 
-@router.get(f"{BASE}/versions", responses=errors(401, 403, 404))
+@router.get(f"{BASE}/versions", responses=errors(401, 403, 404, 422))
 def api_versions(session: SessionDep, a: EditorOf) -> list[dict[str, Any]]:
     """The course's published versions, newest first, with author and message."""
     return [
@@ -138,8 +138,8 @@ def api_versions(session: SessionDep, a: EditorOf) -> list[dict[str, Any]]:
     ]
 
 
-@router.post(f"{BASE}/versions/{{version}}/restore", responses=errors(401, 403, 404, 409))
-def api_restore(version: int, request: Request, session: SessionDep, a: EditorOf) -> Any:
+@router.post(f"{BASE}/versions/{{version}}/restore", responses=errors(401, 403, 404, 409, 422))
+def api_restore(version: RowId, request: Request, session: SessionDep, a: EditorOf) -> Any:
     """Make an old version current again through the publish checks."""
     try:
         made = service.restore(

@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import re
 
+from sqlalchemy import select
+
 from app.authoring.templates import LESSON_TEMPLATE
+from app.db import session_factory
+from app.offerings.models import OfferingRole
+from app.offerings.service import create_offering, enroll
+from app.users.models import User
 from tests.authoring.conftest import Authoring
 from tests.authoring.course import LESSON
 from tests.users.helpers import form_token, login
@@ -106,3 +112,29 @@ def test_the_preview_draws_a_new_variant_on_reload(authoring: Authoring) -> None
         for _ in range(8)
     }
     assert len(seen) > 1
+
+
+def test_the_staff_menu_leads_instructors_in_and_says_who_may_author(authoring: Authoring) -> None:
+    a = authoring
+    with session_factory()() as session:
+        teacher = session.scalar(select(User).where(User.email == "teacher@example.org"))
+        assert teacher is not None
+        term = create_offering(session=session, course_slug="tiny-course", title="Term 1")
+        enroll(session=session, offering=term, user=teacher, role=OfferingRole.instructor)
+        staff = f"/offerings/{term.id}/instructor"
+    menu = a.client.get(f"{staff}/gradebook", headers=a.instructor)
+    assert f'href="{staff}/authoring"' in menu.text
+    entry = a.client.get(f"{staff}/authoring", headers=a.instructor)
+    assert entry.status_code == 200
+    assert "teaching an offering\n  does not make you one" in entry.text
+    assert 'href="/authoring/tiny-course"' not in entry.text
+    assert a.client.get("/authoring/tiny-course", headers=a.instructor).status_code == 403
+    granted = a.client.post(
+        "/api/courses/tiny-course/authoring/editors",
+        json={"email": "teacher@example.org"},
+        headers=a.admin,
+    )
+    assert granted.status_code == 201, granted.text
+    entry = a.client.get(f"{staff}/authoring", headers=a.instructor)
+    assert 'href="/authoring/tiny-course"' in entry.text
+    assert a.client.get("/authoring/tiny-course", headers=a.instructor).status_code == 200
