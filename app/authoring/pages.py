@@ -48,7 +48,7 @@ def authoring_home(request: Request, session: SessionDep, user: CurrentUser) -> 
         return RedirectResponse(f"/authoring/{mine[0]}", status_code=303)
     if not mine:
         raise DomainError(403, editors.NOT_EDITOR)
-    return render(request, "authoring/courses.html", courses=mine)
+    return render(request, "authoring/courses.html", user=user, courses=mine)
 
 
 @router.get("/instructor/authoring")
@@ -56,7 +56,7 @@ def staff_entry(request: Request, session: SessionDep, member: InstructorMember)
     """The staff menu's way in: the offering's course, and whether this account may author it."""
     slug = member.offering.course_slug
     may = editors.is_editor(session=session, user=member.user, course_slug=slug)
-    return render(request, "authoring/entry.html", course=slug, may=may)
+    return render(request, "authoring/entry.html", user=member.user, course=slug, may=may)
 
 
 @router.get("/authoring/{course}")
@@ -66,6 +66,7 @@ def course_page(course: str, request: Request, session: SessionDep, user: Curren
     return render(
         request,
         "authoring/course.html",
+        user=user,
         course=a.source.slug,
         title=a.source.meta.title,
         items=service.items(session=session, source=a.source, content=a.content),
@@ -102,6 +103,7 @@ def _edit_page(
     return render(
         request,
         "authoring/edit.html",
+        user=a.user,
         status_code=status_code,
         course=a.source.slug,
         path=path,
@@ -218,7 +220,7 @@ async def publish_form(
         )
     except PublishRefused as exc:
         return render(
-            request, "authoring/refused.html", status_code=409, course=a.source.slug,
+            request, "authoring/refused.html", status_code=409, user=user, course=a.source.slug,
             message=exc.message, problems=exc.problems,
         )  # fmt: skip
     refresh_here(request, session, a.source.slug)
@@ -237,7 +239,7 @@ def restore_form(
         )
     except PublishRefused as exc:
         return render(
-            request, "authoring/refused.html", status_code=409, course=a.source.slug,
+            request, "authoring/refused.html", status_code=409, user=user, course=a.source.slug,
             message=exc.message, problems=exc.problems,
         )  # fmt: skip
     refresh_here(request, session, a.source.slug)
@@ -280,6 +282,7 @@ def preview_lesson(
     return render(
         request,
         "lesson.html",
+        user=user,
         lesson=lesson,
         prev=None,
         next=None,
