@@ -182,3 +182,10 @@ def test_publish_refuses_a_change_on_disk_and_new_problems(authoring: Authoring)
     assert refused.json()["problems"][0]["file"] == LESSON_PATH
     assert (a.folder / LESSON_PATH).read_text("utf-8") == LESSON  # the old file is back
     assert "Which number is even?" in a.client.get("/lessons/first-steps", headers=a.student).text
+
+
+def test_a_10_mb_paste_is_refused_and_nothing_is_kept(authoring: Authoring) -> None:
+    a = authoring
+    huge = _save(a, "a" * (10 * 1024 * 1024), _get(a)["revision"])
+    assert huge.status_code == 413, huge.text[:200]
+    assert not _get(a)["draft"]
