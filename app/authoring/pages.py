@@ -10,6 +10,7 @@ from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import RedirectResponse
+from sqlalchemy.orm import Session
 from starlette.responses import Response
 
 from app.authoring import drafts, editors, paths, service
@@ -91,6 +92,7 @@ def _numbered(text: str, problems: list[Found], path: str) -> list[dict[str, Any
 
 def _edit_page(
     request: Request,
+    session: Session,
     a: Authoring,
     *,
     path: str,
@@ -113,6 +115,7 @@ def _edit_page(
         lines=_numbered(text, problems, path) if problems else [],
         message=message,
         preview=path.startswith("lessons/"),
+        conflicts=drafts.conflicts_of(session=session, course_slug=a.source.slug, path=path),
         lesson_slug=paths.item_of(path)[1],
     )
 
@@ -133,7 +136,13 @@ def edit_page(
         else []
     )
     return _edit_page(
-        request, a, path=path, text=loaded.text or "", base=loaded.revision, problems=problems
+        request,
+        session,
+        a,
+        path=path,
+        text=loaded.text or "",
+        base=loaded.revision,
+        problems=problems,
     )
 
 
@@ -143,6 +152,7 @@ async def edit_form(
 ) -> Response:
     """Save the form's text as a draft; the page shows the check's problems beside their lines."""
     a = _editor(request, session, user, course)
+    path = paths.writable(path)
     form = await request.form()
     text = str(form.get("text", "")).replace("\r\n", "\n")
     base = str(form.get("base", "")) or None
@@ -163,15 +173,28 @@ async def edit_form(
             session=session, folder=a.source.folder, course_slug=a.source.slug, path=path
         )
         return _edit_page(
-            request, a, path=path, text=loaded.text or "", base=loaded.revision, problems=[],
-            message=exc.message, status_code=409,
-        )  # fmt: skip
+            request,
+            session,
+            a,
+            path=path,
+            text=loaded.text or "",
+            base=loaded.revision,
+            problems=[],
+            message=exc.message,
+            status_code=409,
+        )
     problems = [Found(p["file"], p["line"], p["message"]) for p in saved["check"]["problems"]]
     note = "Draft saved; students do not see it until you publish." if not problems else None
     return _edit_page(
-        request, a, path=saved["path"], text=text, base=saved["revision"], problems=problems,
+        request,
+        session,
+        a,
+        path=saved["path"],
+        text=text,
+        base=saved["revision"],
+        problems=problems,
         message=note,
-    )  # fmt: skip
+    )
 
 
 @router.post("/authoring/{course}/new-lesson")

@@ -138,3 +138,24 @@ def test_the_staff_menu_leads_instructors_in_and_says_who_may_author(authoring: 
     entry = a.client.get(f"{staff}/authoring", headers=a.instructor)
     assert 'href="/authoring/tiny-course"' in entry.text
     assert a.client.get("/authoring/tiny-course", headers=a.instructor).status_code == 200
+
+
+def test_a_stale_form_save_keeps_both_texts_and_shows_the_kept_one(authoring: Authoring) -> None:
+    a = authoring
+    _log_in_as(a, "editor@example.org")
+    opened = a.client.get(EDIT)
+    base = re.search(r'name="base" value="([^"]*)"', opened.text)
+    assert base is not None
+    _save_form(a, LESSON.replace("Some text", "Newer text"))  # another tab saves first
+    late = a.client.post(
+        EDIT,
+        data={
+            "text": LESSON.replace("Some text", "My text"),
+            "base": base.group(1),
+            "csrf_token": form_token(opened.text),
+        },
+    )
+    assert late.status_code == 409
+    assert "kept as a conflict" in late.text
+    assert "Newer text" in late.text.split("<textarea")[1].split("</textarea>")[0]
+    assert "My text" in late.text.split("Texts kept from conflicting saves")[1]
