@@ -8,6 +8,7 @@ from sqlalchemy import select
 
 from app.authoring.models import AuthoringConflict
 from app.authoring.paths import REFUSED
+from app.courses.models import CourseFolder
 from app.db import session_factory
 from app.users.models import User
 from tests.authoring.conftest import Authoring
@@ -189,3 +190,30 @@ def test_a_10_mb_paste_is_refused_and_nothing_is_kept(authoring: Authoring) -> N
     huge = _save(a, "a" * (10 * 1024 * 1024), _get(a)["revision"])
     assert huge.status_code == 413, huge.text[:200]
     assert not _get(a)["draft"]
+
+
+def test_after_a_publish_disk_edits_and_refresh_still_work_and_other_servers_are_told(
+    authoring: Authoring,
+) -> None:
+    a = authoring
+    assert _save(a, NEW_QUESTION, _get(a)["revision"]).status_code == 200
+    assert (
+        a.client.post(f"{API}/publish", json={"message": "m"}, headers=a.editor).status_code == 200
+    )
+    with session_factory()() as session:
+        mark = session.get(CourseFolder, "tiny-course")
+        assert mark is not None and mark.refresh_requested_at is not None  # other processes
+    on_disk = NEW_QUESTION.replace("prime and even", "prime, even and small")
+    (a.folder / LESSON_PATH).write_text(on_disk, "utf-8")
+    refreshed = a.client.post("/api/courses/tiny-course/refresh", headers=a.admin)
+    assert refreshed.status_code == 200 and refreshed.json()["applied"], refreshed.text
+    assert "prime, even and small" in a.client.get("/lessons/first-steps", headers=a.student).text
+    versions = a.client.get(f"{API}/versions", headers=a.editor).json()
+    assert _save(a, on_disk + "\nMore.\n", _get(a)["revision"]).status_code == 200
+    assert (
+        a.client.post(f"{API}/publish", json={"message": "2"}, headers=a.editor).status_code == 200
+    )
+    (a.folder / LESSON_PATH).write_text(on_disk + "\nOn disk again.\n", "utf-8")
+    restore = a.client.post(f"{API}/versions/{versions[0]['version']}/restore", headers=a.editor)
+    assert restore.status_code == 409 and "changed on disk" in restore.json()["detail"]
+    assert (a.folder / LESSON_PATH).read_text("utf-8") == on_disk + "\nOn disk again.\n"
