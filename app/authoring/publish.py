@@ -29,9 +29,7 @@ from app.errors import DomainError
 from app.users.models import User
 
 GIT_TIMEOUT_S = 20
-CHANGED_ON_DISK = (
-    "{path} changed on disk since this draft began; publish refused so that neither text is lost."
-)
+CHANGED_ON_DISK = "{path} changed on disk since {since}; refused so that neither text is lost."
 OUTSIDE = "{path} resolves outside the course folder (a symlink); edit it where it lives."
 
 
@@ -42,6 +40,7 @@ class Edit:
     path: str
     text: str | None
     expect_sha: str | None
+    since: str = "this draft began"  # what expect_sha is the hash of, in words
 
 
 class PublishRefused(DomainError):
@@ -132,7 +131,7 @@ def apply(
         for edit in edits:
             _target(folder, edit.path)
             if sha(before[edit.path]) != edit.expect_sha:
-                raise PublishRefused(CHANGED_ON_DISK.format(path=edit.path), [])
+                raise PublishRefused(CHANGED_ON_DISK.format(path=edit.path, since=edit.since), [])
         _write(folder, {e.path: e.text for e in edits})
         candidate = load_course(folder / "lessons", source.exercises_dir)
         known = {(f.file, f.message) for f in served_problems}

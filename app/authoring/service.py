@@ -168,10 +168,12 @@ def restore_edits(history: list[ContentVersion], number: int) -> list[Edit]:
     edits: list[Edit] = []
     for path in touched:
         kept = [f for v in older for f in v.files if f["path"] == path]
-        undone = [f for v in newer for f in v.files if f["path"] == path]
-        target = kept[-1]["after"] if kept else undone[0]["before"]
-        if target != undone[-1]["after"]:  # a file already as it was is left alone
-            edits.append(Edit(path, target, drafts.sha(undone[-1]["after"])))
+        undone = [(v.id, f) for v in newer for f in v.files if f["path"] == path]
+        target = kept[-1]["after"] if kept else undone[0][1]["before"]
+        last_id, last = undone[-1]
+        if target != last["after"]:  # a file already as it was is left alone
+            since = f"version {last_id} was published"
+            edits.append(Edit(path, target, drafts.sha(last["after"]), since))
     return edits
 
 
