@@ -12,6 +12,8 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from app.assessments import routes as assessment_routes
+from app.authoring import pages as authoring_pages
+from app.authoring import routes as authoring_routes
 from app.config import ROOT, get_settings
 from app.content.service import load_from_settings
 from app.courses import offerings_admin
@@ -133,6 +135,8 @@ def create_app() -> FastAPI:
     app.mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static")
     include(app, content_routes.router)
     include(app, course_routes.router)
+    include(app, authoring_routes.router)
+    include(app, authoring_pages.router)
     include(app, offerings_admin.router)
     include(app, instructor_routes.router)
     include(app, submission_routes.router)

@@ -1,6 +1,7 @@
 """Imports every model so Alembic and create_all see the whole schema."""
 
 from app.assessments.models import Accommodation, AssessmentAnswer, AssessmentAttempt
+from app.authoring.models import AuthoringConflict, AuthoringDraft, ContentVersion, CourseEditor
 from app.courses.models import CourseFolder
 from app.db import Base
 from app.deadlines.models import DeadlineExtension, LatePolicy, OfferingDue
@@ -26,7 +27,11 @@ __all__ = [
     "ApiToken",
     "AssessmentAnswer",
     "AssessmentAttempt",
+    "AuthoringConflict",
+    "AuthoringDraft",
     "Base",
+    "ContentVersion",
+    "CourseEditor",
     "CourseFolder",
     "DeadlineExtension",
     "Draft",

@@ -1,4 +1,4 @@
-"""`courses list|add|refresh`: the courses a deployment serves, from the command line."""
+"""`courses list|add|refresh|editor`: the courses a deployment serves, from the command line."""
 
 from __future__ import annotations
 
@@ -116,6 +116,29 @@ def cmd_refresh(args: argparse.Namespace) -> int:
     return 1 if refused else 0
 
 
+def cmd_editor(args: argparse.Namespace) -> int:
+    """Grant or take away the course editor role (what site administrators do on the API)."""
+    from app.authoring import editors
+    from app.db import session_factory
+    from app.errors import DomainError
+
+    registry = _registry()
+    if registry.source(args.slug) is None:
+        return fail(f"unknown course '{args.slug}'; known: {', '.join(registry.slugs())}", 2)
+    with session_factory()() as session:
+        try:
+            if args.editor_command == "add":
+                editors.grant(session=session, course_slug=args.slug, email=args.email, by=None)
+                print(f"{args.email} is now an editor of {args.slug}.")
+                return 0
+            if not editors.revoke(session=session, course_slug=args.slug, email=args.email):
+                return fail(f"{args.email} is not an editor of {args.slug}.", 1)
+        except DomainError as exc:
+            return fail(exc.message, 2)
+    print(f"{args.email} is no longer an editor of {args.slug}.")
+    return 0
+
+
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """The `courses` command and its sub-commands."""
     courses = sub.add_parser("courses", help="list, add and refresh the courses served")
@@ -131,3 +154,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     refresh.add_argument("slug", nargs="?", default=None)
     refresh.add_argument("--force", action="store_true", help="ask servers despite problems")
     refresh.set_defaults(func=cmd_refresh, needs_database=True)
+    editor = courses_sub.add_parser("editor", help="who may author a course in the browser")
+    editor_sub = editor.add_subparsers(dest="editor_command", required=True)
+    for name, words in (("add", "make an account an editor"), ("remove", "take the role away")):
+        action = editor_sub.add_parser(name, help=words)
+        action.add_argument("slug")
+        action.add_argument("email")
+        action.set_defaults(func=cmd_editor, needs_database=True)
