@@ -1,7 +1,7 @@
 """authoring: course editors, drafts saved in the browser, kept conflicts, published versions
 
 Revision ID: 0019_authoring
-Revises: 0014_assessments_per_offering
+Revises: 0018_submission_comments
 Create Date: 2026-11-26 10:40:00.000000
 
 A course editor is a course-level role (site administrators are editors of every course without
@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0019_authoring"
-down_revision: str | None = "0014_assessments_per_offering"
+down_revision: str | None = "0018_submission_comments"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
