@@ -25,7 +25,7 @@ from app.offerings.models import Offering, OfferingRole
 from app.offerings.service import create_offering, enroll, first_offering
 from app.problems.models import ProblemReport
 from app.progress.models import QuizAttempt
-from app.submissions.models import Submission
+from app.submissions.models import RegradeRequest, Submission
 from app.users.models import User
 from app.users.service import create_user, issue_api_token
 from tests.instructor.test_access import all_routes
@@ -44,6 +44,9 @@ NOT_IDS = {
     "course": "a course served here (its pages are public; its rows are reached by id)",
     "name": "a figure's or a plot's name",
     "code": "an offering's join code: knowing it is the permission",
+    "key": "a behaviour cluster's key: clusters are computed from the request's offering only",
+    "version": "a version of the request's course, reached by its editors (a course-level role)",
+    "path": "a file of the request's course folder, reached by its editors (a course-level role)",
 }
 # Path parameters that name an object by id but are not objects of an offering, with why.
 NOT_OBJECT_IDS: dict[str, str] = {}
@@ -184,6 +187,16 @@ def _place(offering_id: int, tag: str, platform_id: int) -> Place:
             offering_id=offering.id,
         )
         session.add_all([*rows, extension, report, attempt, quiz, context])
+        session.flush()
+        regrade = RegradeRequest(
+            submission_id=rows[0].id,
+            user_id=victims[0].id,
+            exercise_slug=exercise,
+            course_slug=offering.course_slug,
+            offering_id=offering.id,
+            text=f"SECRET_REGRADE_{tag}",
+        )
+        session.add(regrade)
         session.commit()
         ids = {
             "user_id": victims[0].id,
@@ -192,10 +205,12 @@ def _place(offering_id: int, tag: str, platform_id: int) -> Place:
             "b": rows[1].id,
             "extension_id": extension.id,
             "report_id": report.id,
+            "request_id": regrade.id,
             "attempt_id": attempt.id,
             "context_id": context.id,
         }
-        return Place(ids, exercise, (*emails, code, f"SECRET_REPORT_{tag}", "424242", "737373"))
+        secrets = (f"SECRET_REPORT_{tag}", f"SECRET_REGRADE_{tag}", "424242", "737373")
+        return Place(ids, exercise, (*emails, code, *secrets))
 
 
 def make_world() -> World:
@@ -261,6 +276,14 @@ def _body(method: str, path: str, place: Place) -> dict[str, Any]:
         values = {"kind": "exercise", "slug": place.exercise, "due": DUE, "reason": "x"}
     elif path.endswith("/stop") or path.endswith("/password-link"):
         values = {}
+    elif path.endswith(("/regrade-request", "/comments")):
+        values = {"text": "taken over"}
+    elif path.endswith("/answer"):
+        values = (
+            {"text": "taken over", "score": 1.0} if not form else {"text": "x", "percent": "100"}
+        )
+    elif path.endswith("/rubric"):
+        values = {"applied": [], "comment": "taken over"} if not form else {"comment": "x"}
     return {"data": values} if form else {"json": values}
 
 
