@@ -98,7 +98,7 @@ def _overdue(attempt_id: int) -> dt.datetime:
 
 
 def _reaper_pass(queue: RecordingQueue) -> None:
-    reaper = Reaper(queue, Silent(), interval=60, max_attempts=3)  # type: ignore[arg-type]
+    reaper = Reaper(queue, Silent(), interval=60, max_attempts=3, lease_seconds=60)  # type: ignore[arg-type]
     assert reaper.run_once(force=True) is not None
 
 
