@@ -30,6 +30,9 @@ How each limit is enforced (measured on the 2-core Debian 12 development machine
 - max_file_mb: RLIMIT_FSIZE (Python ignores SIGXFSZ, so writes fail with EFBIG).
 - max_open_files: RLIMIT_NOFILE.  Cores: RLIMIT_CORE = 0.
 - tmpfs_mb: `bwrap --size` on the private /tmp; the rest of the file system is read-only.
+- tmpfs_files: how many files (inodes: files, folders, links) /tmp may hold, set by remounting
+  it once the sandbox is ready (graders/sandbox/tmp_files.py); each costs kernel memory that no
+  byte limit counts, about 1.25 kB with a long name.
 - output_bytes: the parent keeps only the first output_bytes of stdout+stderr.
 
 A cgroup would bound the *sum* over a tree of processes; instead a job cannot have a tree (see
@@ -57,6 +60,7 @@ class SandboxLimits:
     max_open_files: int
     output_bytes: int
     tmpfs_mb: int
+    tmpfs_files: int = 10_000
 
     def __post_init__(self) -> None:
         for name, value in vars(self).items():

@@ -191,4 +191,5 @@ def _start(
         result_fd=result_r,
         info_fd=info_r,
         output=OutputCollector(out_r, limits.output_bytes),
+        tmp_files=limits.tmpfs_files,
     )
