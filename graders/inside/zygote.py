@@ -12,9 +12,10 @@ Isolation between consecutive jobs of one fork server:
   "not clean" and exits, and the grader replaces the whole sandbox;
 - the server is not dumpable, so a child cannot open /proc/1/mem or /proc/1/fd, and as pid 1 it
   ignores every signal a child sends it;
-- what a process of the same uid may change in another (rlimits through prlimit, nice value,
-  CPU affinity, scheduling policy) is compared with its value at start after every job; any
-  change also means "not clean", since the next child would inherit it;
+- what a process of the same uid may change in another (rlimits, nice value, scheduling policy
+  and attributes, affinity, I/O priority, ...: the list is in inherited.py) is compared with
+  its value at start after every job; any change also means "not clean", since the next child
+  would inherit it (the job filter refuses each such call in the first place);
 - the child gets only its job's descriptors (job 3, result 4, output 1 and 2, /dev/null 0).
 JAX is unsafe to fork once its backend has started (threads): a JAX server imports JAX but
 never starts it; instead it keeps one *warm child*, forked in advance, which starts the backend
@@ -38,7 +39,6 @@ import contextlib
 import ctypes
 import json
 import os
-import resource
 import select
 import shutil
 import signal
@@ -145,27 +145,12 @@ def _no_ipc_objects() -> bool:
     return True
 
 
-def _inherited_state() -> tuple[object, ...]:
-    """What a child inherits from this process that another process of its uid could change."""
-    limits = tuple(
-        resource.getrlimit(getattr(resource, name))
-        for name in sorted(dir(resource))
-        if name.startswith("RLIMIT_")
-    )
-    return (
-        limits,
-        os.getpriority(os.PRIO_PROCESS, 0),
-        sorted(os.sched_getaffinity(0)),
-        os.sched_getscheduler(0),
-    )
-
-
-def _cleanup(expected: tuple[object, ...], kept: tuple[frozenset[str], frozenset[str]]) -> bool:
+def _cleanup(changed: Callable[[], list[str]], kept: tuple[frozenset[str], frozenset[str]]) -> bool:
     _kill_the_rest()
     try:
         deadline = time.monotonic() + CLEANUP_BUDGET_S
         clean = _empty_tmp(SANDBOX_TMP, deadline, kept) and _no_ipc_objects()
-        clean = clean and (*_inherited_state(), _threads()) == expected
+        clean = clean and not changed()
     except OSError:
         clean = False
     return clean
@@ -359,7 +344,9 @@ def serve(
     if threads != 1 and not threads_ok:
         raise RuntimeError("the framework started threads; forking it would not be safe")
     control = socket.socket(fileno=CONTROL_FD)
-    expected = (*_inherited_state(), threads)
+    import inherited  # type: ignore[import-not-found]  # bound beside this file
+
+    expected = inherited.snapshot()
     kept = _mounts_under_tmp()
     warm = _next_warm_child(prepare, run_one)
     os.write(STATUS_FD, READY)
@@ -379,7 +366,7 @@ def serve(
             os.close(fd)
         status, usage, timed_out = _wait_child(pid, wall_ms)
         elapsed_ms = (time.monotonic() - started) * 1000
-        clean = _cleanup(expected, kept)
+        clean = _cleanup(lambda: inherited.changed(expected), kept)
         _send_status(
             {
                 "status": status,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -54,3 +55,64 @@ def test_sessions_that_start_together_all_get_their_priority_and_can_lower_it_ag
     assert proc.returncode == 0, proc.stderr
     rows = sorted(proc.stdout.split("\n")[:4])
     assert rows == [f"True {10 + n} True 0" for n in range(4)], proc.stdout
+
+
+# One change per entry of graders/inside/inherited.py, each made by a process on itself.
+CHANGES = {
+    "rlimits": "import resource; resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))",
+    "nice": "os.nice(1)",
+    "policy": "os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))",
+    "sched_attr": (
+        "import ctypes, struct; libc = ctypes.CDLL(None)\n"
+        "buf = ctypes.create_string_buffer(64); libc.syscall(315, 0, buf, 64, 0)\n"
+        "raw = bytearray(buf.raw); raw[24:32] = struct.pack('Q', 300_000)\n"
+        "new = ctypes.create_string_buffer(bytes(raw)); assert libc.syscall(314, 0, new, 0) == 0"
+    ),
+    "affinity": "os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})",
+    "ioprio": "import ctypes; assert ctypes.CDLL(None).syscall(251, 1, 0, 3 << 13) == 0",
+    "umask": "os.umask(0o077)",
+    "cwd": "os.chdir('/')",
+    "timerslack": "import ctypes; ctypes.CDLL(None).prctl(29, 123457, 0, 0, 0)",
+    "dumpable": "import ctypes; ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)",
+    "no_new_privs": "import ctypes; ctypes.CDLL(None).prctl(38, 1, 0, 0, 0)",
+    "personality": "import ctypes; ctypes.CDLL(None).personality(0x0040000)",
+    "oom_score_adj": "open('/proc/self/oom_score_adj', 'w').write('500')",
+    "autogroup": "zygote_nice = open('/proc/self/autogroup', 'w').write('7')",
+    "threads": "import threading; threading.Thread(target=time.sleep, args=(5,)).start()",
+}
+CHECK = """
+import os, sys, time
+sys.path.insert(0, sys.argv[1])
+import inherited
+os.chdir('/tmp')
+os.setsid()  # a session (autogroup) of its own
+before = inherited.snapshot()
+assert not inherited.changed(before), inherited.changed(before)
+exec(sys.argv[2])
+print(' '.join(inherited.changed(before)))
+os._exit(0)
+"""
+
+
+def test_every_entry_of_the_after_job_check_has_a_change_here() -> None:
+    sys.path.insert(0, str(INSIDE))
+    try:
+        import inherited  # type: ignore[import-not-found]
+    finally:
+        sys.path.remove(str(INSIDE))
+    assert set(CHANGES) | {"priority"} == set(inherited.ENTRIES)  # priority: needs SCHED_FIFO
+
+
+@pytest.mark.parametrize("entry", sorted(CHANGES))
+def test_the_after_job_check_sees_each_change_a_job_could_make(entry: str) -> None:
+    if entry == "affinity" and len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("one CPU: no other affinity to set")
+    proc = subprocess.run(
+        [sys.executable, "-c", CHECK, str(INSIDE), CHANGES[entry]],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert entry in proc.stdout.split(), proc.stdout
