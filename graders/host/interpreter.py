@@ -68,7 +68,7 @@ def start_interpreter(
         argv.append("prewarm" if framework == "jax" and not slug else "fork")
         if background:
             argv.append("background")
-        binds += bind_files("zygote.py", "inherited.py")
+        binds += bind_files("zygote.py", "inherited.py", "cleaner.py")
     if framework == "jax":  # resets after a fork; one program per case where that is cheaper
         binds += bind_files("jax_child.py", "whole_programs.py")
     if framework == "jax" and settings.jax_cache_dir:

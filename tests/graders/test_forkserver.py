@@ -337,3 +337,28 @@ def test_a_job_may_change_its_own_scheduling(grader: Grader) -> None:
         "not OWN",
     )
     assert _grade(grader, own) == "accepted"
+
+
+def test_a_job_that_leaves_all_the_files_it_can_keeps_its_server_and_time(grader: Grader) -> None:
+    # Before /tmp was capped in files, a job left 1.09 M of them; deleting them one by one took
+    # the server past the job's deadline and the whole server was replaced (issue 48).
+    plant = _solution(
+        "NAME = 'y' * 200\nos.makedirs('/tmp/d/e', exist_ok=True)\n"
+        "end = time.monotonic() + 3.0\nmade = 0\n"
+        "while time.monotonic() < end and made < 2_000_000:\n"
+        "    folder = '/tmp/d/e' if made % 2 else '/tmp'\n"
+        "    try:\n        os.close(os.open(f'{folder}/{made}{NAME}', os.O_CREAT | os.O_WRONLY))\n"
+        "    except OSError:\n        break\n"
+        "    made += 1\n"
+        "os.chmod('/tmp/d/e', 0)\nos.chmod('/tmp/d', 0)\n"
+    )
+    server = _server(grader)
+    started = time.monotonic()
+    report = grader.grade(exercise=EXERCISE, code=plant, framework="numpy")
+    took = time.monotonic() - started
+    assert report.verdict == "accepted", report.message
+    assert _server(grader) is server, "the server was replaced"
+    waited = time.monotonic() - started - took  # the server emptied /tmp after the status
+    print(f"\nthe job took {took:.2f} s; its server was ready again {waited:.2f} s later")
+    probe = "os.path.lexists('/tmp/d') or len(os.listdir('/tmp')) > 5"
+    assert _grade(grader, _solution("", probe)) == "accepted"
