@@ -133,7 +133,7 @@ def test_a_cleaner_past_its_budget_is_replaced_by_one_that_goes_on(tmp_path: Pat
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(cleaner, "SANDBOX_TMP", str(tmp_path))
         patch.setattr(cleaner, "MAX_TMP_ENTRIES", 50_000)
-        kept = (frozenset(), frozenset())
+        kept: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
         assert not cleaner.empty_tmp(kept, budget_s=0.01, cleaners=1)  # one slice: not enough
         assert any(tmp_path.iterdir())
         assert cleaner.empty_tmp(kept, budget_s=0.01, cleaners=1000)
