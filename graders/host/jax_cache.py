@@ -111,23 +111,31 @@ def fill(
     if not todo:
         return 0.0
     child_env = {**lifeline.child_env(), **{k: v for k, v in env.items() if k != "HOME"}}
+    for slug in todo:  # one child per part: a part once filled stays filled
+        _fill_part(exercises_dir, cache_dir, slug, child_env)
+        stamp_file = _stamp_path(cache_dir, slug)
+        stamp_file.write_text(stamp(bundles[slug], env), encoding="utf-8")
+        stamp_file.chmod(0o644)
+    return time.perf_counter() - started
+
+
+def _fill_part(exercises_dir: Path, cache_dir: Path, slug: str, env: dict[str, str]) -> None:
+    """Fill one exercise's part in a trusted child; its files readable by the sandbox's uid."""
     proc = subprocess.run(
-        [sys.executable, "-m", "graders.host.jax_cache", str(exercises_dir), str(cache_dir), *todo],
+        [sys.executable, "-m", "graders.host.jax_cache", str(exercises_dir), str(cache_dir), slug],
         capture_output=True,
         timeout=FILL_TIMEOUT_S,
         check=False,
         cwd=Path(__file__).resolve().parents[2],
-        env=child_env,
+        env=env,
     )
     if proc.returncode != 0:
         tail = proc.stderr.decode("utf-8", "replace")[-2000:]
-        raise RuntimeError(f"filling the JAX compilation cache failed: {tail}")
-    for path in cache_dir.rglob("*"):  # readable by the sandbox's unprivileged uid
+        raise RuntimeError(f"filling the JAX compilation cache for {slug} failed: {tail}")
+    part = exercise_part(cache_dir, slug)
+    part.chmod(0o755)
+    for path in part.rglob("*"):
         path.chmod(0o755 if path.is_dir() else 0o644)
-    for slug in todo:
-        _stamp_path(cache_dir, slug).write_text(stamp(bundles[slug], env), encoding="utf-8")
-        _stamp_path(cache_dir, slug).chmod(0o644)
-    return time.perf_counter() - started
 
 
 def _run_bundle(bundle: list[dict[str, Any]]) -> int:
