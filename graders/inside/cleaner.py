@@ -80,6 +80,22 @@ def _unlock(folder: str) -> bool:
     return True
 
 
+def is_empty(kept: Kept, folder: str = SANDBOX_TMP) -> bool:
+    """True when a job left nothing under `folder` (most jobs): no cleaner is needed."""
+    mounts, keep = kept
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return False  # a cleaner will find out
+    for name in names:
+        path = os.path.join(folder, name)
+        if path in keep and is_empty(kept, path):
+            continue
+        if path not in mounts:
+            return False
+    return True
+
+
 def empty_tmp(kept: Kept, budget_s: float = CLEANER_BUDGET_S, cleaners: int = MAX_CLEANERS) -> bool:
     """Empty /tmp in a child; a child past its budget is replaced; False if /tmp stays dirty."""
     for _ in range(cleaners):
