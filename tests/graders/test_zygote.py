@@ -89,7 +89,7 @@ os.setsid()  # a session (autogroup) of its own
 before = inherited.snapshot()
 assert not inherited.changed(before), inherited.changed(before)
 exec(sys.argv[2])
-print(' '.join(inherited.changed(before)))
+print(' '.join(inherited.changed(before)), flush=True)  # os._exit does not flush
 os._exit(0)
 """
 
