@@ -19,8 +19,8 @@ How each limit is enforced (measured on the 2-core Debian 12 development machine
   socket buffers, writes through /proc/self/mem are refused by the job filter; the main stack
   is bounded by RLIMIT_STACK = STACK_MB (soft = hard, so a job cannot raise it: it would grow
   its stack by gigabytes); POSIX timers and queued signals (kernel memory) by RLIMIT_SIGPENDING
-  = PENDING_SIGNALS; files by the /tmp size below. A backstop RLIMIT_AS = memory_mb +
-  AS_HEADROOM_MB bounds whatever else was missed.
+  = PENDING_SIGNALS; files by the /tmp size and file count below. A backstop RLIMIT_AS =
+  memory_mb + AS_HEADROOM_MB bounds whatever else was missed.
 - max_processes: RLIMIT_NPROC, set by `prlimit` run as the sandbox's first program, which then
   execs the interpreter (not here: set on bwrap, the kernel would also count every other
   process of a non-root caller).
