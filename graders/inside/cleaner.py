@@ -14,11 +14,9 @@ from __future__ import annotations
 import contextlib
 import os
 import select
-import shutil
 import signal
 
 SANDBOX_TMP = "/tmp"  # noqa: S108 - the sandbox's private tmpfs
-MAX_TMP_ENTRIES = 10_000  # /tmp's cap in files: a folder holding more was not made here
 CLEANER_BUDGET_S = 1.0
 MAX_CLEANERS = 5
 
@@ -56,28 +54,48 @@ def empty_folder(folder: str, kept: Kept) -> bool:
                 return False
             continue
         if entry.is_dir(follow_symlinks=False):
-            if not _unlock(entry.path):
-                return False
-            shutil.rmtree(entry.path)
+            os.chdir(folder)
+            _remove_tree(entry.name)
         else:
             os.unlink(entry.path)
     left = {os.path.join(folder, name) for name in os.listdir(folder)}
     return left <= (mounts | keep)
 
 
-def _unlock(folder: str) -> bool:
-    """Give back the permissions a job may have removed from its own folders."""
-    os.chmod(folder, 0o700)
-    count = 0
-    for root, dirs, files in os.walk(folder, topdown=True):
-        count += len(dirs) + len(files)
-        if count > MAX_TMP_ENTRIES:
-            return False
-        for name in dirs:
-            path = os.path.join(root, name)
-            if not os.path.islink(path):
-                os.chmod(path, 0o700)
-    return True
+def _remove_tree(name: str) -> None:
+    """Remove the folder `name` of the working folder and all it holds, however deep.
+
+    Iterative and by relative names (chdir down and up), so neither Python's recursion limit
+    nor PATH_MAX stops it; the permissions a job removed from its own folders are given back
+    on the way down. Each folder is listed once: the names of those still to visit are kept.
+    """
+    os.chmod(name, 0o700)
+    os.chdir(name)
+    stack = [(name, _unlink_files())]
+    while stack:
+        folder, pending = stack[-1]
+        if pending:
+            child = pending.pop()
+            os.chmod(child, 0o700)
+            os.chdir(child)
+            stack.append((child, _unlink_files()))
+        else:
+            stack.pop()
+            os.chdir("..")
+            os.rmdir(folder)
+
+
+def _unlink_files() -> list[str]:
+    """Unlink every non-folder of the working folder; the names of its folders."""
+    with os.scandir(".") as scan:
+        entries = list(scan)
+    folders = []
+    for entry in entries:
+        if entry.is_dir(follow_symlinks=False):
+            folders.append(entry.name)
+        else:
+            os.unlink(entry.name)
+    return folders
 
 
 def is_empty(kept: Kept, folder: str = SANDBOX_TMP) -> bool:

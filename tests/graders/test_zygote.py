@@ -132,7 +132,6 @@ def test_a_cleaner_past_its_budget_is_replaced_by_one_that_goes_on(tmp_path: Pat
     (tmp_path / "d").chmod(0)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(cleaner, "SANDBOX_TMP", str(tmp_path))
-        patch.setattr(cleaner, "MAX_TMP_ENTRIES", 50_000)
         kept: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
         assert not cleaner.empty_tmp(kept, budget_s=0.01, cleaners=1)  # one slice: not enough
         assert any(tmp_path.iterdir())
@@ -155,3 +154,35 @@ def test_the_after_job_check_sees_a_real_time_priority() -> None:
         pytest.skip("this user may not set a real-time priority, so no job can either")
     assert proc.returncode == 0, proc.stderr
     assert "priority" in proc.stdout.split(), proc.stdout
+
+
+def test_a_cleaner_removes_folders_nested_past_the_recursion_and_path_limits(
+    tmp_path: Path,
+) -> None:
+    # 3,000 nested folders (a path of 6,000 bytes, past PATH_MAX), each made unreadable: a
+    # recursive remover raised RecursionError and the whole server was replaced.
+    sys.path.insert(0, str(INSIDE))
+    try:
+        import cleaner
+    finally:
+        sys.path.remove(str(INSIDE))
+    here = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        for _ in range(3_000):
+            os.mkdir("d")
+            os.chdir("d")
+            Path("f").touch()
+        for _ in range(3_000):
+            os.chdir("..")
+            os.chmod("d", 0)
+    finally:
+        os.chdir(here)
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(cleaner, "SANDBOX_TMP", str(tmp_path))
+            assert cleaner.empty_tmp((frozenset(), frozenset()), budget_s=30.0, cleaners=1)
+        assert not any(tmp_path.iterdir())
+    finally:  # pytest's own clean-up of tmp_path is recursive: never leave the tree to it
+        subprocess.run(["chmod", "-R", "u+rwx", str(tmp_path)], check=False)
+        subprocess.run(["rm", "-rf", str(tmp_path / "d")], check=False)
