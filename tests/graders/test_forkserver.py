@@ -362,3 +362,17 @@ def test_a_job_that_leaves_all_the_files_it_can_keeps_its_server_and_time(grader
     print(f"\nthe job took {took:.2f} s; its server was ready again {waited:.2f} s later")
     probe = "os.path.lexists('/tmp/d') or len(os.listdir('/tmp')) > 5"
     assert _grade(grader, _solution("", probe)) == "accepted"
+
+
+def test_a_job_that_nests_folders_past_every_limit_keeps_its_server(grader: Grader) -> None:
+    # A recursive remover stopped at Python's recursion limit (and PATH_MAX): the server said
+    # it could not clean up and was replaced. Now its cleaner removes any depth.
+    plant = _solution(
+        "os.chdir('/tmp')\n"
+        "for _ in range(3_000):\n    os.mkdir('n')\n    os.chdir('n')\n"
+        "for _ in range(3_000):\n    os.chdir('..')\n    os.chmod('n', 0)\n"
+    )
+    server = _server(grader)
+    assert _grade(grader, plant) == "accepted"
+    assert _server(grader) is server, "the server was replaced"
+    assert _grade(grader, _solution("", "os.path.lexists('/tmp/n')")) == "accepted"
