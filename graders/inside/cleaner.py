@@ -1,7 +1,7 @@
 """Runs INSIDE the sandbox: empties /tmp after a job, in a child of the fork server, on a budget.
 
 A job may leave at most as many files as /tmp's cap allows (graders/sandbox/tmp_files.py,
-10,000) and 64 MB; emptying that took 0.23 s on the loaded 2-core machine. The fork server has
+10,000) and 64 MB; emptying that took 0.20 s on the loaded 2-core machine. The fork server has
 already sent the job's status when this runs (graders/inside/zygote.py), so the job's time and
 verdict never include it. Each cleaner is a fresh child with a budget of CLEANER_BUDGET_S: past
 it, the child is killed and replaced by another that goes on where it stopped (a removed file
