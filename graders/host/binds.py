@@ -15,6 +15,8 @@ SOURCES: Final = {
     "harness.py": INSIDE / "harness.py",
     "job_limits.py": INSIDE / "job_limits.py",
     "zygote.py": INSIDE / "zygote.py",
+    "inherited.py": INSIDE / "inherited.py",
+    "cleaner.py": INSIDE / "cleaner.py",
     "jax_child.py": INSIDE / "jax_child.py",
     "whole_programs.py": INSIDE / "whole_programs.py",
     "messages.py": INSIDE / "messages.py",

@@ -56,7 +56,8 @@ def probe_sandbox() -> str | None:
         build_filter()
     except SeccompError as exc:
         return f"seccomp filters cannot be built ({exc}). Install: sudo apt-get install libseccomp2"
-    argv = [sandbox_python(), "-S", "-c", "import os; os.write(4, b'R')"]
+    # It waits after saying ready, so the cap on /tmp's files is set and checked too.
+    argv = [sandbox_python(), "-S", "-c", "import os; os.write(4, b'R'); os.read(3, 1)"]
     try:
         proc = spawn(argv, limits=PROBE_LIMITS, ro_binds=[], env={})
     except (LaunchError, OSError) as exc:

@@ -7,7 +7,7 @@ import os
 from dataclasses import dataclass, field
 
 from graders.host.binds import bind_files, in_sandbox
-from graders.host.jax_cache import SANDBOX_CACHE_DIR
+from graders.host.jax_cache import SANDBOX_CACHE_DIR, exercise_part
 from graders.sandbox import SandboxLimits, SandboxProcess, sandbox_python, spawn
 
 NO_WARMUP = b"\0\0\0\0"  # an empty warm-up frame
@@ -25,7 +25,9 @@ class PoolSettings:
     ready_timeout_s: float = 60.0
     warmups: dict[str, bytes] = field(default_factory=dict)  # slug -> encode_warmup() frame
     jax_warm_up: bool = True  # False: plain JAX interpreters (the benchmark's fresh baseline)
-    jax_cache_dir: str | None = None  # filled by graders.host.jax_cache; bound read-only
+    # Filled by graders.host.jax_cache; a `jax:<slug>` sandbox binds its exercise's part of it
+    # read-only, a plain `jax` one none of it.
+    jax_cache_dir: str | None = None
     # Frameworks served by fork servers (graders/inside/zygote.py). NumPy and torch fork once
     # imported; a JAX server forks before its backend starts and keeps a warm child ready for
     # each job.
@@ -68,11 +70,13 @@ def start_interpreter(
         argv.append("prewarm" if framework == "jax" and not slug else "fork")
         if background:
             argv.append("background")
-        binds += bind_files("zygote.py")
+        binds += bind_files("zygote.py", "inherited.py", "cleaner.py")
     if framework == "jax":  # resets after a fork; one program per case where that is cheaper
         binds += bind_files("jax_child.py", "whole_programs.py")
-    if framework == "jax" and settings.jax_cache_dir:
-        binds.append((settings.jax_cache_dir, SANDBOX_CACHE_DIR))
+    if framework == "jax" and slug and settings.jax_cache_dir:  # its own exercise's part only
+        part = exercise_part(settings.jax_cache_dir, slug)
+        if part.is_dir():
+            binds.append((str(part), SANDBOX_CACHE_DIR))
     proc = spawn(argv, limits=_limits(settings), ro_binds=binds, env={}, control_socket=forks)
     warmup = settings.warmups.get(slug, NO_WARMUP) if framework == "jax" else NO_WARMUP
     with contextlib.suppress(OSError):  # if it died while starting, wait_ready says so

@@ -6,6 +6,14 @@ grader itself: it forks sandboxes, and JAX must not have run in a process that f
 model solution on zero inputs of every test shape with the cache on. Sandboxes then bind the
 cache read-only and never write to it, so no submission can plant compiled code for the next.
 
+Each exercise has a part of its own, `CACHE_DIR/<slug>/` (`exercise_part`), filled with only its
+model solution's and declared mistakes' programs, and a `jax:<slug>` sandbox binds that part
+alone (graders/host/interpreter.py); a plain `jax` server, which takes any exercise's job,
+binds none. Programs carry no source locations: the sandbox's settings (`sandbox_env`, from
+graders.sandbox.base_env) set JAX_TRACEBACK_IN_LOCATIONS_LIMIT=0 for the filler as for every
+sandbox, so neither a compiled program nor a cache entry names a file, a line or a path (before,
+2,126 of 2,334 entries named `warmup.py` and 1,570 the checkout's absolute path, issue 48).
+
 The child runs with the sandbox's XLA settings (`sandbox_env`): the cache key covers the
 compiler flags, so a cache filled with other flags is never hit. Each exercise's part is stamped
 with a hash of its warm-up bundle, the library versions and those settings, so a fill that has
@@ -33,7 +41,7 @@ from graders import lifeline, protocol
 SANDBOX_CACHE_DIR = protocol.SANDBOX_JAX_CACHE
 FILL_TIMEOUT_S = 600
 LIBRARIES = ("jax", "jaxlib", "flax", "numpy")
-CACHE_FORMAT = 2  # bump when what goes into the keys changes (2: no XLA side caches)
+CACHE_FORMAT = 3  # bump when what goes into the keys changes (3: a part per exercise)
 
 
 def configure(jax: Any, cache_dir: str, *, writable: bool) -> None:
@@ -61,8 +69,15 @@ def _version(name: str) -> str:
         return "missing"
 
 
+def exercise_part(cache_dir: str | Path, slug: str) -> Path:
+    """The folder of the cache that holds one exercise's programs (and only those)."""
+    if not slug or "/" in slug or slug.startswith("."):
+        raise ValueError(f"not an exercise slug: {slug!r}")
+    return Path(cache_dir) / slug
+
+
 def _stamp_path(cache_dir: Path, slug: str) -> Path:
-    return cache_dir / f".filled-{slug}"
+    return exercise_part(cache_dir, slug) / ".filled"
 
 
 def stale(
@@ -96,22 +111,31 @@ def fill(
     if not todo:
         return 0.0
     child_env = {**lifeline.child_env(), **{k: v for k, v in env.items() if k != "HOME"}}
+    for slug in todo:  # one child per part: a part once filled stays filled
+        _fill_part(exercises_dir, cache_dir, slug, child_env)
+        stamp_file = _stamp_path(cache_dir, slug)
+        stamp_file.write_text(stamp(bundles[slug], env), encoding="utf-8")
+        stamp_file.chmod(0o644)
+    return time.perf_counter() - started
+
+
+def _fill_part(exercises_dir: Path, cache_dir: Path, slug: str, env: dict[str, str]) -> None:
+    """Fill one exercise's part in a trusted child; its files readable by the sandbox's uid."""
     proc = subprocess.run(
-        [sys.executable, "-m", "graders.host.jax_cache", str(exercises_dir), str(cache_dir), *todo],
+        [sys.executable, "-m", "graders.host.jax_cache", str(exercises_dir), str(cache_dir), slug],
         capture_output=True,
         timeout=FILL_TIMEOUT_S,
         check=False,
         cwd=Path(__file__).resolve().parents[2],
-        env=child_env,
+        env=env,
     )
     if proc.returncode != 0:
         tail = proc.stderr.decode("utf-8", "replace")[-2000:]
-        raise RuntimeError(f"filling the JAX compilation cache failed: {tail}")
-    for path in cache_dir.rglob("*"):  # readable by the sandbox's unprivileged uid
+        raise RuntimeError(f"filling the JAX compilation cache for {slug} failed: {tail}")
+    part = exercise_part(cache_dir, slug)
+    part.chmod(0o755)
+    for path in part.rglob("*"):
         path.chmod(0o755 if path.is_dir() else 0o644)
-    for slug in todo:
-        _stamp_path(cache_dir, slug).write_text(stamp(bundles[slug], env), encoding="utf-8")
-    return time.perf_counter() - started
 
 
 def _run_bundle(bundle: list[dict[str, Any]]) -> int:
@@ -139,20 +163,28 @@ def _run_bundle(bundle: list[dict[str, Any]]) -> int:
 
 
 def main() -> None:
-    """Child process: configure a writable cache, run the named JAX model solutions' shapes."""
+    """Child process: each named exercise's part in turn, filled with its own programs only."""
     lifeline.die_with_parent()
     from graders.host.warmup import warmup_bundles
 
     os.nice(19)  # background work: students' jobs come first
     exercises_dir, cache_dir, *slugs = sys.argv[1:]
     bundles = warmup_bundles(Path(exercises_dir))
-    bundle = [item for slug in slugs or bundles for item in bundles.get(slug, [])]
     import jax
     import jax.numpy as jnp
+    from jax.experimental import compilation_cache
 
-    configure(jax, cache_dir, writable=True)
-    jnp.ones(2).block_until_ready()  # the harness's own start-up computation
-    print(json.dumps({"cases": _run_bundle(bundle)}))
+    compiled = {}
+    for slug in slugs or sorted(bundles):
+        part = exercise_part(cache_dir, slug)
+        part.mkdir(parents=True, exist_ok=True)
+        # What the last part compiled is compiled again for this one, into this folder.
+        jax.clear_caches()  # type: ignore[no-untyped-call]
+        compilation_cache.compilation_cache.reset_cache()
+        configure(jax, str(part), writable=True)
+        jnp.ones(2).block_until_ready()  # the harness's own start-up computation
+        compiled[slug] = _run_bundle(bundles.get(slug, []))
+    print(json.dumps({"cases": compiled}))
 
 
 if __name__ == "__main__":

@@ -7,14 +7,17 @@ itself and never sees a job's inputs (the child reads them from its own pipe).
 
 Isolation between consecutive jobs of one fork server:
 - one job at a time; after each, every other process of the pid namespace is SIGKILLed and
-  reaped (`kill(-1)` from pid 1 reaches them all), /tmp is emptied and System V IPC objects must
-  be absent (the seccomp filter refuses creating them); if anything is left the server reports
-  "not clean" and exits, and the grader replaces the whole sandbox;
+  reaped (`kill(-1)` from pid 1 reaches them all) and System V IPC objects must be absent (the
+  seccomp filter refuses creating them); if anything is left the server reports "not clean"
+  and exits, and the grader replaces the whole sandbox. Then, the job's status sent, /tmp is
+  emptied by cleaner children on a time budget (cleaner.py); only a /tmp that cannot be
+  emptied at all ends the server;
 - the server is not dumpable, so a child cannot open /proc/1/mem or /proc/1/fd, and as pid 1 it
   ignores every signal a child sends it;
-- what a process of the same uid may change in another (rlimits through prlimit, nice value,
-  CPU affinity, scheduling policy) is compared with its value at start after every job; any
-  change also means "not clean", since the next child would inherit it;
+- what a process of the same uid may change in another (rlimits, nice value, scheduling policy
+  and attributes, affinity, I/O priority, ...: the list is in inherited.py) is compared with
+  its value at start after every job; any change also means "not clean", since the next child
+  would inherit it (the job filter refuses each such call in the first place);
 - the child gets only its job's descriptors (job 3, result 4, output 1 and 2, /dev/null 0).
 JAX is unsafe to fork once its backend has started (threads): a JAX server imports JAX but
 never starts it; instead it keeps one *warm child*, forked in advance, which starts the backend
@@ -29,7 +32,7 @@ waited); the grader kills the whole sandbox if the server misses a later deadlin
 Wire: the grader sends each job as the byte "J" and the job's wall-clock limit in milliseconds
 (4 bytes, big-endian), with three descriptors (SCM_RIGHTS), on the control socket (fd 3); the
 server answers on fd 4 with a 4-byte big-endian length and a JSON status, then the byte "R"
-once it can take the next job (at once, or when its next warm child is ready).
+once it can take the next job (once /tmp is empty and, for JAX, its next warm child is ready).
 """
 
 from __future__ import annotations
@@ -38,9 +41,7 @@ import contextlib
 import ctypes
 import json
 import os
-import resource
 import select
-import shutil
 import signal
 import socket
 import sys
@@ -51,9 +52,6 @@ from typing import Any
 CONTROL_FD, STATUS_FD = 3, 4
 READY = b"R"
 PR_SET_DUMPABLE = 4
-MAX_TMP_ENTRIES = 10_000
-CLEANUP_BUDGET_S = 1.0
-SANDBOX_TMP = "/tmp"  # noqa: S108 - the sandbox's private tmpfs
 
 
 def _not_dumpable() -> None:
@@ -79,61 +77,6 @@ def _kill_the_rest() -> None:
             time.sleep(0.0005)
 
 
-def _mounts_under_tmp() -> tuple[frozenset[str], frozenset[str]]:
-    """Mount points below /tmp (an interpreter checked out under /tmp is bound there) and the
-    folders leading to them: these are the sandbox's own and stay; everything else goes."""
-    mounts: set[str] = set()
-    with open("/proc/self/mountinfo", encoding="utf-8") as table:
-        for line in table:
-            point = line.split()[4].encode().decode("unicode_escape")
-            if point.startswith(SANDBOX_TMP + "/"):
-                mounts.add(point)
-    keep = {parent for point in mounts for parent in _parents(point)}
-    return frozenset(mounts), frozenset(keep - mounts)
-
-
-def _parents(path: str) -> list[str]:
-    parts = path[len(SANDBOX_TMP) + 1 :].split("/")
-    return [f"{SANDBOX_TMP}/{'/'.join(parts[:n])}" for n in range(1, len(parts))]
-
-
-def _empty_tmp(folder: str, deadline: float, kept: tuple[frozenset[str], frozenset[str]]) -> bool:
-    """Remove everything a job left under `folder`; False if that cannot be done quickly."""
-    mounts, keep = kept
-    with os.scandir(folder) as scan:
-        entries = list(scan)
-    for entry in entries:
-        if entry.path in mounts:
-            continue
-        if entry.path in keep:
-            if not _empty_tmp(entry.path, deadline, kept):
-                return False
-            continue
-        if entry.is_dir(follow_symlinks=False):
-            if not _unlock(entry.path, deadline):
-                return False
-            shutil.rmtree(entry.path)
-        else:
-            os.unlink(entry.path)
-    left = {os.path.join(folder, name) for name in os.listdir(folder)}
-    return left <= (mounts | keep)
-
-
-def _unlock(folder: str, deadline: float) -> bool:
-    """Give back the permissions a job may have removed from its own folders."""
-    os.chmod(folder, 0o700)
-    count = 0
-    for root, dirs, files in os.walk(folder, topdown=True):
-        count += len(dirs) + len(files)
-        if count > MAX_TMP_ENTRIES or time.monotonic() > deadline:
-            return False
-        for name in dirs:
-            path = os.path.join(root, name)
-            if not os.path.islink(path):
-                os.chmod(path, 0o700)
-    return True
-
-
 def _no_ipc_objects() -> bool:
     for kind in ("shm", "sem", "msg"):
         try:
@@ -145,30 +88,13 @@ def _no_ipc_objects() -> bool:
     return True
 
 
-def _inherited_state() -> tuple[object, ...]:
-    """What a child inherits from this process that another process of its uid could change."""
-    limits = tuple(
-        resource.getrlimit(getattr(resource, name))
-        for name in sorted(dir(resource))
-        if name.startswith("RLIMIT_")
-    )
-    return (
-        limits,
-        os.getpriority(os.PRIO_PROCESS, 0),
-        sorted(os.sched_getaffinity(0)),
-        os.sched_getscheduler(0),
-    )
-
-
-def _cleanup(expected: tuple[object, ...], kept: tuple[frozenset[str], frozenset[str]]) -> bool:
+def _cleanup(changed: Callable[[], list[str]]) -> bool:
+    """No process left, no IPC object, nothing the next child inherits changed (/tmp: later)."""
     _kill_the_rest()
     try:
-        deadline = time.monotonic() + CLEANUP_BUDGET_S
-        clean = _empty_tmp(SANDBOX_TMP, deadline, kept) and _no_ipc_objects()
-        clean = clean and (*_inherited_state(), _threads()) == expected
+        return _no_ipc_objects() and not changed()
     except OSError:
-        clean = False
-    return clean
+        return False
 
 
 START_NICE = 10  # a fork server's own work (a start a job waits for, a fork, a clean-up)
@@ -359,8 +285,11 @@ def serve(
     if threads != 1 and not threads_ok:
         raise RuntimeError("the framework started threads; forking it would not be safe")
     control = socket.socket(fileno=CONTROL_FD)
-    expected = (*_inherited_state(), threads)
-    kept = _mounts_under_tmp()
+    import cleaner  # type: ignore[import-not-found]  # bound beside this file
+    import inherited  # type: ignore[import-not-found]
+
+    expected = inherited.snapshot()
+    kept = cleaner.kept_mounts()
     warm = _next_warm_child(prepare, run_one)
     os.write(STATUS_FD, READY)
     while True:
@@ -379,7 +308,8 @@ def serve(
             os.close(fd)
         status, usage, timed_out = _wait_child(pid, wall_ms)
         elapsed_ms = (time.monotonic() - started) * 1000
-        clean = _cleanup(expected, kept)
+        clean = _cleanup(lambda: inherited.changed(expected))
+        dirty = clean and not cleaner.is_empty(kept)
         _send_status(
             {
                 "status": status,
@@ -390,10 +320,11 @@ def serve(
                 "timed_out": timed_out,
                 "clean": clean,
             },
-            then=READY if clean and prepare is None else b"",  # ready at once: one write
-        )
-        if not clean:
-            return
+            then=READY if clean and not dirty and prepare is None else b"",  # at once: one write
+        )  # before /tmp is emptied: the job's time and verdict never include that
+        if not clean or (dirty and not cleaner.empty_tmp(kept)):
+            return  # the grader reads the end of the stream instead of "R" and replaces it
         if prepare is not None:
             warm = _next_warm_child(prepare, run_one)
+        if dirty or prepare is not None:
             os.write(STATUS_FD, READY)

@@ -19,8 +19,8 @@ How each limit is enforced (measured on the 2-core Debian 12 development machine
   socket buffers, writes through /proc/self/mem are refused by the job filter; the main stack
   is bounded by RLIMIT_STACK = STACK_MB (soft = hard, so a job cannot raise it: it would grow
   its stack by gigabytes); POSIX timers and queued signals (kernel memory) by RLIMIT_SIGPENDING
-  = PENDING_SIGNALS; files by the /tmp size below. A backstop RLIMIT_AS = memory_mb +
-  AS_HEADROOM_MB bounds whatever else was missed.
+  = PENDING_SIGNALS; files by the /tmp size and file count below. A backstop RLIMIT_AS =
+  memory_mb + AS_HEADROOM_MB bounds whatever else was missed.
 - max_processes: RLIMIT_NPROC, set by `prlimit` run as the sandbox's first program, which then
   execs the interpreter (not here: set on bwrap, the kernel would also count every other
   process of a non-root caller).
@@ -30,6 +30,9 @@ How each limit is enforced (measured on the 2-core Debian 12 development machine
 - max_file_mb: RLIMIT_FSIZE (Python ignores SIGXFSZ, so writes fail with EFBIG).
 - max_open_files: RLIMIT_NOFILE.  Cores: RLIMIT_CORE = 0.
 - tmpfs_mb: `bwrap --size` on the private /tmp; the rest of the file system is read-only.
+- tmpfs_files: how many files (inodes: files, folders, links) /tmp may hold, set by remounting
+  it once the sandbox is ready (graders/sandbox/tmp_files.py); each costs kernel memory that no
+  byte limit counts, about 1.25 kB with a long name.
 - output_bytes: the parent keeps only the first output_bytes of stdout+stderr.
 
 A cgroup would bound the *sum* over a tree of processes; instead a job cannot have a tree (see
@@ -57,6 +60,7 @@ class SandboxLimits:
     max_open_files: int
     output_bytes: int
     tmpfs_mb: int
+    tmpfs_files: int = 10_000
 
     def __post_init__(self) -> None:
         for name, value in vars(self).items():

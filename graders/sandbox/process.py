@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass
 
 from graders.sandbox.launch import release_uid
+from graders.sandbox.tmp_files import TmpCapError, cap_tmp_files
 
 READY = b"R"  # what a warm interpreter writes on fd 4 once it waits for its job (harness.READY)
 KILL_WAIT_S = 5.0
@@ -107,8 +108,10 @@ class SandboxProcess:
         result_fd: int,
         info_fd: int,
         output: OutputCollector,
+        tmp_files: int,
     ) -> None:
         self.pid = pid
+        self.tmp_files = tmp_files  # /tmp's cap in files, set once the sandbox is ready
         self.job_fd = job_fd  # parent writes the job here (the child reads fd 3)
         self.result_fd = result_fd  # parent reads results here (the child writes fd 4)
         self._pipes = {fd: _identity(fd) for fd in (job_fd, result_fd)}
@@ -136,6 +139,17 @@ class SandboxProcess:
             received += chunk
         if received != marker:
             raise SandboxError(f"sandbox sent {received!r} instead of the ready marker")
+        self._cap_tmp_files()
+
+    def _cap_tmp_files(self) -> None:
+        """Bound /tmp in files before any job: only our own code has run in it so far."""
+        init_pid = self._read_init_pid(wait_s=1.0)
+        if init_pid is None:
+            raise SandboxError("sandbox has no init process to cap /tmp for")
+        try:
+            cap_tmp_files(init_pid, self.tmp_files)
+        except (TmpCapError, OSError) as exc:
+            raise SandboxError(str(exc)) from exc
 
     def is_alive(self) -> bool:
         """True until the sandbox has exited (it may have been killed)."""

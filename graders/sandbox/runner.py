@@ -75,6 +75,9 @@ def base_env() -> dict[str, str]:
         "OPENBLAS_NUM_THREADS": "1",
         "XLA_FLAGS": XLA_SINGLE_THREAD,
         "JAX_PLATFORMS": "cpu",
+        # No source locations in compiled programs: neither the warm-up's (model solutions,
+        # mistakes, the checkout's paths) nor the persistent cache's name a file (issue 48).
+        "JAX_TRACEBACK_IN_LOCATIONS_LIMIT": "0",
         "TF_CPP_MIN_LOG_LEVEL": "2",
     }
 
@@ -191,4 +194,5 @@ def _start(
         result_fd=result_r,
         info_fd=info_r,
         output=OutputCollector(out_r, limits.output_bytes),
+        tmp_files=limits.tmpfs_files,
     )

@@ -34,7 +34,9 @@ Two filters stack (a process keeps every filter it was given; the strictest answ
       `inotify_init`/`fanotify_init` fail (each watch pins kernel memory);
   * no reaching other processes of the sandbox (the fork server, a warm interpreter waiting
     for the next job): signals only to itself, `prlimit64`, `setpriority` and `ioprio_set`
-    only on itself, no pidfds.
+    only on itself (0), `sched_setattr`, `sched_setscheduler`, `sched_setparam` and
+    `sched_setaffinity` only on 0 or a task numbered from its own pid on (itself and its
+    threads: the fork server and its threads came first), no pidfds.
   It is built inside the sandbox (it needs the job's own pid) and applied to every thread at
   once (SECCOMP_FILTER_FLAG_TSYNC), so threads a framework started earlier are bound too.
 
@@ -56,6 +58,7 @@ SCMP_ACT_ALLOW = 0x7FFF0000
 SCMP_ACT_KILL_PROCESS = 0x80000000
 SCMP_FLTATR_ACT_BADARCH = 2
 SCMP_CMP_NE = 1
+SCMP_CMP_GT = 6
 SCMP_CMP_MASKED_EQ = 7
 
 AF_UNIX = 1
@@ -71,6 +74,16 @@ PR_SET_NO_NEW_PRIVS = 38
 TIOCSTI = 0x5412
 TIOCLINUX = 0x541C
 INT32_MASK = 0xFFFFFFFF
+UINT64_MASK = 0xFFFFFFFFFFFFFFFF
+PID_MAX_LIMIT = 1 << 22  # the kernel's largest pid_max: no task has a higher pid
+# Calls that change a task's scheduling; the job may make them on itself only (its own pid, 0,
+# or one of its threads, whose tids come after its pid: graders/inside/zygote.py).
+SCHEDULING_SYSCALLS: tuple[str, ...] = (
+    "sched_setattr",
+    "sched_setscheduler",
+    "sched_setparam",
+    "sched_setaffinity",
+)
 
 DENIED_SYSCALLS: tuple[str, ...] = (
     "ptrace",
@@ -259,7 +272,28 @@ def build_job_filter(own_pid: int) -> bytes:
         _rule(lib, ctx, "setpriority", _ArgCmp(1, SCMP_CMP_NE, 0, 0))
         _rule(lib, ctx, "ioprio_set", _ArgCmp(0, SCMP_CMP_NE, IOPRIO_WHO_PROCESS, 0))
         _rule(lib, ctx, "ioprio_set", _ArgCmp(1, SCMP_CMP_NE, 0, 0))
+        for name in SCHEDULING_SYSCALLS:
+            _rule(lib, ctx, name, _ArgCmp(0, SCMP_CMP_GT, PID_MAX_LIMIT, 0))
+            for block, size in pid_blocks(own_pid):
+                mask = UINT64_MASK & ~(size - 1)  # all 64 bits: stray upper bits never match
+                _rule(lib, ctx, name, _ArgCmp(0, SCMP_CMP_MASKED_EQ, mask, block))
         return _export(lib, ctx)
+
+
+def pid_blocks(own_pid: int) -> list[tuple[int, int]]:
+    """Aligned blocks (start, power-of-two size) that cover the pids 1 to own_pid - 1 exactly.
+
+    libseccomp compares an argument once per rule, so "neither 0 nor below own_pid" becomes
+    one masked comparison per block (at most two per bit of own_pid).
+    """
+    blocks, start = [], 1
+    while start < own_pid:
+        size = start & -start  # the largest power of two that divides start
+        while start + size > own_pid:
+            size //= 2
+        blocks.append((start, size))
+        start += size
+    return blocks
 
 
 class _SockFprog(ctypes.Structure):

@@ -191,26 +191,39 @@ def test_a_server_is_replaced_after_max_jobs() -> None:
         grader.stop()
 
 
-def test_changes_to_what_the_next_child_inherits_replace_the_server(grader: Grader) -> None:
+def test_a_job_cannot_change_what_the_next_child_inherits(grader: Grader) -> None:
+    # Each change to the server (pid 1) is refused by the job filter; the after-job check that
+    # would catch one anyway is tested change by change in tests/graders/test_zygote.py.
     attack = (
-        "import resource\n"
-        "for change in (\n"
-        "    lambda: resource.prlimit(1, resource.RLIMIT_DATA, (20 * 2**20, 20 * 2**20)),\n"
-        "    lambda: resource.prlimit(1, resource.RLIMIT_CPU, (1, 1)),\n"
-        "    lambda: os.setpriority(os.PRIO_PROCESS, 1, 19),\n"
-        "    lambda: os.sched_setaffinity(1, {min(os.sched_getaffinity(0))}),\n"
-        "):\n"
-        "    try:\n        change()\n    except OSError:\n        pass\n"
+        "import ctypes, resource\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "CHANGES = {\n"
+        "    'prlimit': lambda: resource.prlimit(1, resource.RLIMIT_DATA, (2**24, 2**24)),\n"
+        "    'prlimit cpu': lambda: resource.prlimit(1, resource.RLIMIT_CPU, (1, 1)),\n"
+        "    'nice': lambda: os.setpriority(os.PRIO_PROCESS, 1, 19),\n"
+        "    'nice of the group': lambda: os.setpriority(os.PRIO_PGRP, 1, 19),\n"
+        "    'nice of the user': lambda: os.setpriority(os.PRIO_USER, os.getuid(), 19),\n"
+        "    'affinity': lambda: os.sched_setaffinity(1, {min(os.sched_getaffinity(0))}),\n"
+        "    'policy': lambda: os.sched_setscheduler(1, os.SCHED_BATCH, os.sched_param(0)),\n"
+        "    'policy idle': lambda: os.sched_setscheduler(1, os.SCHED_IDLE, os.sched_param(0)),\n"
+        "    'param': lambda: os.sched_setparam(1, os.sched_param(0)),\n"
+        "    'ioprio': lambda: libc.syscall(251, 1, 1, (3 << 13)) == 0 or 1 / 0,\n"
+        "}\n"
+        "DONE = []\n"
+        "for name, change in CHANGES.items():\n"
+        "    try:\n        change()\n        DONE.append(name)\n"
+        "    except (OSError, ZeroDivisionError):\n        pass\n"
     )
     server = _server(grader)
-    assert _grade(grader, _solution(attack)) == "accepted"
-    assert _server(grader) is not server  # the changed server was not reused
-    # A job that needs more than 20 MB and a full second of CPU runs normally.
+    report = grader.grade(exercise=EXERCISE, code=_solution(attack, "DONE"), framework="numpy")
+    assert report.verdict == "accepted", report.message
+    assert _server(grader) is server  # nothing changed, so it stays
+    # A job that needs more than 16 MB and a full second of CPU runs normally.
     heavy = _solution(
         "big = np.ones(8 * 2**20)\nend = time.process_time() + 1.2\n"
         "while time.process_time() < end:\n    pass\n"
         "NICE = os.getpriority(os.PRIO_PROCESS, 0)\n",
-        "NICE != 0",
+        "NICE != 0 or os.sched_getscheduler(0) != os.SCHED_OTHER",
     )
     assert _grade(grader, heavy) == "accepted"
 
@@ -285,3 +298,81 @@ def test_the_pool_fills_on_spare_cpu_and_starts_for_a_waiting_job_at_once() -> N
         pool.stop()
     assert starts[:1] == [("numpy", True)], starts
     assert ("torch", False) in starts, starts
+
+
+SCHED_ATTR = (
+    "import ctypes\n"
+    "class Attr(ctypes.Structure):\n"
+    "    _fields_ = [(n, t) for n, t in (('size', ctypes.c_uint32), ('policy', ctypes.c_uint32),"
+    " ('flags', ctypes.c_uint64), ('nice', ctypes.c_int32), ('priority', ctypes.c_uint32),"
+    " ('runtime', ctypes.c_uint64), ('deadline', ctypes.c_uint64), ('period', ctypes.c_uint64))]\n"
+    "libc = ctypes.CDLL(None, use_errno=True)\n"
+    "def get_attr(pid):\n"
+    "    attr = Attr()\n"
+    "    libc.syscall(315, pid, ctypes.byref(attr), ctypes.sizeof(Attr), 0)\n"
+    "    return attr\n"
+)
+
+
+def test_a_job_cannot_change_the_servers_scheduling_slice(grader: Grader) -> None:
+    # sched_setattr had no rule in the job filter and the slice was not compared after a job:
+    # every later job of that server ran with a 100 us slice (issue 48).
+    plant = _solution(
+        SCHED_ATTR + "attr = get_attr(1)\nattr.runtime = 100_000\n"
+        "CHANGED = libc.syscall(314, 1, ctypes.byref(attr), 0) == 0\n",
+        "CHANGED",
+    )
+    assert _grade(grader, plant) == "accepted"
+    probe = _solution(SCHED_ATTR, "get_attr(0).runtime == 100_000")
+    assert _grade(grader, probe) == "accepted"
+
+
+def test_a_job_may_change_its_own_scheduling(grader: Grader) -> None:
+    own = _solution(
+        SCHED_ATTR + "attr = get_attr(0)\nattr.runtime = 200_000\n"
+        "OWN = libc.syscall(314, 0, ctypes.byref(attr), 0) == 0\n"
+        "OWN = OWN and get_attr(0).runtime == 200_000\n"
+        "os.sched_setaffinity(0, os.sched_getaffinity(0))\n"
+        "os.sched_setaffinity(os.getpid(), os.sched_getaffinity(0))\n",
+        "not OWN",
+    )
+    assert _grade(grader, own) == "accepted"
+
+
+def test_a_job_that_leaves_all_the_files_it_can_keeps_its_server_and_time(grader: Grader) -> None:
+    # Before /tmp was capped in files, a job left 1.09 M of them; deleting them one by one took
+    # the server past the job's deadline and the whole server was replaced (issue 48).
+    plant = _solution(
+        "NAME = 'y' * 200\nos.makedirs('/tmp/d/e', exist_ok=True)\n"
+        "end = time.monotonic() + 3.0\nmade = 0\n"
+        "while time.monotonic() < end and made < 2_000_000:\n"
+        "    folder = '/tmp/d/e' if made % 2 else '/tmp'\n"
+        "    try:\n        os.close(os.open(f'{folder}/{made}{NAME}', os.O_CREAT | os.O_WRONLY))\n"
+        "    except OSError:\n        break\n"
+        "    made += 1\n"
+        "os.chmod('/tmp/d/e', 0)\nos.chmod('/tmp/d', 0)\n"
+    )
+    server = _server(grader)
+    started = time.monotonic()
+    report = grader.grade(exercise=EXERCISE, code=plant, framework="numpy")
+    took = time.monotonic() - started
+    assert report.verdict == "accepted", report.message
+    assert _server(grader) is server, "the server was replaced"
+    waited = time.monotonic() - started - took  # the server emptied /tmp after the status
+    print(f"\nthe job took {took:.2f} s; its server was ready again {waited:.2f} s later")
+    probe = "os.path.lexists('/tmp/d') or len(os.listdir('/tmp')) > 5"
+    assert _grade(grader, _solution("", probe)) == "accepted"
+
+
+def test_a_job_that_nests_folders_past_every_limit_keeps_its_server(grader: Grader) -> None:
+    # A recursive remover stopped at Python's recursion limit (and PATH_MAX): the server said
+    # it could not clean up and was replaced. Now its cleaner removes any depth.
+    plant = _solution(
+        "os.chdir('/tmp')\n"
+        "for _ in range(3_000):\n    os.mkdir('n')\n    os.chdir('n')\n"
+        "for _ in range(3_000):\n    os.chdir('..')\n    os.chmod('n', 0)\n"
+    )
+    server = _server(grader)
+    assert _grade(grader, plant) == "accepted"
+    assert _server(grader) is server, "the server was replaced"
+    assert _grade(grader, _solution("", "os.path.lexists('/tmp/n')")) == "accepted"

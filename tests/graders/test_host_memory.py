@@ -124,3 +124,21 @@ def test_hostile_job_takes_no_more_host_memory_than_its_limit(grader: Grader, na
         f"{name} took {memory.drop_mb} MB of the host's memory with a {limit_mb} MB limit "
         f"({report.verdict}: {report.message})"
     )
+
+
+def test_a_file_hoard_costs_the_host_no_more_than_its_limit(grader: Grader) -> None:
+    # Empty files cost no bytes of /tmp's size but about 1.25 kB of kernel memory each (inode,
+    # dentry, a long name): 1.09 M of them pinned 1.36 GB beside the job's own memory (issue
+    # 48). /tmp's tmpfs is capped in files too, so the hoard is refused and the answer stands.
+    code = (GOLDEN / "res-tmp-inode-hoard.numpy.py").read_text(encoding="utf-8")
+    limit_mb = min(grader.spec(EXERCISE).memory_mb, POOL_MEMORY_MB)
+    _wait_for_idle_server(grader)
+    with LowestAvailable() as memory:
+        report = grader.grade(exercise=EXERCISE, code=code, framework="numpy")
+    print(f"\nfile hoard: host MemAvailable fell by {memory.drop_mb} MB (limit {limit_mb} MB)")
+    print(f"  {report.verdict}: {report.message}")
+    assert memory.drop_mb < limit_mb + MARGIN_MB, (
+        f"the hoard took {memory.drop_mb} MB of the host's memory with a {limit_mb} MB limit "
+        f"({report.verdict}: {report.message})"
+    )
+    assert report.verdict == "accepted", report.message

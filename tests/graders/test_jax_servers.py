@@ -176,7 +176,7 @@ def test_a_child_that_reset_cannot_write_the_compilation_cache(
     grader: Grader, attempts: list[tuple[str, int | None]]
 ) -> None:
     _fast_server(grader)
-    cache = ROOT / "var" / "jax-cache"
+    cache = ROOT / "var" / "jax-cache" / EXERCISE  # the part this server binds
     before = sorted(p.name for p in cache.iterdir())
     code = NOVEL.replace(
         "    one_hot =",

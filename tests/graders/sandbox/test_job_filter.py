@@ -47,7 +47,42 @@ REFUSED = {
     "setpriority for the whole uid": (141, 2, 0, 5),  # PRIO_USER
     "prlimit of pid 1": (302, 1, 7, 0, 0),
     "pidfd_open of pid 1": (434, 1, 0),
+    # Scheduling of a task that is not the job's (its parent: test below).
+    "sched_setattr with stray upper bits": (314, 1 << 32 | 1, 0, 0),
+    "sched_setaffinity of a pid past any pid_max": (203, 1 << 22 | 1, 8, 0),
 }
+# As in a fork server: pid 1 forks the job, which installs the filter and tries its parent.
+FORKED_JOB = """
+import ctypes, os, sys
+sys.path.insert(0, "/grader")
+import seccomp
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+if os.fork() == 0:
+    seccomp.install_job_filter()
+    attr = ctypes.create_string_buffer(64)
+    libc.syscall(ctypes.c_long(315), ctypes.c_long(1), attr, ctypes.c_long(64), ctypes.c_long(0))
+    mask, param = ctypes.c_ulong(1), ctypes.c_int(0)
+    calls = {{
+        "sched_setattr": (314, 1, ctypes.addressof(attr), 0),
+        "sched_setscheduler": (144, 1, 3, ctypes.addressof(param)),  # SCHED_BATCH
+        "sched_setparam": (142, 1, ctypes.addressof(param)),
+        "sched_setaffinity": (203, 1, 8, ctypes.addressof(mask)),
+    }}
+    name = {name!r}
+    rc = libc.syscall(*[ctypes.c_long(a) for a in calls[name]])
+    os.write(4, repr((rc, ctypes.get_errno() if rc < 0 else 0)).encode())
+    os._exit(0)
+os.wait()
+"""
+
+
+@pytest.mark.parametrize(
+    "name", ["sched_setattr", "sched_setscheduler", "sched_setparam", "sched_setaffinity"]
+)
+def test_the_job_cannot_reschedule_its_parent(name: str) -> None:
+    # Issue 48: sched_setattr on the fork server (pid 1) had no rule; the others are refused too.
+    assert run(FORKED_JOB.format(name=name), ro_binds=BINDS).value == (-1, errno.EPERM)
 
 
 @pytest.mark.parametrize("name", sorted(REFUSED))
@@ -123,3 +158,19 @@ t.join()
 report(done)
 """
     assert run(code, ro_binds=BINDS).value == [errno.EPERM]
+
+
+def test_a_job_may_reschedule_itself_and_its_threads() -> None:
+    code = PRELUDE.format(spare=False) + (
+        "cpus = os.sched_getaffinity(0)\n"
+        "started, stop = threading.Event(), threading.Event()\n"
+        "def work():\n    started.set()\n    stop.wait()\n"
+        "thread = threading.Thread(target=work)\nthread.start()\nstarted.wait()\n"
+        "done = []\n"
+        "for target in (0, os.getpid(), thread.native_id):\n"
+        "    os.sched_setaffinity(target, cpus)\n"
+        "    os.sched_setscheduler(target, os.SCHED_BATCH, os.sched_param(0))\n"
+        "    done.append(os.sched_getscheduler(target) == os.SCHED_BATCH)\n"
+        "stop.set()\nthread.join()\nreport(done)"
+    )
+    assert run(code, ro_binds=BINDS).value == [True, True, True]
