@@ -45,7 +45,8 @@ def warmup_bundles(exercises_dir: Path) -> dict[str, list[dict[str, Any]]]:
                 }
             )
         codes = [solution.read_text(encoding="utf-8")]
-        codes += [m.code for m in spec.mistakes if m.framework == "jax"]
+        # A mistake a student wrote (sandboxed) never runs in the trusted warm-up or cache fill.
+        codes += [m.code for m in spec.mistakes if m.framework == "jax" and not m.sandboxed]
         bundles[spec.slug] = [
             {"entry": spec.entry_name, "code": code, "cases": cases} for code in codes
         ]
