@@ -24,6 +24,7 @@ SAVED = {
     "policy": "The late policy is saved.",
     "dates": "The due dates are saved.",
     "scheme": "The course grade's weights are saved; the gradebook's course grades follow.",
+    "created": "Your new offering is ready: share its join code or link below.",
 }
 
 
