@@ -31,3 +31,6 @@ class ProblemReport(Base):
     resolved_by: Mapped[int | None] = mapped_column(
         ForeignKey("users.id", ondelete="SET NULL"), default=None
     )
+    # What staff wrote back when resolving it; the student sees it on their home page.
+    reply: Mapped[str | None] = mapped_column(Text, default=None)
+    replied_by_name: Mapped[str] = mapped_column(String(200), default="", server_default="")

@@ -86,7 +86,9 @@ def problems_page(
 
 
 @router.post("/instructor/problems/{report_id}/resolve")
-def resolve_form(report_id: RowId, session: SessionDep, user: StaffUser) -> Response:
-    """Mark one report resolved, then back to the list of open reports."""
-    service.resolve(session=session, report_id=report_id, instructor=user)
+def resolve_form(
+    report_id: RowId, session: SessionDep, user: StaffUser, reply: FormStr = ""
+) -> Response:
+    """Mark one report resolved (with a reply the student reads), then back to the list."""
+    service.resolve(session=session, report_id=report_id, instructor=user, reply=reply)
     return RedirectResponse(f"{offering_prefix()}/instructor/problems", status_code=303)

@@ -118,12 +118,23 @@ def list_reports(*, session: Session, resolved: bool) -> list[ReportLine]:
     return [ReportLine(report, user.name or user.email) for report, user in rows]
 
 
-def resolve(*, session: Session, report_id: int, instructor: User) -> ProblemReport:
-    """Mark a report resolved (again is harmless: the first resolution stays)."""
+MAX_REPLY_CHARS = 4000
+
+
+def resolve(
+    *, session: Session, report_id: int, instructor: User, reply: str = ""
+) -> ProblemReport:
+    """Mark a report resolved, with an optional reply the student reads on their home page
+    (again is harmless: the first resolution stays; a later reply replaces the earlier)."""
     row = session.get(ProblemReport, report_id)
     if row is None or not row_here(session, row.offering_id):
         raise ProblemError(404, "There is no report with that number.")
+    words = reply.strip()
+    if len(words) > MAX_REPLY_CHARS:
+        raise ProblemError(422, f"A reply must be at most {MAX_REPLY_CHARS} characters long.")
     if row.resolved_at is None:
         row.resolved_at, row.resolved_by = utcnow(), instructor.id
-        session.commit()
+    if words:
+        row.reply, row.replied_by_name = words, instructor.name or "Course staff"
+    session.commit()
     return row

@@ -33,8 +33,9 @@ from app.progress.summary import CourseProgress, course_progress
 from app.quiz.views import quiz_view
 from app.site.exercise_pages import exercise_response
 from app.site.health import UNAVAILABLE, HealthOut, health
+from app.site.notes import WORDS as NOTE_WORDS
+from app.site.notes import staff_notes
 from app.site.term_view import due_next, my_term
-from app.submissions.comments import staff_notes
 from app.users.deps import OptionalUser
 from app.users.models import User
 from app.web.api import errors
@@ -118,18 +119,15 @@ def _term_of_home(
     """The home page's "due next" list and what staff wrote lately (signed in only)."""
     term = my_term(request, session=session, user=user)
     if user is None or term is None:
-        return {"due_next": [], "notes": []}
+        return {"due_next": [], "notes": [], "note_words": NOTE_WORDS}
     now, registry = utcnow(), request_registry(request)
     return {
+        "note_words": NOTE_WORDS,
         "due_next": due_next(
             term=term, lessons=lessons, exercises=exercises, progress=progress, now=now
         ),
         "notes": [
-            (
-                note,
-                f"{base_url(registry, note.course)}/exercises/{note.exercise}/results/"
-                f"{note.submission_id}",
-            )
+            (note, base_url(registry, note.course) + note.path())
             for note in staff_notes(session=session, user_id=user.id, since=now - NOTES_FOR)
         ],
     }

@@ -3,15 +3,13 @@ reads them on the result page, in the API and as a notice on their home page."""
 
 from __future__ import annotations
 
-import datetime as dt
-from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import String, func, literal, select, union_all
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.errors import DomainError
-from app.submissions.models import RegradeRequest, Submission, SubmissionComment
+from app.submissions.models import Submission, SubmissionComment
 from app.users.models import User
 
 MAX_COMMENT_CHARS = 4000
@@ -69,60 +67,6 @@ def comments_on(*, session: Session, submission_id: int) -> list[SubmissionComme
     """A submission's comments, oldest first."""
     query = select(SubmissionComment).where(SubmissionComment.submission_id == submission_id)
     return list(session.scalars(query.order_by(SubmissionComment.id)))
-
-
-@dataclass(frozen=True)
-class StaffNote:
-    """Something staff wrote to a student lately: a comment, an override's reason, or the
-    answer to their regrade request."""
-
-    kind: str  # "comment", "override" or "regrade" (an answer to a regrade request)
-    submission_id: int
-    exercise: str
-    course: str
-    text: str
-    at: dt.datetime
-
-
-def staff_notes(
-    *, session: Session, user_id: int, since: dt.datetime, limit: int = 5
-) -> list[StaffNote]:
-    """What staff wrote to this student since then, newest first (one statement: a union)."""
-    comments = (
-        select(
-            literal("comment", String()),
-            Submission.id,
-            Submission.exercise_slug,
-            Submission.course_slug,
-            SubmissionComment.text,
-            SubmissionComment.created_at,
-        )
-        .join(Submission, Submission.id == SubmissionComment.submission_id)
-        .where(Submission.user_id == user_id, SubmissionComment.created_at >= since)
-    )
-    overrides = select(
-        literal("override", String()),
-        Submission.id,
-        Submission.exercise_slug,
-        Submission.course_slug,
-        func.coalesce(Submission.override_reason, ""),
-        Submission.override_at,
-    ).where(
-        Submission.user_id == user_id,
-        Submission.override_score.is_not(None),
-        Submission.override_at >= since,
-    )
-    answers = select(
-        literal("regrade", String()),
-        RegradeRequest.submission_id,
-        RegradeRequest.exercise_slug,
-        RegradeRequest.course_slug,
-        func.coalesce(RegradeRequest.answer, ""),
-        RegradeRequest.answered_at,
-    ).where(RegradeRequest.user_id == user_id, RegradeRequest.answered_at >= since)
-    both = union_all(comments, overrides, answers).subquery()
-    newest = select(both).order_by(both.c[5].desc()).limit(limit)
-    return [StaffNote(*row) for row in session.execute(newest)]
 
 
 def comments_by_submission(

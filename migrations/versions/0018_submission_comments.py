@@ -8,7 +8,8 @@ Create Date: 2026-11-26 10:00:00.000000
 
 Four new tables (comments, regrade requests, each offering's grading scheme, rubric grades)
 and
-`users.student_id`, the id a school's records use (exported beside the course grade).
+`users.student_id`, the id a school's records use (exported beside the course grade), and
+a reply on problem reports that staff write when resolving them.
 """
 
 from collections.abc import Sequence
@@ -115,10 +116,18 @@ def upgrade() -> None:
     )
     with op.batch_alter_table("users") as batch:
         batch.add_column(sa.Column("student_id", sa.String(64), nullable=True))
+    with op.batch_alter_table("problem_reports") as batch:
+        batch.add_column(sa.Column("reply", sa.Text(), nullable=True))
+        batch.add_column(
+            sa.Column("replied_by_name", sa.String(200), server_default="", nullable=False)
+        )
 
 
 def downgrade() -> None:
     """Revert this revision."""
+    with op.batch_alter_table("problem_reports") as batch:
+        batch.drop_column("replied_by_name")
+        batch.drop_column("reply")
     with op.batch_alter_table("users") as batch:
         batch.drop_column("student_id")
     op.drop_table("rubric_grades")

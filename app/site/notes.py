@@ -1,0 +1,99 @@
+"""What staff wrote to a student lately, from every place they write: comments, an override's
+reason, answers to regrade requests and replies to problem reports (the home page's notices)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from sqlalchemy import String, func, literal, select, union_all
+from sqlalchemy.orm import Session
+
+from app.offerings.models import FIRST_COURSE, Offering
+from app.problems.models import ProblemReport
+from app.submissions.models import RegradeRequest, Submission, SubmissionComment
+
+WORDS = {
+    "comment": "A comment",
+    "override": "A new score, with a reason",
+    "regrade": "An answer to your regrade request",
+    "report:exercise": "A reply to your report",
+    "report:quiz": "A reply to your report",
+}
+
+
+@dataclass(frozen=True)
+class StaffNote:
+    """Something staff wrote to a student lately, and where it is about."""
+
+    kind: str  # a key of WORDS
+    submission_id: int
+    exercise: str
+    course: str
+    text: str
+    at: dt.datetime
+
+    def path(self) -> str:
+        """Where the note is about, inside its course."""
+        if self.kind == "report:quiz":
+            return f"/lessons/{self.exercise}#quiz"
+        if self.kind == "report:exercise":
+            return f"/exercises/{self.exercise}"
+        return f"/exercises/{self.exercise}/results/{self.submission_id}"
+
+
+def staff_notes(
+    *, session: Session, user_id: int, since: dt.datetime, limit: int = 5
+) -> list[StaffNote]:
+    """What staff wrote to this student since then, newest first (one statement: a union)."""
+    comments = (
+        select(
+            literal("comment", String()),
+            Submission.id,
+            Submission.exercise_slug,
+            Submission.course_slug,
+            SubmissionComment.text,
+            SubmissionComment.created_at,
+        )
+        .join(Submission, Submission.id == SubmissionComment.submission_id)
+        .where(Submission.user_id == user_id, SubmissionComment.created_at >= since)
+    )
+    overrides = select(
+        literal("override", String()),
+        Submission.id,
+        Submission.exercise_slug,
+        Submission.course_slug,
+        func.coalesce(Submission.override_reason, ""),
+        Submission.override_at,
+    ).where(
+        Submission.user_id == user_id,
+        Submission.override_score.is_not(None),
+        Submission.override_at >= since,
+    )
+    answers = select(
+        literal("regrade", String()),
+        RegradeRequest.submission_id,
+        RegradeRequest.exercise_slug,
+        RegradeRequest.course_slug,
+        func.coalesce(RegradeRequest.answer, ""),
+        RegradeRequest.answered_at,
+    ).where(RegradeRequest.user_id == user_id, RegradeRequest.answered_at >= since)
+    replies = (
+        select(
+            literal("report:", String()) + ProblemReport.kind,
+            func.coalesce(ProblemReport.submission_id, 0),
+            ProblemReport.slug,
+            func.coalesce(Offering.course_slug, FIRST_COURSE),
+            func.coalesce(ProblemReport.reply, ""),
+            ProblemReport.resolved_at,
+        )
+        .outerjoin(Offering, Offering.id == ProblemReport.offering_id)
+        .where(
+            ProblemReport.user_id == user_id,
+            ProblemReport.reply.is_not(None),
+            ProblemReport.resolved_at >= since,
+        )
+    )
+    both = union_all(comments, overrides, answers, replies).subquery()
+    newest = select(both).order_by(both.c[5].desc()).limit(limit)
+    return [StaffNote(*row) for row in session.execute(newest)]
