@@ -79,8 +79,9 @@ GENERATED_SHAPES = ((1, 4, 8, 2), (2, 5, 8, 2), (2, 6, 16, 4), (2, 5, 8, 1), (1,
 
 
 def generate(rng: np.random.Generator, size: int) -> dict[str, Any]:
-    """New inputs, lengths and weights on the fixed cases' shapes."""
+    """New inputs, lengths and weights on the fixed cases' shapes; at least two real tokens
+    (with one, every query sees key 0 alone and RoPE could not change a thing)."""
     b, t, d_model, heads = GENERATED_SHAPES[size - 1]
-    lengths = [int(n) for n in rng.integers(1, t + 1, size=b)]
+    lengths = [int(n) for n in rng.integers(2, t + 1, size=b)]
     x = rng.standard_normal((b, t, d_model))
     return _case("generated", False, x, lengths, _layer(rng, d_model), heads)
