@@ -58,7 +58,7 @@ def cases() -> list[dict[str, Any]]:
             prop=ZERO_ON_HIDDEN,
         ),
         _case(
-            "equal scores: each real key gets 1 / length",
+            "equal scores: each real key gets 1 / length, and every row sums to 1",
             False,
             np.zeros((3, 1, 6, 6)),
             [6, 3, 1],
