@@ -77,7 +77,7 @@ def test_content_loads_on_first_use_with_its_version(tmp_path: Path) -> None:
     registry = Registry(discover(root)[0])
     entry = registry.entry("first")
     assert entry is not None and entry.content is not None
-    assert len(entry.content.lessons) == 3 and len(entry.content.exercises) == 7
+    assert len(entry.content.lessons) == 3 and len(entry.content.exercises) == 4
     assert entry.version.startswith("sha-")
     assert registry.entry("nope") is None
 
