@@ -1,0 +1,34 @@
+import jax
+import jax.numpy as jnp
+
+
+def rope(x):
+    """Turn pair (2i, 2i+1) of the head vector at position t by t * 10000^(-2i/d_head)."""
+    t, d_head = x.shape[-2:]
+    theta = 10000.0 ** (-jnp.arange(0, d_head, 2, dtype=jnp.float32) / d_head)
+    angles = jnp.arange(t, dtype=jnp.float32)[:, None] * theta[None, :]  # (T, d_head/2)
+    cos, sin = jnp.cos(angles), jnp.sin(angles)
+    even, odd = x[..., 0::2], x[..., 1::2]
+    return jnp.stack([even * cos - odd * sin, even * sin + odd * cos], axis=-1).reshape(x.shape)
+
+
+def causal_self_attention(
+    x, lengths, in_proj_weight, in_proj_bias, out_proj_weight, out_proj_bias, num_heads
+):
+    """Projections, heads, RoPE, causal + padding mask, softmax(q k^T / sqrt(d_head)) v, W^O."""
+    b, t, d_model = x.shape
+    d_head = d_model // num_heads
+    q, k, v = jnp.split(x @ in_proj_weight.T + in_proj_bias, 3, axis=-1)
+
+    def split(a):  # (B, T, d_model) -> (B, H, T, d_head)
+        return a.reshape(b, t, num_heads, d_head).transpose(0, 2, 1, 3)
+
+    q, k, v = rope(split(q)), rope(split(k)), split(v)
+    scores = jnp.einsum("bhqd,bhkd->bhqk", q, k) / jnp.sqrt(jnp.float32(d_head))
+    key = jnp.arange(t)
+    real = key[None, :] < lengths[:, None]  # (B, T)
+    allowed = real[:, None, None, :] & (key[None, :] <= key[:, None])  # (B, 1, T, T)
+    weights = jax.nn.softmax(jnp.where(allowed, scores, -jnp.inf), axis=-1)
+    heads = jnp.einsum("bhqk,bhkd->bhqd", weights, v)
+    merged = heads.transpose(0, 2, 1, 3).reshape(b, t, d_model)
+    return merged @ out_proj_weight.T + out_proj_bias

@@ -1,0 +1,31 @@
+import torch
+import torch.nn.functional as F
+
+
+def rope(x):
+    """Turn pair (2i, 2i+1) of the head vector at position t by t * 10000^(-2i/d_head)."""
+    t, d_head = x.shape[-2:]
+    theta = 10000.0 ** (-torch.arange(0, d_head, 2, dtype=torch.float32) / d_head)
+    angles = torch.arange(t, dtype=torch.float32)[:, None] * theta[None, :]  # (T, d_head/2)
+    cos, sin = angles.cos(), angles.sin()
+    even, odd = x[..., 0::2], x[..., 1::2]
+    return torch.stack([even * cos - odd * sin, even * sin + odd * cos], dim=-1).flatten(-2)
+
+
+def causal_self_attention(
+    x, lengths, in_proj_weight, in_proj_bias, out_proj_weight, out_proj_bias, num_heads
+):
+    """nn.MultiheadAttention's computation with RoPE added, the attention done by SDPA."""
+    b, t, d_model = x.shape
+    q, k, v = F.linear(x, in_proj_weight, in_proj_bias).chunk(3, dim=-1)
+
+    def split(a):  # (B, T, d_model) -> (B, H, T, d_head)
+        return a.view(b, t, num_heads, d_model // num_heads).transpose(1, 2)
+
+    q, k, v = rope(split(q)), rope(split(k)), split(v)
+    key = torch.arange(t)
+    real = key[None, :] < lengths[:, None]  # (B, T)
+    allowed = real[:, None, None, :] & (key[None, :] <= key[:, None])  # True = attend
+    heads = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)  # (B, H, T, d_head)
+    merged = heads.transpose(1, 2).reshape(b, t, d_model)
+    return F.linear(merged, out_proj_weight, out_proj_bias)
