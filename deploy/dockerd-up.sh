@@ -2,7 +2,7 @@
 # Start the Docker daemon when none answers (a development machine or CI without systemd), and
 # wait until it does. Installs Debian's docker.io, docker-compose and mmdebstrap when missing.
 set -eu
-DOCKER=${DOCKER:-docker}
+cd "$(dirname "$0")/.."
 if ! command -v dockerd >/dev/null 2>&1 || ! command -v docker-compose >/dev/null 2>&1 \
     || ! command -v mmdebstrap >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
@@ -14,6 +14,7 @@ if ! command -v dockerd >/dev/null 2>&1 || ! command -v docker-compose >/dev/nul
     exit 1
   fi
 fi
+. deploy/docker.sh
 if $DOCKER info >/dev/null 2>&1; then
   exit 0
 fi

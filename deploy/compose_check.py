@@ -1,0 +1,376 @@
+"""`make compose-check`: the compose deployment started and exercised from outside.
+
+Run from the repository root after `make images` (the Makefile does both). Every request goes to
+the web port the check publishes on 127.0.0.1; faults are done to the check's own containers
+(project `coursecheck`). One line per step with its time; exit 1 on any miss. Everything stops
+at the end (`--keep` leaves it running); the grading caches' volume is kept for the next run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import json
+import os
+import secrets
+import shlex
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from checklib import ROOT, Miss, Statuses, Steps, Student, log, run, wait_for
+
+PROJECT = "coursecheck"
+DOCKER = os.environ.get("DOCKER", "docker")
+COMPOSE = shlex.split(os.environ.get("COMPOSE", "docker-compose"))
+GATHER = "position-embedding-gather"
+FLAX = "learned-pos-embed-forward"
+COUNTS_SQL = (
+    "SELECT json_build_object('users', (SELECT count(*) FROM users),"
+    " 'submissions', (SELECT count(*) FROM submissions),"
+    " 'graded', (SELECT count(*) FROM submissions WHERE verdict IS NOT NULL),"
+    " 'score_sum', (SELECT round(coalesce(sum(score), 0)::numeric, 4) FROM submissions),"
+    " 'quiz_attempts', (SELECT count(*) FROM quiz_attempts))"
+)
+
+
+def compose(*args: str, check: bool = True, timeout: float = 900) -> str:
+    argv = [*COMPOSE, "-p", PROJECT, "--env-file", "deploy/images.env", *args]
+    return run(argv, check=check, timeout=timeout).stdout.decode()
+
+
+def containers(service: str) -> list[str]:
+    out = run(
+        [
+            DOCKER,
+            "ps",
+            "-aq",
+            "--filter",
+            f"label=com.docker.compose.project={PROJECT}",
+            "--filter",
+            f"label=com.docker.compose.service={service}",
+        ]
+    ).stdout.decode()
+    return out.split()
+
+
+def health(container: str) -> str:
+    fmt = "{{if .State.Health}}{{.State.Health.Status}}{{else}}{{.State.Status}}{{end}}"
+    return run([DOCKER, "inspect", "-f", fmt, container]).stdout.decode().strip()
+
+
+def up_and_healthy(workers: int, timeout: float = 900) -> str:
+    compose("up", "-d", "--no-build", "--scale", f"worker={workers}", timeout=timeout)
+
+    def ready() -> bool:
+        names = containers("web") + containers("worker")
+        return len(names) == 1 + workers and all(health(c) == "healthy" for c in names)
+
+    wait_for("web and workers healthy", ready, timeout, 3)
+    return f"web and {workers} workers healthy"
+
+
+def answers(exercise: str, framework: str) -> tuple[str, str]:
+    """The model solution and a declared mistake of one exercise."""
+    folder = ROOT / "exercises" / exercise
+    right = (folder / "solutions" / f"{framework}.py").read_text()
+    mistakes = yaml.safe_load((folder / "mistakes.yaml").read_text())["mistakes"]
+    wrong = next(m["code"] for m in mistakes if m["framework"] == framework)
+    return right, wrong
+
+
+def quiz_answers(lesson: str) -> dict[str, Any]:
+    text = (ROOT / "lessons" / f"{lesson}.md").read_text()
+    meta = yaml.safe_load(text.split("---")[1])
+    out: dict[str, Any] = {}
+    for q in meta["quiz"]:
+        correct = [c["id"] for c in q.get("choices", []) if c.get("correct")]
+        if q["type"] == "single" and correct:
+            out[q["id"]] = correct[0]
+        elif q["type"] == "multiple":
+            out[q["id"]] = correct
+        elif q["type"] == "shape" and q.get("accept"):
+            out[q["id"]] = q["accept"][0]
+    return out  # numeric questions draw parameters per student: left unanswered
+
+
+def db_counts(container: str) -> dict[str, Any]:
+    out = run(
+        [DOCKER, "exec", container, "psql", "-U", "course", "-d", "course", "-tAc", COUNTS_SQL]
+    ).stdout.decode()
+    counts: dict[str, Any] = json.loads(out)
+    return counts
+
+
+def stored_events() -> dict[int, int]:
+    """How many times each submission's report was stored, from every worker's JSON log."""
+    seen: dict[int, int] = {}
+    for container in containers("worker") + containers("web"):
+        result = run([DOCKER, "logs", container])
+        logs = result.stdout + result.stderr
+        for line in logs.decode(errors="replace").splitlines():
+            if '"stored"' not in line or not line.startswith("{"):
+                continue
+            entry = json.loads(line)
+            if entry.get("event") == "stored":
+                sid = int(entry["submission_id"])
+                seen[sid] = seen.get(sid, 0) + 1
+    return seen
+
+
+class Burst:
+    """Students submitting at once (right and wrong answers), with a fault done in the middle."""
+
+    def __init__(self, students: list[Student], per_student: int) -> None:
+        self.students = students
+        self.per_student = per_student
+        self.sent: list[tuple[Student, int, bool]] = []
+        self.lock = threading.Lock()
+        self.right, self.wrong = answers(GATHER, "numpy")
+
+    def _one_student(self, student: Student, index: int) -> None:
+        for n in range(self.per_student):
+            good = (n + index) % 2 == 0
+            sid = student.submit(GATHER, "numpy", self.right if good else self.wrong)
+            with self.lock:
+                self.sent.append((student, sid, good))
+            time.sleep(0.3)
+
+    def run(self, fault: Any, after: int) -> list[tuple[Student, int, bool]]:
+        """Submit; once `after` are in, do `fault` on a thread of its own; wait for all."""
+        self.sent = []
+        with concurrent.futures.ThreadPoolExecutor(len(self.students) + 1) as pool:
+            jobs = [pool.submit(self._one_student, s, i) for i, s in enumerate(self.students)]
+            wait_for("the burst's first submissions", lambda: len(self.sent) >= after, 300, 0.2)
+            faulted = pool.submit(fault)
+            for job in [*jobs, faulted]:
+                job.result(timeout=900)
+        return list(self.sent)
+
+
+def check_verdicts(sent: list[tuple[Student, int, bool]], timeout: float) -> str:
+    deadline = time.monotonic() + timeout
+    wrong = []
+    for student, sid, good in sent:
+        data = student.verdict(sid, max(10.0, deadline - time.monotonic()))
+        expected = "accepted" if good else "wrong_answer"
+        if data.get("verdict") != expected:
+            wrong.append(f"{sid}: {data.get('verdict')} (expected {expected})")
+    if wrong:
+        raise Miss(f"{len(wrong)} wrong verdicts: {', '.join(wrong[:5])}")
+    stored = stored_events()
+    twice = {sid: n for sid, n in stored.items() if n != 1}
+    missing = [sid for _s, sid, _g in sent if sid not in stored]
+    if twice or missing:
+        raise Miss(f"reports stored more than once: {twice}; never stored: {missing[:10]}")
+    return f"{len(sent)} submissions, each with one stored report and the expected verdict"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--port", type=int, default=int(os.environ.get("CHECK_PORT", "18080")))
+    parser.add_argument("--students", type=int, default=6)
+    parser.add_argument("--per-student", type=int, default=6, help="submissions per burst")
+    parser.add_argument("--keep", action="store_true", help="leave the deployment running")
+    args = parser.parse_args()
+    os.chdir(ROOT)
+    for line in Path("deploy/images.env").read_text().splitlines():
+        if "=" in line and not line.startswith("#"):
+            key, value = line.split("=", 1)
+            os.environ.setdefault(key, value)
+    base = f"http://127.0.0.1:{args.port}"
+    os.environ.update(
+        WEB_PORT=str(args.port),
+        POSTGRES_PASSWORD=os.environ.get("POSTGRES_PASSWORD") or secrets.token_urlsafe(18),
+        SECRET_KEY=os.environ.get("SECRET_KEY") or secrets.token_urlsafe(48),
+    )
+    steps = Steps()
+    statuses = Statuses()
+    try:
+        with steps.step("fresh start (data volumes of the check removed)") as notes:
+            compose("down", "--remove-orphans", timeout=300)
+            for volume in ("db-data", "redis-data"):
+                run([DOCKER, "volume", "rm", "-f", f"{PROJECT}_{volume}"])
+            notes.append("app-data (grading caches) kept")
+        with steps.step("docker-compose up; migrate, prepare, health") as notes:
+            notes.append(up_and_healthy(2))
+        first = Student(base, f"first-{uuid.uuid4().hex[:8]}@example.org", statuses)
+        with steps.step("a student signs up") as notes:
+            first.signup()
+            notes.append(first.email)
+        for exercise, framework in ((GATHER, "numpy"), (FLAX, "jax")):
+            with steps.step(f"wrong then accepted: {exercise} ({framework})") as notes:
+                right, wrong = answers(exercise, framework)
+                for code, expected in ((wrong, "wrong_answer"), (right, "accepted")):
+                    started = time.monotonic()
+                    data = first.verdict(first.submit(exercise, framework, code), 600)
+                    if data.get("verdict") != expected:
+                        raise Miss(f"verdict {data.get('verdict')}, expected {expected}")
+                    notes.append(f"{expected} in {time.monotonic() - started:.1f} s")
+        with steps.step("the student takes a quiz") as notes:
+            quiz = quiz_answers("01-why-position")
+            answer = first.post_json("/api/lessons/why-position/quiz", {"answers": quiz})
+            result = answer.json() if answer.status == 200 else {}
+            if answer.status != 200 or result.get("correct") != len(quiz):
+                raise Miss(f"quiz answered {answer.status}: {answer.body[:200]!r}")
+            notes.append(f"{result['correct']} of {result['total']} right ({len(quiz)} answered)")
+        students = [
+            Student(base, f"s{i}-{uuid.uuid4().hex[:8]}@example.org", statuses)
+            for i in range(args.students)
+        ]
+        with steps.step(f"pages: {args.students} students sign up and read") as notes:
+            pages = ["/", "/lessons/why-position", f"/exercises/{GATHER}", "/api/exercises"]
+            times: list[float] = []
+
+            def read(student: Student) -> None:
+                student.signup()
+                for path in pages * 3:
+                    started = time.monotonic()
+                    page = student.request("GET", path)
+                    times.append(time.monotonic() - started)
+                    if page.status not in (200, 503):
+                        raise Miss(f"GET {path} answered {page.status}")
+
+            with concurrent.futures.ThreadPoolExecutor(args.students) as pool:
+                for job in [pool.submit(read, s) for s in students]:
+                    job.result(timeout=600)
+            times.sort()
+            notes.append(
+                f"{len(times)} pages, p50 {times[len(times) // 2] * 1000:.0f} ms, "
+                f"p95 {times[int(len(times) * 0.95)] * 1000:.0f} ms"
+            )
+        burst = Burst(students, args.per_student)
+        total = args.students * args.per_student
+        with steps.step("grading burst, a worker SIGKILLed mid-burst") as notes:
+            victim = containers("worker")[0]
+            sent = burst.run(lambda: run([DOCKER, "kill", "-s", "KILL", victim]), total // 3)
+            compose("up", "-d", "--no-build", "--no-recreate", "--scale", "worker=2")
+            run([DOCKER, "start", victim])
+            notes.append(check_verdicts(sent, 900))
+        for service in ("db", "redis"):
+            with steps.step(f"grading burst, restart {service} mid-burst") as notes:
+                before = dict(statuses.counts)
+                sent = burst.run(lambda s=service: compose("restart", s, timeout=300), total // 3)
+                wait_for(
+                    "web healthy again", lambda: health(containers("web")[0]) == "healthy", 300, 2
+                )
+                notes.append(check_verdicts(sent, 900))
+                window = Statuses()
+                window.counts.update({k: v - before.get(k, 0) for k, v in statuses.counts.items()})
+                notes.append(f"answers meanwhile: {window.summary()}")
+                if window.bad():
+                    raise Miss(f"students saw {window.bad()} (503 with Retry-After expected)")
+        db = containers("db")[0]
+        with steps.step("pg_dump backup restored into a fresh volume") as notes:
+            dump = run([DOCKER, "exec", db, "pg_dump", "-U", "course", "-d", "course", "-Fc"])
+            Path("deploy/backups").mkdir(exist_ok=True)
+            Path("deploy/backups/compose-check.dump").write_bytes(dump.stdout)
+            counts = db_counts(db)
+            restored = restore(dump.stdout, os.environ["POSTGRES_PASSWORD"])
+            notes.append(f"{len(dump.stdout) // 1024} KiB; {counts}")
+            if restored != counts:
+                raise Miss(f"restored {restored}, expected {counts}")
+        with steps.step("docker-compose down keeps volumes; up again") as notes:
+            compose("down", timeout=300)
+            up_and_healthy(2)
+            again = db_counts(containers("db")[0])
+            probe = first.request("GET", f"/api/submissions/{sent[0][1]}")
+            if again != counts or probe.status != 200:
+                raise Miss(f"after up: {again} (before: {counts}); old session: {probe.status}")
+            notes.append("same counts; the first student's session still works")
+    except Miss as exc:
+        steps.misses.append(str(exc))
+        print(f"compose-check: MISS {exc}", flush=True)
+    finally:
+        if not args.keep:
+            compose("down", "--remove-orphans", check=False, timeout=300)
+    took = time.monotonic() - steps.started
+    if steps.misses:
+        print(f"compose-check: FAILED ({len(steps.misses)} misses) in {took:.0f} s")
+        return 1
+    print(f"compose-check: all steps passed in {took:.0f} s")
+    return 0
+
+
+def restore(dump: bytes, password: str) -> dict[str, Any]:
+    """Restore a dump into a new database on a fresh volume; return its counts; remove both."""
+    name, image = f"{PROJECT}-restore", os.environ.get("POSTGRES_IMAGE", "postgres:15")
+    run([DOCKER, "rm", "-f", "-v", name], check=False)
+    run([DOCKER, "volume", "rm", "-f", name], check=False)
+    run(
+        [
+            DOCKER,
+            "run",
+            "-d",
+            "--name",
+            name,
+            "-e",
+            f"POSTGRES_PASSWORD={password}",
+            "-e",
+            "POSTGRES_USER=course",
+            "-e",
+            "POSTGRES_DB=course",
+            "-v",
+            f"{name}:/var/lib/postgresql/data",
+            "--network",
+            "none",
+            image,
+        ]
+    )
+    try:
+        wait_for(
+            "the restore database",
+            lambda: (
+                run(
+                    [DOCKER, "exec", name, "pg_isready", "-U", "course", "-d", "course"],
+                    check=False,
+                ).returncode
+                == 0
+            ),
+            120,
+            1,
+        )
+        time.sleep(2)  # the official image restarts once after its first set-up
+        wait_for(
+            "the restore database",
+            lambda: (
+                run(
+                    [DOCKER, "exec", name, "pg_isready", "-U", "course", "-d", "course"],
+                    check=False,
+                ).returncode
+                == 0
+            ),
+            120,
+            1,
+        )
+        run(
+            [
+                DOCKER,
+                "exec",
+                "-i",
+                name,
+                "pg_restore",
+                "-U",
+                "course",
+                "-d",
+                "course",
+                "--no-owner",
+                "--exit-on-error",
+            ],
+            input=dump,
+        )
+        return db_counts(name)
+    finally:
+        run([DOCKER, "rm", "-f", "-v", name], check=False)
+        run([DOCKER, "volume", "rm", "-f", name], check=False)
+        log("restore database removed")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
