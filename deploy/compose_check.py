@@ -250,8 +250,7 @@ def main() -> int:
         with steps.step("grading burst, a worker SIGKILLed mid-burst") as notes:
             victim = containers("worker")[0]
             sent = burst.run(lambda: run([DOCKER, "kill", "-s", "KILL", victim]), total // 3)
-            compose("up", "-d", "--no-build", "--no-recreate", "--scale", "worker=2")
-            run([DOCKER, "start", victim])
+            run([DOCKER, "start", victim])  # as its restart policy or an operator would
             notes.append(check_verdicts(sent, 900))
         for service in ("db", "redis"):
             with steps.step(f"grading burst, restart {service} mid-burst") as notes:
