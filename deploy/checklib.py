@@ -58,7 +58,7 @@ class Steps:
     def _line(self, status: str, name: str, start: float, notes: list[str]) -> None:
         seconds = time.monotonic() - start
         detail = "; ".join(notes)
-        print(f"compose-check: {status:<4} {name:<44} {seconds:7.1f} s  {detail}", flush=True)
+        print(f"compose-check: {status:<4} {name:<52} {seconds:7.1f} s  {detail}", flush=True)
 
 
 def run(

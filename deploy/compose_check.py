@@ -38,6 +38,7 @@ COUNTS_SQL = (
     " 'score_sum', (SELECT round(coalesce(sum(score), 0)::numeric, 4) FROM submissions),"
     " 'quiz_attempts', (SELECT count(*) FROM quiz_attempts))"
 )
+UNFINISHED_SQL = "SELECT count(*) FROM submissions WHERE status <> 'done'"
 
 
 def compose(*args: str, check: bool = True, timeout: float = 900) -> str:
@@ -106,6 +107,13 @@ def db_counts(container: str) -> dict[str, Any]:
     ).stdout.decode()
     counts: dict[str, Any] = json.loads(out)
     return counts
+
+
+def unfinished(container: str) -> int:
+    out = run(
+        [DOCKER, "exec", container, "psql", "-U", "course", "-d", "course", "-tAc", UNFINISHED_SQL]
+    ).stdout.decode()
+    return int(out.strip())
 
 
 def stored_events() -> dict[int, int]:
@@ -209,7 +217,8 @@ def main() -> int:
                 right, wrong = answers(exercise, framework)
                 for code, expected in ((wrong, "wrong_answer"), (right, "accepted")):
                     started = time.monotonic()
-                    data = first.verdict(first.submit(exercise, framework, code), 600)
+                    first_id = first.submit(exercise, framework, code)
+                    data = first.verdict(first_id, 600)
                     if data.get("verdict") != expected:
                         raise Miss(f"verdict {data.get('verdict')}, expected {expected}")
                     notes.append(f"{expected} in {time.monotonic() - started:.1f} s")
@@ -267,6 +276,7 @@ def main() -> int:
                     raise Miss(f"students saw {window.bad()} (503 with Retry-After expected)")
         db = containers("db")[0]
         with steps.step("pg_dump backup restored into a fresh volume") as notes:
+            wait_for("every submission graded", lambda: unfinished(db) == 0, 600, 2)
             dump = run([DOCKER, "exec", db, "pg_dump", "-U", "course", "-d", "course", "-Fc"])
             Path("deploy/backups").mkdir(exist_ok=True)
             Path("deploy/backups/compose-check.dump").write_bytes(dump.stdout)
@@ -276,10 +286,11 @@ def main() -> int:
             if restored != counts:
                 raise Miss(f"restored {restored}, expected {counts}")
         with steps.step("docker-compose down keeps volumes; up again") as notes:
+            counts = db_counts(db)
             compose("down", timeout=300)
             up_and_healthy(2)
             again = db_counts(containers("db")[0])
-            probe = first.request("GET", f"/api/submissions/{sent[0][1]}")
+            probe = first.request("GET", f"/api/submissions/{first_id}")
             if again != counts or probe.status != 200:
                 raise Miss(f"after up: {again} (before: {counts}); old session: {probe.status}")
             notes.append("same counts; the first student's session still works")
