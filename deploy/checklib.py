@@ -6,6 +6,7 @@ interpreter of the `docker-compose` script on any machine that has Debian's Comp
 
 from __future__ import annotations
 
+import concurrent.futures
 import http.cookiejar
 import json
 import os
@@ -232,6 +233,63 @@ class Student:
 
         found: dict[str, Any] = wait_for(f"verdict of submission {sub_id}", done, timeout, 1.0)
         return found
+
+
+class Burst:
+    """Students submitting at once (right and wrong answers), with a fault done in the middle.
+
+    Students keep submitting (every 2 s each, under the 30-a-minute limit) and one keeps
+    reloading the home page (every 0.25 s) until 3 s after the fault is over, so requests
+    meet the fault whatever it takes.
+    """
+
+    def __init__(
+        self, students: list[Student], per_student: int, exercise: tuple[str, str, str, str]
+    ) -> None:
+        self.exercise, self.framework, self.right, self.wrong = exercise
+        self.students = students
+        self.per_student = per_student
+        self.sent: list[tuple[Student, int, bool]] = []
+        self.lock = threading.Lock()
+        self.over = threading.Event()
+
+    def _one_student(self, student: Student, index: int) -> None:
+        n = 0
+        while n < self.per_student or not self.over.is_set():
+            good = (n + index) % 2 == 0
+            sid = student.submit(self.exercise, self.framework, self.right if good else self.wrong)
+            with self.lock:
+                self.sent.append((student, sid, good))
+            n += 1
+            if n >= 4 * self.per_student:
+                break
+            time.sleep(0.3 if n < self.per_student else 2.0)
+
+    def _reader(self) -> None:
+        while not self.over.is_set():
+            self.students[0].request("GET", "/", timeout=30)
+            time.sleep(0.25)
+
+    def _fault(self, fault: Any) -> None:
+        try:
+            fault()
+            time.sleep(3)
+        finally:
+            self.over.set()
+
+    def run(self, fault: Any, after: int) -> list[tuple[Student, int, bool]]:
+        """Submit; once `after` are in, do `fault` on a thread of its own; wait for all."""
+        self.sent = []
+        self.over.clear()
+        with concurrent.futures.ThreadPoolExecutor(len(self.students) + 2) as pool:
+            jobs = [pool.submit(self._one_student, s, i) for i, s in enumerate(self.students)]
+            try:
+                wait_for("the burst's first submissions", lambda: len(self.sent) >= after, 300, 0.2)
+            finally:
+                jobs += [pool.submit(self._fault, fault), pool.submit(self._reader)]
+            for job in jobs:
+                job.result(timeout=900)
+        return list(self.sent)
 
 
 def log(message: str) -> None:

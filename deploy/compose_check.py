@@ -15,7 +15,6 @@ import os
 import secrets
 import shlex
 import sys
-import threading
 import time
 import uuid
 from pathlib import Path
@@ -24,7 +23,7 @@ from typing import Any
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from checklib import ROOT, Miss, Statuses, Steps, Student, log, run, wait_for
+from checklib import ROOT, Burst, Miss, Statuses, Steps, Student, log, run, wait_for
 
 PROJECT = "coursecheck"
 DOCKER = os.environ.get("DOCKER", "docker")
@@ -101,19 +100,18 @@ def quiz_answers(lesson: str) -> dict[str, Any]:
     return out  # numeric questions draw parameters per student: left unanswered
 
 
+def psql(container: str, sql: str) -> str:
+    argv = [DOCKER, "exec", container, "psql", "-U", "course", "-d", "course", "-tAc", sql]
+    return run(argv).stdout.decode().strip()
+
+
 def db_counts(container: str) -> dict[str, Any]:
-    out = run(
-        [DOCKER, "exec", container, "psql", "-U", "course", "-d", "course", "-tAc", COUNTS_SQL]
-    ).stdout.decode()
-    counts: dict[str, Any] = json.loads(out)
+    counts: dict[str, Any] = json.loads(psql(container, COUNTS_SQL))
     return counts
 
 
 def unfinished(container: str) -> int:
-    out = run(
-        [DOCKER, "exec", container, "psql", "-U", "course", "-d", "course", "-tAc", UNFINISHED_SQL]
-    ).stdout.decode()
-    return int(out.strip())
+    return int(psql(container, UNFINISHED_SQL))
 
 
 def stored_events() -> dict[int, int]:
@@ -130,36 +128,6 @@ def stored_events() -> dict[int, int]:
                 sid = int(entry["submission_id"])
                 seen[sid] = seen.get(sid, 0) + 1
     return seen
-
-
-class Burst:
-    """Students submitting at once (right and wrong answers), with a fault done in the middle."""
-
-    def __init__(self, students: list[Student], per_student: int) -> None:
-        self.students = students
-        self.per_student = per_student
-        self.sent: list[tuple[Student, int, bool]] = []
-        self.lock = threading.Lock()
-        self.right, self.wrong = answers(GATHER, "numpy")
-
-    def _one_student(self, student: Student, index: int) -> None:
-        for n in range(self.per_student):
-            good = (n + index) % 2 == 0
-            sid = student.submit(GATHER, "numpy", self.right if good else self.wrong)
-            with self.lock:
-                self.sent.append((student, sid, good))
-            time.sleep(0.3)
-
-    def run(self, fault: Any, after: int) -> list[tuple[Student, int, bool]]:
-        """Submit; once `after` are in, do `fault` on a thread of its own; wait for all."""
-        self.sent = []
-        with concurrent.futures.ThreadPoolExecutor(len(self.students) + 1) as pool:
-            jobs = [pool.submit(self._one_student, s, i) for i, s in enumerate(self.students)]
-            wait_for("the burst's first submissions", lambda: len(self.sent) >= after, 300, 0.2)
-            faulted = pool.submit(fault)
-            for job in [*jobs, faulted]:
-                job.result(timeout=900)
-        return list(self.sent)
 
 
 def check_verdicts(sent: list[tuple[Student, int, bool]], timeout: float) -> str:
@@ -254,13 +222,15 @@ def main() -> int:
                 f"{len(times)} pages, p50 {times[len(times) // 2] * 1000:.0f} ms, "
                 f"p95 {times[int(len(times) * 0.95)] * 1000:.0f} ms"
             )
-        burst = Burst(students, args.per_student)
+        burst = Burst(students, args.per_student, (GATHER, "numpy", *answers(GATHER, "numpy")))
         total = args.students * args.per_student
         with steps.step("grading burst, a worker SIGKILLed mid-burst") as notes:
             victim = containers("worker")[0]
             sent = burst.run(lambda: run([DOCKER, "kill", "-s", "KILL", victim]), total // 3)
             run([DOCKER, "start", victim])  # as its restart policy or an operator would
             notes.append(check_verdicts(sent, 900))
+            rerun = psql(containers("db")[0], "SELECT count(*) FROM submissions WHERE attempts > 1")
+            notes.append(f"{rerun} claimed again after the kill")
         for service in ("db", "redis"):
             with steps.step(f"grading burst, restart {service} mid-burst") as notes:
                 before = dict(statuses.counts)
