@@ -48,7 +48,7 @@ WORKDIR /srv/app
 # Dependencies first, from pyproject.toml alone: a change to the code does not reinstall them.
 ARG PIP_EXTRA_INDEX_URL=""
 ARG PIP_FIND_LINKS="/wheels"
-COPY pyproject.toml README.md ./
+COPY pyproject.toml ./
 RUN --mount=type=secret,id=ca_bundle --mount=type=cache,target=/root/.cache/pip \
     --mount=type=bind,source=deploy/wheels,target=/wheels \
     if [ -s /run/secrets/ca_bundle ]; then export PIP_CERT=/run/secrets/ca_bundle; fi \
