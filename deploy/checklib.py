@@ -118,11 +118,13 @@ class Statuses:
     def bad(self) -> dict[str, int]:
         """5xx answers a student must never see: 500s, and 503s that do not say when to retry."""
         return {
-            k: v for k, v in self.counts.items() if k.startswith("5") and k != "503+Retry-After"
+            k: v
+            for k, v in self.counts.items()
+            if v and k.startswith("5") and k != "503+Retry-After"
         }
 
     def summary(self) -> str:
-        return ", ".join(f"{k}: {v}" for k, v in sorted(self.counts.items()))
+        return ", ".join(f"{k}: {v}" for k, v in sorted(self.counts.items()) if v)
 
 
 class NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -220,6 +222,9 @@ class Student:
             retry = answer.headers.get("retry-after")
             if answer.status in (429, 503) and retry and time.monotonic() < deadline:
                 time.sleep(min(float(retry), 10))
+                continue
+            if answer.status >= 500 and time.monotonic() < deadline:
+                time.sleep(1)  # a person tries again; the same key cannot make a second one
                 continue
             raise Miss(f"POST /api/submissions answered {answer.status}: {answer.body[:200]!r}")
 
