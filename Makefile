@@ -106,13 +106,16 @@ soak: install
 # images where a registry answers, else on Debian's packages over an mmdebstrap base (cached: a
 # second run with nothing changed takes seconds). `compose-check` starts the deployment, drives it
 # from 127.0.0.1 (a student, a grading burst, a killed worker, database and Redis restarts, a
-# backup restored, down and up again) and stops it. Neither is part of `make test`.
+# backup restored, down and up again) and stops it; with UPGRADE_FROM=<commit> it then runs the
+# upgrade drill (that commit's code populated, migrated by today's). Neither is in `make test`.
 images:
 	@sh deploy/dockerd-up.sh
 	@sh deploy/images.sh
 
 compose-check: images
 	@. deploy/docker.sh && $$COMPOSE_PYTHON deploy/compose_check.py
+	@if [ -n "$(UPGRADE_FROM)" ]; then \
+	  . deploy/docker.sh && $$COMPOSE_PYTHON deploy/upgrade_drill.py "$(UPGRADE_FROM)"; fi
 
 clean:
 	rm -rf $(VENV) frontend/node_modules frontend/dist var .pytest_cache .mypy_cache .ruff_cache

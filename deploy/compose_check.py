@@ -148,6 +148,26 @@ def check_verdicts(sent: list[tuple[Student, int, bool]], timeout: float) -> str
     return f"{len(sent)} submissions, each with one stored report and the expected verdict"
 
 
+def load_environment(port: int) -> None:
+    """The image names `make images` chose, the port, and secrets made for this run."""
+    for line in Path("deploy/images.env").read_text().splitlines():
+        if "=" in line and not line.startswith("#"):
+            key, value = line.split("=", 1)
+            os.environ.setdefault(key, value)
+    os.environ.update(
+        WEB_PORT=str(port),
+        POSTGRES_PASSWORD=os.environ.get("POSTGRES_PASSWORD") or secrets.token_urlsafe(18),
+        SECRET_KEY=os.environ.get("SECRET_KEY") or secrets.token_urlsafe(48),
+    )
+
+
+def fresh_start() -> None:
+    """Nothing of the check left running, and empty database and Redis volumes."""
+    compose("down", "--remove-orphans", timeout=300)
+    for volume in ("db-data", "redis-data"):
+        run([DOCKER, "volume", "rm", "-f", f"{PROJECT}_{volume}"])
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--port", type=int, default=int(os.environ.get("CHECK_PORT", "18080")))
@@ -156,23 +176,13 @@ def main() -> int:
     parser.add_argument("--keep", action="store_true", help="leave the deployment running")
     args = parser.parse_args()
     os.chdir(ROOT)
-    for line in Path("deploy/images.env").read_text().splitlines():
-        if "=" in line and not line.startswith("#"):
-            key, value = line.split("=", 1)
-            os.environ.setdefault(key, value)
+    load_environment(args.port)
     base = f"http://127.0.0.1:{args.port}"
-    os.environ.update(
-        WEB_PORT=str(args.port),
-        POSTGRES_PASSWORD=os.environ.get("POSTGRES_PASSWORD") or secrets.token_urlsafe(18),
-        SECRET_KEY=os.environ.get("SECRET_KEY") or secrets.token_urlsafe(48),
-    )
     steps = Steps()
     statuses = Statuses()
     try:
         with steps.step("fresh start (data volumes of the check removed)") as notes:
-            compose("down", "--remove-orphans", timeout=300)
-            for volume in ("db-data", "redis-data"):
-                run([DOCKER, "volume", "rm", "-f", f"{PROJECT}_{volume}"])
+            fresh_start()
             notes.append("app-data (grading caches) kept")
         with steps.step("docker-compose up; migrate, prepare, health") as notes:
             notes.append(up_and_healthy(2))
