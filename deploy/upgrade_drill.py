@@ -25,6 +25,7 @@ import compose_check as cc
 from checklib import ROOT, Miss, Steps, Student, run
 
 PREVIOUS = "posembed-course:previous"
+VERSION_SQL = "SELECT version_num FROM alembic_version"
 
 
 def build_previous(ref: str) -> str:
@@ -95,20 +96,22 @@ def main() -> int:
             if quiz.status != 200:
                 raise Miss(f"quiz answered {quiz.status}")
             before = cc.db_counts(cc.containers("db")[0])
-            notes.append(str(before))
+            was = cc.psql(cc.containers("db")[0], VERSION_SQL)
+            notes.append(f"{before}; schema {was}")
         with steps.step("upgrade drill: today's images migrate it") as notes:
             os.environ["APP_IMAGE"] = today
             started = time.monotonic()
             cc.up_and_healthy(1)
             after = cc.db_counts(cc.containers("db")[0])
+            now = cc.psql(cc.containers("db")[0], VERSION_SQL)
             old = student.request("GET", f"/api/submissions/{ids[1]}")
             new_id = student.submit(cc.GATHER, "numpy", right)
             verdict = student.verdict(new_id, 600).get("verdict")
             if after != before or old.status != 200 or verdict != "accepted":
                 raise Miss(f"after: {after}; old submission {old.status}; new one {verdict}")
             notes.append(
-                f"same counts; old session and submissions readable; a new submission "
-                f"accepted; up in {time.monotonic() - started:.0f} s"
+                f"schema {was} -> {now}; same counts; old session and submissions readable; "
+                f"a new submission accepted; up in {time.monotonic() - started:.0f} s"
             )
     except Miss as exc:
         steps.misses.append(str(exc))
