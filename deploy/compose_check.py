@@ -114,20 +114,40 @@ def unfinished(container: str) -> int:
     return int(psql(container, UNFINISHED_SQL))
 
 
+def job_events(container: str, event: str) -> list[int]:
+    """Submission ids of one kind of job event in a container's JSON log, in order."""
+    result = run([DOCKER, "logs", container])
+    found = []
+    for line in (result.stdout + result.stderr).decode(errors="replace").splitlines():
+        if f'"{event}"' in line and line.startswith("{"):
+            entry = json.loads(line)
+            if entry.get("event") == event and "submission_id" in entry:
+                found.append(int(entry["submission_id"]))
+    return found
+
+
 def stored_events() -> dict[int, int]:
     """How many times each submission's report was stored, from every worker's JSON log."""
     seen: dict[int, int] = {}
     for container in containers("worker") + containers("web"):
-        result = run([DOCKER, "logs", container])
-        logs = result.stdout + result.stderr
-        for line in logs.decode(errors="replace").splitlines():
-            if '"stored"' not in line or not line.startswith("{"):
-                continue
-            entry = json.loads(line)
-            if entry.get("event") == "stored":
-                sid = int(entry["submission_id"])
-                seen[sid] = seen.get(sid, 0) + 1
+        for sid in job_events(container, "stored"):
+            seen[sid] = seen.get(sid, 0) + 1
     return seen
+
+
+def kill_a_busy_worker() -> str:
+    """SIGKILL a worker container while it holds a job it has not stored; return its id."""
+
+    def busy() -> str | None:
+        for container in containers("worker"):
+            held = set(job_events(container, "claimed")) - set(job_events(container, "stored"))
+            if held:
+                return container
+        return None
+
+    victim: str = wait_for("a worker holding a job", busy, 120, 0.2)
+    run([DOCKER, "kill", "-s", "KILL", victim])
+    return victim
 
 
 def check_verdicts(sent: list[tuple[Student, int, bool]], timeout: float) -> str:
@@ -235,9 +255,9 @@ def main() -> int:
         burst = Burst(students, args.per_student, (GATHER, "numpy", *answers(GATHER, "numpy")))
         total = args.students * args.per_student
         with steps.step("grading burst, a worker SIGKILLed mid-burst") as notes:
-            victim = containers("worker")[0]
-            sent = burst.run(lambda: run([DOCKER, "kill", "-s", "KILL", victim]), total // 3)
-            run([DOCKER, "start", victim])  # as its restart policy or an operator would
+            killed: list[str] = []
+            sent = burst.run(lambda: killed.append(kill_a_busy_worker()), total // 3)
+            run([DOCKER, "start", *killed])  # as its restart policy or an operator would
             notes.append(check_verdicts(sent, 900))
             rerun = psql(containers("db")[0], "SELECT count(*) FROM submissions WHERE attempts > 1")
             notes.append(f"{rerun} claimed again after the kill")
