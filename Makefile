@@ -16,7 +16,8 @@ PYTEST := $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup --durati
 # asserts) do not each compile every module again. Some machines set this to keep folders clean.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: system install assets migrate prepare run test test-scenarios test-all test-grader lint typecheck validate bench soak clean
+.PHONY: system install assets migrate prepare run test test-scenarios test-all test-grader lint typecheck validate bench soak clean \
+	images compose-check
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -99,6 +100,22 @@ bench: install
 
 soak: install
 	$(BIN)/python -m app soak --jobs 1000
+
+# The scale-out deployment (docker-compose.yml), built and exercised for real; docs/operations.md.
+# `images` starts dockerd if none answers and builds every image compose needs: on the official
+# images where a registry answers, else on Debian's packages over an mmdebstrap base (cached: a
+# second run with nothing changed takes seconds). `compose-check` starts the deployment, drives it
+# from 127.0.0.1 (a student, a grading burst, a killed worker, database and Redis restarts, a
+# backup restored, down and up again) and stops it; with UPGRADE_FROM=<commit> it then runs the
+# upgrade drill (that commit's code populated, migrated by today's). Neither is in `make test`.
+images:
+	@sh deploy/dockerd-up.sh
+	@sh deploy/images.sh
+
+compose-check: images
+	@. deploy/docker.sh && $$COMPOSE_PYTHON deploy/compose_check.py
+	@if [ -n "$(UPGRADE_FROM)" ]; then \
+	  . deploy/docker.sh && $$COMPOSE_PYTHON deploy/upgrade_drill.py "$(UPGRADE_FROM)"; fi
 
 clean:
 	rm -rf $(VENV) frontend/node_modules frontend/dist var .pytest_cache .mypy_cache .ruff_cache

@@ -7,6 +7,7 @@ PostgreSQL and Redis.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -23,13 +24,15 @@ from tests.jobs.conftest import RedisSpace
 from tests.jobs.helpers import wait_until
 from tests.jobs.procs import AppProcess, free_port, run, wait_http_ok
 
+SECCOMP_FILE = ROOT / "deploy" / "seccomp-bwrap.json"
+SECCOMP_OPT = "seccomp=./deploy/seccomp-bwrap.json"
 SECRET_NAME = re.compile(r"PASSWORD|SECRET|TOKEN|PRIVATE", re.IGNORECASE)
 REQUIRED = re.compile(r"\$\{[A-Z_]+:\?[^}]*\}")
 
 
 def test_the_services_of_a_scale_out_deployment() -> None:
     services = compose.services()
-    assert set(services) == {"db", "redis", "migrate", "web", "worker"}
+    assert set(services) == {"db", "redis", "migrate", "prepare", "web", "worker"}
     for name in ("db", "redis", "web", "worker"):
         assert services[name]["healthcheck"]["test"], f"{name} has no health check"
     assert services["db"]["volumes"] and services["redis"]["volumes"]
@@ -44,11 +47,59 @@ def test_the_services_of_a_scale_out_deployment() -> None:
     assert "container_name" not in worker and "ports" not in worker
     grace = int(str(worker["stop_grace_period"]).removesuffix("s"))
     assert grace > DRAIN_SECONDS, "compose would SIGKILL a worker before its drain ends"
-    for name in ("web", "worker"):
+    assert services["prepare"]["depends_on"]["migrate"] == {
+        "condition": "service_completed_successfully"
+    }
+    assert services["worker"]["depends_on"]["prepare"] == {
+        "condition": "service_completed_successfully"
+    }
+    for name in ("prepare", "web", "worker"):  # each runs graders in bubblewrap sandboxes
         opts = set(services[name]["security_opt"])
-        assert {"seccomp=unconfined", "apparmor=unconfined", "systempaths=unconfined"} <= opts
+        assert {SECCOMP_OPT, "apparmor=unconfined", "systempaths=unconfined"} <= opts
         assert services[name].get("privileged") is not True
         assert "SYS_ADMIN" not in services[name].get("cap_add", [])
+        assert "user" not in services[name], "the image's non-root user runs the app"
+
+
+def test_the_seccomp_profile_allows_namespaces_and_refuses_what_docker_refuses() -> None:
+    profile = json.loads(SECCOMP_FILE.read_text())
+    denied = {n for rule in profile["syscalls"] for n in rule["names"]}
+    assert {r["action"] for r in profile["syscalls"]} == {"SCMP_ACT_ERRNO"}
+    # what bubblewrap does to build a sandbox
+    assert not denied & {"clone", "clone3", "unshare", "mount", "umount2", "pivot_root", "setns"}
+    # kernel modules, keys, tracing other processes, BPF, clocks, reboot: refused, as Docker does
+    assert {
+        "init_module",
+        "finit_module",
+        "kexec_load",
+        "keyctl",
+        "add_key",
+        "ptrace",
+        "process_vm_readv",
+        "bpf",
+        "perf_event_open",
+        "clock_settime",
+        "reboot",
+        "open_by_handle_at",
+        "userfaultfd",
+        "io_uring_setup",
+    } <= denied
+
+
+def test_images_are_arguments_with_official_defaults_and_the_port_stays_local() -> None:
+    services = compose.services()
+    assert services["db"]["image"] == "${POSTGRES_IMAGE:-postgres:15}"
+    assert services["redis"]["image"] == "${REDIS_IMAGE:-redis:7}"
+    text = compose.COMPOSE_FILE.read_text()
+    assert "PYTHON_IMAGE: ${PYTHON_IMAGE:-python:3.11-slim-bookworm}" in text
+    assert "NODE_IMAGE: ${NODE_IMAGE:-node:20-bookworm-slim}" in text
+    assert services["web"]["ports"] == ["127.0.0.1:${WEB_PORT:-8000}:8000"]
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert "ARG PYTHON_IMAGE=python:3.11-slim-bookworm" in dockerfile
+    assert "ARG NODE_IMAGE=node:20-bookworm-slim" in dockerfile
+    assert "FROM ${PYTHON_IMAGE} AS app" in dockerfile
+    assert "FROM ${NODE_IMAGE} AS assets" in dockerfile
+    assert re.search(r"^USER app$", dockerfile, re.MULTILINE), "the app must not run as root"
 
 
 def test_secrets_come_from_the_environment_and_are_required() -> None:
@@ -130,5 +181,5 @@ def test_the_image_has_the_sandbox_tools_and_runs_the_same_cli() -> None:
         dockerfile
     )
     docs = (ROOT / "docs" / "operations.md").read_text()
-    for needed in ("seccomp=unconfined", "apparmor=unconfined", "systempaths=unconfined"):
+    for needed in (SECCOMP_FILE.name, "apparmor=unconfined", "systempaths=unconfined"):
         assert needed in docs and needed in dockerfile
