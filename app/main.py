@@ -16,7 +16,7 @@ from app.authoring import pages as authoring_pages
 from app.authoring import routes as authoring_routes
 from app.config import ROOT, get_settings
 from app.content.service import load_from_settings
-from app.courses import offerings_admin, teach_routes
+from app.courses import offerings_admin, roles_admin, teach_routes
 from app.courses import routes as course_routes
 from app.courses.first import first_course_slug
 from app.courses.prefix import CoursePrefixMiddleware
@@ -139,6 +139,7 @@ def create_app() -> FastAPI:
     include(app, authoring_pages.router)
     include(app, offerings_admin.router)
     include(app, teach_routes.router)
+    include(app, roles_admin.router)
     include(app, instructor_routes.router)
     include(app, submission_routes.router)
     include(app, exercise_pages.router)
