@@ -61,8 +61,13 @@ def grade_by_rubric(
     session.add(row)
     if submission.override_score is None:
         submission.score = result.combined
-    grade_recorded(
-        session=session, user_id=submission.user_id, kind="exercise", slug=submission.exercise_slug
+    grade_recorded(  # an exam's answer: its attempt's score and LMS post follow
+        session=session,
+        user_id=submission.user_id,
+        kind="exercise",
+        slug=submission.exercise_slug,
+        submission_id=submission.id,
+        purpose=submission.purpose,
     )
     session.commit()
     return result

@@ -23,6 +23,7 @@ from app.offerings.standing import staff_of_course, staff_of_work
 from app.progress.hint_routes import hint_state
 from app.site.term_view import my_term
 from app.submissions import drafts, intake, views
+from app.submissions.models import PRACTICE
 from app.submissions.presenter import Viewer, override_json, present
 from app.submissions.service import SubmissionError, hidden_tests_open, visible_submission
 from app.submissions.standing import standing_of
@@ -242,7 +243,10 @@ def result_page(
         stdout_truncated=report.stdout_truncated,
         editor_url=f"/exercises/{slug}?framework={row.framework}",
         standing=standing,
-        can_ask=row.user_id == user.id and row.mode == "submit" and row.status == "done",
+        can_ask=row.user_id == user.id
+        and row.mode == "submit"
+        and row.status == "done"
+        and row.purpose == PRACTICE,
         override=override_json(row),
         code_lines=row.code.splitlines() or [""],
     )

@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 
 from app.errors import DomainError
 from app.models_base import utcnow
-from app.submissions.models import RegradeRequest, Submission
+from app.submissions.models import PRACTICE, RegradeRequest, Submission
 from app.users.models import User
 
 MAX_REQUEST_CHARS = 2000
@@ -56,6 +56,10 @@ def ask(*, session: Session, submission: Submission, user: User, text: str) -> R
     """Record the student's request about their own graded submission; once per exercise."""
     if submission.user_id != user.id:
         raise RegradeRequestError(404, "There is no submission with that id.")
+    if submission.purpose != PRACTICE:
+        raise RegradeRequestError(
+            409, "An exam's answers are regraded by its instructors: write to them directly."
+        )
     if submission.status != "done" or submission.mode != "submit":
         raise RegradeRequestError(
             409, "Only a graded submission (Submit, not Run) can be looked at again."

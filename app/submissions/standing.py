@@ -11,7 +11,13 @@ from sqlalchemy.orm import Session
 
 from app.deadlines.term import ItemDue, student_term
 from app.submissions.comments import comment_json, comments_on
-from app.submissions.models import RegradeRequest, RubricGrade, Submission, SubmissionComment
+from app.submissions.models import (
+    PRACTICE,
+    RegradeRequest,
+    RubricGrade,
+    Submission,
+    SubmissionComment,
+)
 from app.submissions.regrade_requests import request_for, request_json
 from graders import Rubric
 
@@ -82,6 +88,16 @@ def standing_of(
     rubric: Rubric | None = None,
 ) -> Standing:
     """Judge the submission under its offering's dates and policy, as the gradebook does."""
+    if row.purpose != PRACTICE:  # an exam's answer: the exam's rules, not the practice dates
+        return Standing(
+            item=ItemDue(None),
+            late=False,
+            score=row.score,
+            counted=row.score if row.status == "done" else None,
+            comments=comments_on(session=session, submission_id=row.id),
+            rubric=rubric,
+            by_hand=session.get(RubricGrade, row.id) if rubric is not None else None,
+        )
     term = student_term(session=session, user_id=row.user_id, offering_id=row.offering_id)
     counted = None
     if row.mode == "submit" and row.status == "done":

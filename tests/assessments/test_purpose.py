@@ -131,3 +131,33 @@ def test_exam_code_is_never_refused_nor_copied_by_the_practice_due_date(
     assert row.purpose == f"attempt:{sitting.attempt}"
     with session_factory()() as session:
         assert [d.code for d in session.scalars(select(Draft))] in ([], ["x = 1"])
+
+
+def test_a_released_exam_answer_counts_by_the_exam_not_the_practice_dates(
+    client: TestClient,
+) -> None:
+    sitting = Sitting(client)
+    with session_factory()() as session:  # practice was due long ago, with a penalty
+        offering = first_offering(session=session).id
+        set_policy(
+            session=session, offering_id=offering, policy=Policy("penalty", 50, 100), by=None
+        )
+        session.add(
+            OfferingDue(
+                offering_id=offering,
+                kind="exercise",
+                slug=EXERCISE,
+                due_at=dt.datetime(2020, 1, 1, tzinfo=dt.UTC),
+            )
+        )
+        session.commit()
+    sitting.reach("released")
+    seen = client.get(f"/api/submissions/{sitting.submission}", headers=headers(ANN)).json()
+    assert seen["score"] == 1.0 and seen["counted_score"] == 1.0 and seen["late"] is False
+    assert seen["due"] is None  # the practice due date is not this answer's
+    asked = client.post(
+        f"/api/submissions/{sitting.submission}/regrade-request",
+        json={"text": "please"},
+        headers=headers(ANN),
+    )
+    assert asked.status_code == 409 and "exam" in asked.json()["detail"]
