@@ -214,6 +214,19 @@ LOCKS: Hook[LockProvider] = Hook(
 )
 
 
+class LinkRefusal(Protocol):
+    """A sentence to refuse an instructor's set-password link with, or None to let it pass."""
+
+    def __call__(self, session: Session, user: Any, /) -> str | None: ...
+
+
+LINK_REFUSALS: Hook[LinkRefusal] = Hook(
+    "link_refusals",
+    "Why an instructor's set-password link may not be used on this account (a place elsewhere).",
+    READ_ONLY,
+)
+
+
 # --- Scores of LMS items of other kinds, and the kinds LMS links may name -----------------
 
 

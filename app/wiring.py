@@ -15,6 +15,7 @@ from app.assessments import links as assessment_links
 from app.assessments import locks as assessment_locks
 from app.assessments import scoring as assessment_scoring
 from app.lti import outbox as lti_outbox
+from app.offerings import passwords as offering_passwords
 from app.offerings import service as offerings
 
 # (extension point, plug), in the order each point calls them: a grade is queued for the LMS
@@ -23,6 +24,7 @@ PLUGS: list[tuple[hooks.Hook[Any], Any]] = [
     (hooks.GRADE_RECORDED, lti_outbox.post_recorded_grade),
     (hooks.GRADE_RECORDED, assessment_scoring.settle_recorded_grade),
     (hooks.ACCOUNT_CREATED, offerings.join_first_on_creation),
+    (hooks.LINK_REFUSALS, offering_passwords.refuse_link_use),
     (hooks.LOCKS, assessment_locks.exam_lock),
     (hooks.PRACTICE_CLOSED, assessment_locks.practice_lock),
     (hooks.RESULT_HOLD, assessment_locks.result_hold),

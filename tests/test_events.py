@@ -12,6 +12,7 @@ from app.db import session_factory
 from app.events import AccountCreated, GradeRecorded
 from app.offerings.models import OfferingRole
 from app.offerings.service import memberships
+from app.users.models import Role
 from app.users.service import create_user
 
 PASSWORD = "correct horse"
@@ -79,10 +80,22 @@ def test_each_account_subscriber_hears_each_new_account_once(
 def test_a_new_account_joins_the_first_offering_unless_its_creator_places_it(
     data_dir: Path,
 ) -> None:
+    """Issue 46: no silent membership; an account created as an instructor (the command line's
+    first instructor) teaches the first offering, unless its creator places it."""
     with session_factory()() as session:
         ann, _ = create_user(session=session, email="ann@example.org", password=PASSWORD)
-        lms, _ = create_user(
-            session=session, email="lms@example.org", password=PASSWORD, join_first_offering=False
+        tess, _ = create_user(
+            session=session, email="tess@example.org", password=PASSWORD, role=Role.instructor
         )
-        assert [m.role for m in memberships(session=session, user=ann)] == [OfferingRole.student]
+        lms, _ = create_user(
+            session=session,
+            email="lms@example.org",
+            password=PASSWORD,
+            role=Role.instructor,
+            join_first_offering=False,
+        )
+        assert memberships(session=session, user=ann) == []
+        assert [m.role for m in memberships(session=session, user=tess)] == [
+            OfferingRole.instructor
+        ]
         assert memberships(session=session, user=lms) == []

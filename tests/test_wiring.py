@@ -91,12 +91,13 @@ def test_a_command_line_command_is_wired(
     data_dir: Path, empty: Registries, capsys: pytest.CaptureFixture[str]
 ) -> None:
     args = ["users", "create", "--email", "ann@example.org", "--password", "correct horse"]
+    args += ["--role", "instructor"]  # a student is placed nowhere (issue 46)
     assert cli.main(args) == 0
     assert "created: ann@example.org" in capsys.readouterr().out
     assert empty.wired()
-    with session_factory()() as session:  # and the account joined the first offering
+    with session_factory()() as session:  # and the instructor teaches the first offering
         user = get_user_by_email(session=session, email="ann@example.org")
         assert user is not None
         assert [m.role for m in offerings.memberships(session=session, user=user)] == [
-            OfferingRole.student
+            OfferingRole.instructor
         ]

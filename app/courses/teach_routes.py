@@ -92,7 +92,7 @@ def new_offering_api(
     return start_offering(request, session, user, body)
 
 
-@router.post("/instructor/offerings/new", include_in_schema=False)
+@router.post("/offerings/new", include_in_schema=False)
 def new_offering_form(
     request: Request,
     session: SessionDep,

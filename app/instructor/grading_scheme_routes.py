@@ -13,7 +13,7 @@ from app.content.service import CourseDep
 from app.db import SessionDep
 from app.instructor.course_grade import CATEGORIES, SchemeError, checked, scheme_for, set_scheme
 from app.instructor.settings_routes import settings_response
-from app.offerings.access import InstructorMember, StaffMember, offering_prefix
+from app.offerings.access import InstructorMember, offering_prefix
 from app.web.api import errors
 
 router = APIRouter(tags=["instructor"])
@@ -29,7 +29,7 @@ class SchemeIn(BaseModel):
 
 
 @router.get("/api/instructor/grading-scheme", responses=errors(401, 403))
-def scheme_api(session: SessionDep, member: StaffMember) -> dict[str, Any]:
+def scheme_api(session: SessionDep, member: InstructorMember) -> dict[str, Any]:
     """The offering's weights and drops (the default when none was set)."""
     return scheme_for(session=session, offering_id=member.offering.id).as_json()
 

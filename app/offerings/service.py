@@ -13,7 +13,7 @@ from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from app.config import get_settings
 from app.errors import DomainError
-from app.events import AccountCreated, on_account_created
+from app.events import AccountCreated
 from app.models_base import as_utc
 from app.offerings.models import FIRST_COURSE, STAFF, Enrollment, Offering, OfferingRole
 from app.users.models import Role, User
@@ -253,16 +253,6 @@ def join_first_on_creation(event: AccountCreated) -> None:
     user = event.session.get(User, event.user_id)
     if user is not None:
         join_first(session=event.session, user=user)
-
-
-def subscribe() -> None:
-    """Place every account created in this process in the first offering (if so set), and
-    keep instructors' set-password links off accounts with places elsewhere."""
-    from app.offerings.passwords import refuse_link_use  # it imports this module
-    from app.users.password_links import add_refusal
-
-    on_account_created(join_first_on_creation)
-    add_refusal(refuse_link_use)
 
 
 def join_by_code(*, session: Session, user: User, code: str) -> Offering:

@@ -15,12 +15,12 @@ import base64
 import datetime as dt
 import hashlib
 import hmac
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from sqlalchemy import delete
 from sqlalchemy.orm import Session
 
+from app import hooks
 from app.config import get_settings
 from app.models_base import utcnow
 from app.users.models import User, WebSession
@@ -39,15 +39,6 @@ REFUSED_ELSEWHERE = (
     "This account holds a place elsewhere on this site; only a site administrator can set its "
     "password."
 )
-# Who may not be reached by an instructor's link, decided by domains above (wiring): each check
-# returns a sentence to refuse with, or None. A site administrator's link is never refused.
-_refusals: list[Callable[[Session, User], str | None]] = []
-
-
-def add_refusal(check: Callable[[Session, User], str | None]) -> None:
-    """Register a check an instructor's link must pass when it is used; idempotent."""
-    if check not in _refusals:
-        _refusals.append(check)
 
 
 class LinkError(AccountError):
@@ -128,7 +119,7 @@ def _check_instructor_link(session: Session, user: User) -> None:
     password, or when a registered check (a place elsewhere) says no."""
     if user.password_set or user.is_admin:
         raise LinkError(CHOSEN_BY_OWNER)
-    for check in _refusals:
+    for check in hooks.LINK_REFUSALS.each():  # declared in app/hooks.py, plugged by wiring
         refused = check(session, user)
         if refused is not None:
             raise LinkError(refused)

@@ -19,15 +19,18 @@ from tests.instructor.conftest import EXERCISE, add_submission, at, person
 from tests.instructor.test_access import ROUTES, all_routes
 
 # Staff pages a teaching assistant may use: students' work, gradebook, reports, overrides,
-# extensions, item statistics (quizzes' and assessments'). Everything else (content, regrades,
+# comments, rubric grading, regrade requests, who needs help, extensions, item statistics
+# (quizzes' and assessments'). Everything else (content, regrades, explaining a mistake,
 # assessments' attempts and accommodations, LMS settings, staff roles, the offering's settings:
 # late policy and due dates) is instructors'.
 TA_ALLOWED = re.compile(
     r"^/(api/)?instructor(/gradebook|/exercises|/quizzes|/students|/submissions|/problems"
+    r"|/regrade-requests|/attention"
     r"|/assessments/\{slug\}/items|$)"
 )
 TA_REFUSED_ANYWAY = re.compile(
-    r"(/regrade$|/students/\{user_id\}/role$|/students/\{user_id\}/password-link$)"
+    r"(/regrade$|/students/\{user_id\}/role$|/students/\{user_id\}/password-link$"
+    r"|/misconception$)"
 )
 ROLES = ("admin", "instructor", "ta", "student", "other_instructor", "visitor")
 
@@ -37,7 +40,7 @@ def admin_routes() -> list[tuple[str, str]]:
     return [
         (method, path)
         for path, route in all_routes(create_app().routes)
-        if path.startswith(("/admin/offerings", "/api/admin/"))
+        if path.startswith(("/admin/offerings", "/admin/roles", "/api/admin/"))
         for method in sorted(route.methods)
     ]
 
@@ -125,6 +128,8 @@ def _world() -> World:
             "extension_id": "999999",
             "context_id": "999999",
             "report_id": "999999",
+            "request_id": "999999",
+            "key": "no-such-key",
             "a": str(submission),
             "b": str(submission),
         },
@@ -183,6 +188,8 @@ def test_the_admin_matrix_covers_the_offerings_page_and_api() -> None:
         ("POST", "/admin/offerings"),
         ("GET", "/api/admin/offerings"),
         ("POST", "/api/admin/offerings"),
+        ("POST", "/admin/roles"),
+        ("POST", "/api/admin/roles"),
     }
 
 

@@ -104,7 +104,7 @@ def test_a_global_instructor_student_is_held_by_the_exam_lock(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _, holder = _global_instructor_student_of_b()
-    monkeypatch.setattr("app.site.history.exam_lock", lambda **_: "Your exam is running.")
+    monkeypatch.setattr("app.site.history.lock_reason", lambda **_: "Your exam is running.")
     answer = client.get(f"/exercises/{EXERCISE}/solution", headers=holder)
     assert answer.status_code == 403
     assert "Your exam is running." in answer.text

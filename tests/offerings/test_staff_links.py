@@ -37,6 +37,7 @@ PAGES = [
     ("exercises", "/instructor/exercises"),
     ("exercise", "/instructor/exercises/{exercise}"),
     ("similar", "/instructor/exercises/{exercise}/similar"),
+    ("clusters", "/instructor/exercises/{exercise}/clusters"),
     ("similar pair", "/instructor/exercises/{exercise}/similar/{a}/{b}"),
     ("quizzes", "/instructor/quizzes"),
     ("quiz", "/instructor/quizzes/{lesson}"),
@@ -45,6 +46,8 @@ PAGES = [
     ("people", "/instructor/students"),
     ("student", "/instructor/students/{student}"),
     ("content", "/instructor/content"),
+    ("regrade requests", "/instructor/regrade-requests"),
+    ("attention", "/instructor/attention"),
     ("reports", "/instructor/problems"),
     ("resolved reports", "/instructor/problems?show=resolved"),
     ("settings", "/instructor/settings"),
@@ -57,6 +60,11 @@ NOT_PAGES = (  # GET routes under /instructor that are files or redirects, not p
     "/instructor/gradebook.csv",
     "/instructor/assessments/{slug}/items.csv",
     "/instructor/quizzes/{slug}/items.csv",
+    # grading by hand opens only for an exercise with a rubric (the world's has none: 404)
+    "/instructor/exercises/{slug}/grading",
+    "/instructor/exercises/{slug}/grading/{submission_id}",
+    # the way into the course's authoring area, a course-level role's place, not an offering's
+    "/instructor/authoring",
 )
 
 

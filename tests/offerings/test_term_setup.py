@@ -39,7 +39,7 @@ def test_an_instructor_starts_an_offering_and_a_student_joins_by_typing_its_code
     _in_first(teacher, OfferingRole.instructor)
     settings = client.get("/instructor/settings").text
     made = client.post(
-        "/instructor/offerings/new",
+        "/offerings/new",
         data={"csrf_token": form_token(settings), "course": COURSE, "title": "Spring 2027"},
         follow_redirects=False,
     )
