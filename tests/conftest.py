@@ -33,7 +33,17 @@ from tests.postgres import throwaway_database
 os.environ.setdefault("PASSWORD_HASH_COST", "low")
 
 # End-to-end scenarios (real servers, workers, a browser): `make test-scenarios`, not `make test`.
-SCENARIOS = ("tests/browser/", "tests/test_bench.py", "tests/jobs/test_scale_out.py")
+# Also the whole-class benchmarks and fault drills in small: the clusters bench (1,000 judged
+# submissions), the exam-meets-everything matrix, and real outages of the database, Redis and disk.
+SCENARIOS = (
+    "tests/browser/",
+    "tests/test_bench.py",
+    "tests/jobs/test_scale_out.py",
+    "tests/bench/test_clusters_bench.py",
+    "tests/assessments/test_matrix.py",
+    "tests/web/test_outages.py",
+    "tests/test_startup_errors.py",
+)
 
 # The test process is an entry point too: it creates accounts and records grades outside the
 # web app, so it wires the domains as `create_app` and the command line do (tests/test_wiring.py).

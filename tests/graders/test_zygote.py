@@ -119,7 +119,7 @@ def test_the_after_job_check_sees_each_change_a_job_could_make(entry: str) -> No
 
 
 def test_a_cleaner_past_its_budget_is_replaced_by_one_that_goes_on(tmp_path: Path) -> None:
-    # 6,000 files take several slices of 10 ms: each late cleaner is killed and the next one
+    # 6,000 files take more than one slice: each late cleaner is killed and the next one
     # goes on where it stopped, so /tmp ends empty without the server giving up (issue 48).
     sys.path.insert(0, str(INSIDE))
     try:
@@ -135,7 +135,8 @@ def test_a_cleaner_past_its_budget_is_replaced_by_one_that_goes_on(tmp_path: Pat
         kept: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
         assert not cleaner.empty_tmp(kept, budget_s=0.01, cleaners=1)  # one slice: not enough
         assert any(tmp_path.iterdir())
-        assert cleaner.empty_tmp(kept, budget_s=0.01, cleaners=1000)
+        # slices long enough to get past a fork on a busy machine (each makes some progress)
+        assert cleaner.empty_tmp(kept, budget_s=0.05, cleaners=1000)
     assert not any(tmp_path.iterdir())
 
 
