@@ -4,18 +4,16 @@ line, fixes it, previews the draft, publishes, and a student then sees the new q
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
 from app.config import ROOT
 from tests.authoring.course import LESSON, git, make_course
 from tests.browser.conftest import (
-    CHROMIUM,
     PASSWORD,
     Server,
     _require_browser,
@@ -43,14 +41,11 @@ def course_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Se
         yield running, folder
 
 
-@pytest.fixture(scope="module")
-def chromium(course_server: tuple[Server, Path]) -> Iterator[Any]:
-    """Debian's Chromium, headless (this module's own: the package's server is not needed)."""
-    args = ["--no-sandbox"] if os.geteuid() == 0 else []
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=args)
-        yield browser
-        browser.close()
+@pytest.fixture
+def chromium(browser: Any, course_server: tuple[Server, Path]) -> Any:
+    """The package's Chromium (one Playwright per process: a second would meet the first's
+    event loop); this module opens contexts on its own server."""
+    return browser
 
 
 def _page(chromium: Any, url: str, errors: list[str]) -> Any:
