@@ -11,7 +11,7 @@ from starlette.responses import Response
 
 from app.content.service import CourseDep
 from app.db import SessionDep
-from app.instructor.overrides_routes import _submission
+from app.instructor.overrides_routes import submission_here
 from app.instructor.students_routes import get_person, student_page
 from app.offerings.access import StaffUser, offering_prefix
 from app.submissions.comments import (
@@ -47,7 +47,7 @@ def comment_api(
     user: StaffUser,
 ) -> dict[str, Any]:
     """Write to the student about this submission; its score stays as it is."""
-    row = _submission(session, submission_id)
+    row = submission_here(session, submission_id)
     comment = add_comment(
         session=session, submission=row, author=user, text=body.text, line=body.line
     )
@@ -65,7 +65,7 @@ def comment_form(
     line: FormStr = "",
 ) -> Response:
     """The student page's comment form: the words and, optionally, a line number."""
-    row = _submission(session, submission_id)
+    row = submission_here(session, submission_id)
     person = get_person(session, row.user_id)
     try:
         number = None

@@ -28,7 +28,7 @@ router = APIRouter(tags=["instructor"])
 FormStr = Annotated[str, Form()]
 
 
-def _submission(session: SessionDep, submission_id: int) -> Submission:
+def submission_here(session: SessionDep, submission_id: int) -> Submission:
     """The submission, when it counts in this request's offering (else a plain 404)."""
     row = session.get(Submission, submission_id)
     if row is None or not row_here(session, row.offering_id):
@@ -55,7 +55,7 @@ def override_api(
     user: StaffUser,
 ) -> dict[str, Any]:
     """Set or remove a manual score; the answer is the submission as instructors see it."""
-    row = _submission(session, submission_id)
+    row = submission_here(session, submission_id)
     set_override(  # an InstructorError is a 422 with its sentence (app/web/errors.py)
         session=session, submission=row, score=body.score, reason=body.reason, instructor=user
     )
@@ -74,7 +74,7 @@ def override_form(
     action: FormStr = "set",
 ) -> Response:
     """The student page's override form: a percentage and a reason, or 'remove'."""
-    row = _submission(session, submission_id)
+    row = submission_here(session, submission_id)
     person = get_person(session, row.user_id)
     try:
         if action == "remove":

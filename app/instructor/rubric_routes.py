@@ -15,7 +15,7 @@ from app.content.loader import Course, Exercise
 from app.content.service import CourseDep
 from app.db import SessionDep
 from app.instructor.overrides import InstructorError
-from app.instructor.overrides_routes import _submission
+from app.instructor.overrides_routes import submission_here
 from app.instructor.rubric_grading import grade_by_rubric, next_ungraded, rubric_grade
 from app.instructor.web import find_exercise, page
 from app.offerings.access import StaffUser, offering_prefix
@@ -56,7 +56,7 @@ def rubric_api(
     user: StaffUser,
 ) -> dict[str, Any]:
     """Grade by the rubric; the score becomes the tests' and the rubric's parts combined."""
-    row = _submission(session, submission_id)
+    row = submission_here(session, submission_id)
     _, rubric = _rubric_of(course, row.exercise_slug)
     result = grade_by_rubric(
         session=session,
@@ -122,7 +122,7 @@ def grading_page(
     user: StaffUser,
 ) -> Response:
     """One submission to grade by hand."""
-    row = _submission(session, submission_id)
+    row = submission_here(session, submission_id)
     if row.exercise_slug != slug:
         raise HTTPException(404, "There is no submission with that id for this exercise.")
     return _grading_page(request, session, course, user, row)
@@ -137,7 +137,7 @@ async def rubric_form(
     user: StaffUser,
 ) -> Response:
     """Save the grading form, then go on to the next ungraded submission."""
-    row = _submission(session, submission_id)
+    row = submission_here(session, submission_id)
     _, rubric = _rubric_of(course, row.exercise_slug)
     form = await request.form()
     applied = [str(v) for v in form.getlist("item")]
