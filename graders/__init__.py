@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from graders.host.warmup import encode_warmup, warmup_bundles
     from graders.judging.offline import OfflineJudge
     from graders.judging.spec import content_key
-    from graders.lab.experiment_reference import cached, load_or_run, schemes_of
+    from graders.lab.experiment_reference import cached, load_or_run, schemes_of, seeded_runs
     from graders.lab.experiments import StopRequested
     from graders.report import Report, TestResult, file_level, not_utf8
     from graders.sandbox import base_env
@@ -57,6 +57,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "cached": ("graders.lab.experiment_reference", "cached"),
     "load_or_run": ("graders.lab.experiment_reference", "load_or_run"),
     "schemes_of": ("graders.lab.experiment_reference", "schemes_of"),
+    "seeded_runs": ("graders.lab.experiment_reference", "seeded_runs"),
     "fill_jax_cache": ("graders.host.jax_cache", "fill"),
     "base_env": ("graders.sandbox", "base_env"),
     "encode_warmup": ("graders.host.warmup", "encode_warmup"),
@@ -89,6 +90,7 @@ __all__ = [  # the same names as _EXPORTS, spelled out for type checkers
     "load_or_run",
     "not_utf8",
     "schemes_of",
+    "seeded_runs",
     "warmup_bundles",
 ]
 

@@ -60,7 +60,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 def cmd_experiments(args: argparse.Namespace) -> int:
     """Run (or read from the cache) the lab's reference experiments and print their tables."""
-    from app.content.lab import format_table, lab_folders, reference_runs
+    from app.content.lab import format_positions, format_table, lab_folders, reference_runs
 
     settings = get_settings()
     try:
@@ -71,6 +71,7 @@ def cmd_experiments(args: argparse.Namespace) -> int:
     for folder in folders:
         results = reference_runs(folder, cache, lambda what: print(what, file=sys.stderr))
         print(format_table(folder.name, results), flush=True)
+        print(format_positions(folder, results), flush=True)
     return 0
 
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from app import yamlio
-from graders import load_or_run, schemes_of
+from app.content.lab_seeds import by_bucket, summarise
+from graders import load_or_run, schemes_of, seeded_runs
 
 
 def lab_folders(exercises_dir: Path, slug: str | None = None) -> list[Path]:
@@ -22,23 +25,40 @@ def lab_folders(exercises_dir: Path, slug: str | None = None) -> list[Path]:
     return found
 
 
+def _workers() -> int:
+    """Runs trained at once: each is one torch thread in a child process, so one per core."""
+    return max(1, min(os.cpu_count() or 1, 4))
+
+
 def reference_runs(
-    folder: Path, cache_dir: Path | None, announce: Callable[[str], None] | None = None
+    folder: Path,
+    cache_dir: Path | None,
+    announce: Callable[[str], None] | None = None,
+    workers: int | None = None,
 ) -> dict[str, dict[str, Any]]:
-    """Every reference scheme's result for one experiment (cached by content hash)."""
-    results: dict[str, dict[str, Any]] = {}
-    for scheme in schemes_of(folder):
+    """Every reference scheme's runs over its seeds (each cached by content hash), summarised;
+    the runs missing from the cache are trained side by side, one per core."""
+    names = {scheme: seeded_runs(folder, scheme) for scheme in schemes_of(folder)}
+
+    def one(run: str) -> dict[str, Any]:
         if announce is not None:
-            announce(f"{folder.name}: {scheme}")
-        results[scheme] = load_or_run(folder, scheme, cache_dir)
-    return results
+            announce(f"{folder.name}: {run}")
+        return load_or_run(folder, run, cache_dir)
+
+    flat = [run for runs in names.values() for run in runs]
+    with ThreadPoolExecutor(max_workers=workers or _workers()) as pool:
+        done = dict(zip(flat, pool.map(one, flat), strict=True))
+    return {scheme: summarise([done[r] for r in runs]) for scheme, runs in names.items()}
 
 
 def _cell(result: dict[str, Any], length: str, part: str) -> str:
     if "nan_at_step" in result:
         return "NaN"
     value = (result.get(part) or {}).get(length)
-    return "refused" if value is None else f"{value:.3f}"
+    if value is None:
+        return "refused"
+    low, high = ((result.get("spread") or {}).get(part) or {}).get(length, (value, value))
+    return f"{value:.3f} ({low:.2f}-{high:.2f})"
 
 
 def format_table(slug: str, results: dict[str, dict[str, Any]]) -> str:
@@ -61,12 +81,36 @@ def format_table(slug: str, results: dict[str, dict[str, Any]]) -> str:
         for scheme, r in results.items()
     ]
     widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
-    lines = [f"{slug} (trained on length {train}; old = positions < {train}, new = the rest)"]
+    seeds = len(first.get("seeds") or [0])
+    lines = [
+        f"{slug} (trained on length {train}; old = positions < {train}, new = the rest; "
+        f"mean over {seeds} seeds (lowest-highest seed))"
+    ]
     lines += [
         "  ".join(
             c.rjust(w) if i else c.ljust(w)
             for i, (c, w) in enumerate(zip(row, widths, strict=True))
         )
         for row in rows
+    ]
+    return "\n".join(lines)
+
+
+def format_positions(folder: Path, results: dict[str, dict[str, Any]]) -> str:
+    """Accuracy by position bucket: one row per scheme, mean over the seeds (lowest-highest)."""
+    meta = yamlio.safe_load((folder / "exercise.yaml").read_text(encoding="utf-8"))
+    offset = int(meta["experiment"].get("offset", 3))
+    longest = max(int(n) for r in results.values() for n in r.get("accuracy_by_length") or {})
+    rows = []
+    for scheme, run in results.items():
+        cells = []
+        for _first, _last, got in by_bucket(run.get("per_seed") or [], longest, offset):
+            cells.append("-" if got is None else f"{got[0]:.2f} ({got[1]:.2f}-{got[2]:.2f})")
+        rows.append([scheme, *cells])
+    head = ["positions", *(f"{a}-{b}" for a, b, _ in by_bucket([], longest, offset))]
+    widths = [max(len(row[i]) for row in [head, *rows]) for i in range(len(head))]
+    lines = [f"{folder.name} by position (mean over the seeds, lowest-highest seed; - = refused)"]
+    lines += [
+        "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in [head, *rows]
     ]
     return "\n".join(lines)

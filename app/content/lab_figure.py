@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from app import yamlio
-from graders import cached, schemes_of
+from app.content.lab_seeds import summarise
+from graders import cached, schemes_of, seeded_runs
 
 WIDTH, HEIGHT, LEFT, RIGHT, TOP, BOTTOM = 560, 260, 48, 150, 16, 40
 COLOURS = {
@@ -89,6 +90,20 @@ def point(run: dict[str, Any], length: str) -> float | None:
     return None if value is None else float(value)
 
 
+def spread(run: dict[str, Any], length: str) -> tuple[float, float] | None:
+    """Lowest and highest seed's value of what `point` plots, if the run is over several seeds."""
+    past = int(length) > int(run["train_length"]) and "new_by_length" in run
+    measure = "new_by_length" if past else "accuracy_by_length"
+    got = ((run.get("spread") or {}).get(measure) or {}).get(length)
+    return None if got is None or len(run.get("seeds") or []) < 2 else (got[0], got[1])
+
+
+def seeds_of(runs: dict[str, dict[str, Any]]) -> int:
+    """How many seeds the reference runs are over (the fewest any scheme has)."""
+    counts = [len(r.get("seeds") or []) for k, r in runs.items() if k != "you"]
+    return min(counts, default=1) or 1
+
+
 def trained(run: dict[str, Any], length: str) -> float | None:
     """Accuracy on the positions below the training length, if the run measured it."""
     value = (run.get("trained_by_length") or {}).get(length)
@@ -105,13 +120,16 @@ def lab_chance(folder: Path) -> float | None:
 
 
 def cached_runs(folder: Path, cache_dir: Path) -> dict[str, dict[str, Any]] | None:
-    """Every reference scheme's cached result, or None if any is missing."""
+    """Every reference scheme's cached runs over its seeds, summarised; None if any is missing."""
     runs: dict[str, dict[str, Any]] = {}
     for scheme in schemes_of(folder):
-        found = cached(folder, scheme, cache_dir)
-        if found is None or "accuracy_by_length" not in found:
-            return None
-        runs[scheme] = found
+        seeds = []
+        for name in seeded_runs(folder, scheme):
+            found = cached(folder, name, cache_dir)
+            if found is None or "accuracy_by_length" not in found:
+                return None
+            seeds.append(found)
+        runs[scheme] = summarise(seeds)
     return merge_model_solution(runs)
 
 
@@ -161,9 +179,11 @@ def accuracy_svg(runs: dict[str, dict[str, Any]], chance: float | None = None) -
             f'<text x="{LEFT + inner_w - 2}" y="{y(chance) - 4:.1f}" text-anchor="end" '
             f'font-size="10" fill="#555">chance ({round(100 * chance)}%)</text>'
         )
+    seeds = seeds_of(runs)
+    over = f"mean of {seeds} seeds, bars lowest to highest; " if seeds > 1 else ""
     parts.append(
         f'<text x="{LEFT + inner_w / 2}" y="{HEIGHT - 4}" text-anchor="middle" font-size="11">'
-        f"sequence length; past {train}: accuracy on the new positions only</text>"
+        f"length; {over}past {train}: new positions only</text>"
     )
     for row, (scheme, run) in enumerate(runs.items()):
         ink = colour(scheme)
@@ -177,6 +197,11 @@ def accuracy_svg(runs: dict[str, dict[str, Any]], chance: float | None = None) -
             )
         for px, py in points:
             parts.append(f'<circle cx="{px:.1f}" cy="{py:.1f}" r="3" fill="{ink}"/>')
+        nudge = 2.0 * (row - (len(runs) - 1) / 2)  # side by side, so bars do not hide each other
+        for n in lengths:
+            bar = spread(run, n)
+            if bar is not None:
+                parts.append(error_bar(x(n) + nudge, y(bar[0]), y(bar[1]), ink))
         for n, v in zip(lengths, values, strict=True):
             if v is None:  # refused: a cross on the axis (its new positions count as 0)
                 parts.append(
@@ -193,6 +218,15 @@ def accuracy_svg(runs: dict[str, dict[str, Any]], chance: float | None = None) -
         )
     parts.append("</svg>")
     return "".join(parts)
+
+
+def error_bar(px: float, low: float, high: float, ink: str) -> str:
+    """A vertical bar from y=low to y=high with short caps (the spread over the seeds)."""
+    return (
+        f'<path d="M{px - 3:.1f},{low:.1f}H{px + 3:.1f}M{px:.1f},{low:.1f}V{high:.1f}'
+        f'M{px - 3:.1f},{high:.1f}H{px + 3:.1f}" stroke="{ink}" stroke-width="1" '
+        'fill="none" class="error-bar"/>'
+    )
 
 
 def figure_for(folder: Path, cache_dir: Path) -> str | None:
@@ -212,6 +246,9 @@ def cell(run: dict[str, Any], length: str) -> str:
     if value is None:
         return "refused"
     shown = f"{round(100 * value)}%"
+    bar = spread(run, length)
+    if bar is not None:
+        shown += f" [{round(100 * bar[0])}–{round(100 * bar[1])}%]"
     seen = trained(run, length)
     if int(length) <= int(run["train_length"]) or seen is None:
         return shown
@@ -228,6 +265,9 @@ def accuracy_table(runs: dict[str, dict[str, Any]], chance: float | None = None)
         cells = "".join(f'<td class="num">{cell(run, n)}</td>' for n in lengths)
         rows.append(f'<tr><th scope="row">{html.escape(label(scheme))}</th>{cells}</tr>')
     guess = "" if chance is None else f" Guessing scores {round(100 * chance)}%."
+    seeds = seeds_of(runs)
+    if seeds > 1:
+        guess = f" Mean of {seeds} seeds [lowest–highest seed].{guess}"
     return (
         '<details class="lab-numbers"><summary>The same runs as a table</summary>'
         '<div class="table-scroll"><table><caption>Accuracy at each sequence length: past '

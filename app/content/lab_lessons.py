@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from app.content.lab_figure import accuracy_svg, cached_runs, cell, lab_chance, label
+from app.content.lab_figure import accuracy_svg, cached_runs, cell, lab_chance, label, seeds_of
+from app.content.lab_positions import lab_offset, position_svg, position_table
 from app.content.loader import Course, Lesson
 
 
@@ -36,6 +37,9 @@ class LabFigure:
     svg: str | None
     rows: list[LabRow]
     chance: float | None = None
+    seeds: int = 1
+    positions_svg: str | None = None
+    positions_table: str | None = None  # HTML we build (numbers and scheme names escaped)
 
 
 def _rows(runs: dict[str, dict[str, Any]], lengths: list[str]) -> list[LabRow]:
@@ -59,6 +63,7 @@ def lesson_labs(*, course: Course, lesson: Lesson, cache_dir: Path) -> list[LabF
         first = next(iter(runs.values()))
         lengths = [str(n) for n in first["accuracy_by_length"]]
         chance = lab_chance(exercise.path)
+        offset = lab_offset(exercise.path)
         figures.append(
             LabFigure(
                 slug=slug,
@@ -68,6 +73,9 @@ def lesson_labs(*, course: Course, lesson: Lesson, cache_dir: Path) -> list[LabF
                 svg=accuracy_svg(runs, chance),
                 rows=_rows(runs, lengths),
                 chance=chance,
+                seeds=seeds_of(runs),
+                positions_svg=position_svg(runs, offset, chance),
+                positions_table=position_table(runs, offset),
             )
         )
     return figures

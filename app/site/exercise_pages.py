@@ -12,6 +12,7 @@ from starlette.responses import Response
 
 from app.config import get_settings
 from app.content.lab_figure import figure_for, table_for
+from app.content.lab_positions import positions_for
 from app.content.loader import Course, Exercise, Lesson
 from app.content.service import CourseDep
 from app.courses.first import course_slug_of
@@ -111,6 +112,7 @@ def exercise_response(
         login_url=login_url(exercise.meta.slug, chosen),
         lab_figure=_lab_figure(exercise),
         lab_table=_lab_table(exercise),
+        lab_positions=_lab_positions(exercise),
         lesson=_lesson_of(course, exercise),
         hints=hint_state(session=session, user=user, exercise=exercise),
         due=_due(request, session=session, user=user, exercise=exercise),
@@ -141,6 +143,13 @@ def _lab_table(exercise: Exercise) -> str | None:
     if exercise.meta.entry.kind != "experiment":
         return None
     return table_for(exercise.path, get_settings().experiments_cache_path)
+
+
+def _lab_positions(exercise: Exercise) -> tuple[str, str] | None:
+    """The reference runs by position (figure, table), over the seeds; from the cache only."""
+    if exercise.meta.entry.kind != "experiment":
+        return None
+    return positions_for(exercise.path, get_settings().experiments_cache_path)
 
 
 @router.post("/exercises/{slug}/submit")

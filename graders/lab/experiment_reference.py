@@ -24,6 +24,7 @@ from graders.lab.lab_scoring import lab_spec
 GRADERS = Path(__file__).resolve().parents[1]
 REFERENCE = "reference"  # the exercise's own reference.py (its model solution)
 TIMEOUT_S = 300
+SEEDS = 3  # each reference scheme is trained this many times, seeds s, s+1, ... (s: the settings')
 UNHASHED = ("goals", "references")  # they judge or list runs; they do not change one
 
 
@@ -47,7 +48,7 @@ def content_hash(folder: Path, scheme: str) -> str:
     settings = {k: v for k, v in meta["experiment"].items() if k not in UNHASHED}
     digest.update(json.dumps(settings, sort_keys=True).encode())
     digest.update(f"{scheme}\0{meta['entry']['name']}\0{_torch_version()}".encode())
-    if scheme == REFERENCE:
+    if split_scheme(scheme)[0] == REFERENCE:
         digest.update((folder / "reference.py").read_bytes())
     return digest.hexdigest()[:20]
 
@@ -56,6 +57,20 @@ def schemes_of(folder: Path) -> list[str]:
     """The exercise's reference schemes, then its own reference solution."""
     meta = yaml.safe_load((folder / "exercise.yaml").read_text(encoding="utf-8"))
     return [*lab_spec(meta["experiment"]).references, REFERENCE]
+
+
+def with_seed(scheme: str, seed: int) -> str:
+    """'rope@offset=6' trained with seed 2 -> 'rope@offset=6,seed=2'."""
+    name, _, tail = scheme.partition("@")
+    return f"{name}@{','.join([*filter(None, tail.split(',')), f'seed={seed}'])}"
+
+
+def seeded_runs(folder: Path, scheme: str) -> list[str]:
+    """The runs a scheme's reference is made of: the settings' seed first (the run a student's
+    own is trained like), then the next SEEDS - 1 seeds."""
+    meta = yaml.safe_load((folder / "exercise.yaml").read_text(encoding="utf-8"))
+    first = int(meta["experiment"].get("seed", 0))
+    return [scheme, *(with_seed(scheme, first + k) for k in range(1, SEEDS))]
 
 
 def cached(folder: Path, scheme: str, cache_dir: Path) -> dict[str, Any] | None:
@@ -110,8 +125,9 @@ def _factory(folder: Path, scheme: str, entry_name: str) -> tuple[str | None, An
     """(slot or None for the exercise's own, factory) of a scheme; trusted code only."""
     from graders.lab.positions import SCHEMES
 
-    if scheme != REFERENCE:
-        return SCHEMES[split_scheme(scheme)[0]]
+    name = split_scheme(scheme)[0]
+    if name != REFERENCE:
+        return SCHEMES[name]
     from graders.judging.spec import _load_module
 
     module = _load_module(folder / "reference.py", f"lab_reference_{folder.name}")
@@ -122,7 +138,7 @@ def main() -> None:
     """Train one scheme with the exercise's settings and print its measurements as JSON."""
     lifeline.die_with_parent()
     from graders.inside.experiment import Config, LossNotFinite, run
-    from graders.lab.lab_scoring import eval_sequences, score
+    from graders.lab.lab_scoring import by_position, eval_sequences, right_by_position, score
 
     folder, scheme = Path(sys.argv[1]), sys.argv[2]
     meta = yaml.safe_load((folder / "exercise.yaml").read_text(encoding="utf-8"))
@@ -132,6 +148,7 @@ def main() -> None:
     config = Config.from_mapping({**lab.config(), "slot": slot or lab.slot})
     started = time.process_time()
     result: dict[str, Any] = {"scheme": scheme, "train_length": lab.train_length, **overrides}
+    result["seed"] = int(lab.settings.get("seed", 0))
     sequences = eval_sequences(lab)
     try:
         outcome = run(config, factory, sequences)
@@ -139,14 +156,23 @@ def main() -> None:
         result["nan_at_step"] = exc.step
     else:
         shares: dict[str, dict[str, float | None]] = {"all": {}, "trained": {}, "new": {}}
+        rights = []
         for n, tokens in sequences.items():
             value = None if n in outcome.refused else score(lab, tokens, outcome.predicted[n])
+            right = (
+                None
+                if n in outcome.refused
+                else right_by_position(lab, tokens, outcome.predicted[n])
+            )
+            if right is not None:
+                rights.append(right)
             for part, values in shares.items():
                 got = None if value is None else getattr(value, part)
                 values[str(n)] = None if got is None else round(got, 4)
         result["accuracy_by_length"] = shares["all"]
         result["trained_by_length"] = shares["trained"]
         result["new_by_length"] = shares["new"]
+        result["accuracy_by_position"] = by_position(lab, rights)
         result["refused"] = {str(n): str(exc) for n, exc in outcome.refused.items()}
         result["loss"] = [round(v, 5) for v in outcome.losses]
     result["cpu_seconds"] = round(time.process_time() - started, 2)

@@ -128,17 +128,40 @@ def _share(right: np.ndarray) -> float | None:
     return float(right.mean()) if right.size else None
 
 
+def right_by_position(spec: LabSpec, tokens: np.ndarray, predicted: object) -> np.ndarray | None:
+    """Whether each answerable position (column c is position c + offset) was answered right."""
+    if not isinstance(predicted, np.ndarray) or predicted.shape != tokens.shape:
+        return None
+    if predicted.dtype.kind not in "iu":
+        return None
+    offset = spec.offset
+    right: np.ndarray = predicted[:, offset:] == tokens[:, : tokens.shape[1] - offset]
+    return right
+
+
+def by_position(spec: LabSpec, rights: list[np.ndarray]) -> list[float | None]:
+    """Share right at each position 0 .. longest-1, pooled over every sequence that reaches it.
+
+    The model is causal, so position t is answered the same way in a sequence of any length:
+    pooling the lengths' sequences only adds samples. Positions with no answer are None.
+    """
+    longest = max((r.shape[1] for r in rights), default=0) + spec.offset
+    shares: list[float | None] = [None] * longest
+    for t in range(spec.offset, longest):
+        column = [r[:, t - spec.offset] for r in rights if r.shape[1] > t - spec.offset]
+        shares[t] = round(float(np.concatenate(column).mean()), 4) if column else None
+    return shares
+
+
 def score(spec: LabSpec, tokens: np.ndarray, predicted: object) -> Scored | None:
     """Shares of answerable positions predicted right; None when `predicted` is not an answer.
 
     At position t the answer is the token `offset` places before; earlier positions have none.
     """
-    if not isinstance(predicted, np.ndarray) or predicted.shape != tokens.shape:
-        return None
-    if predicted.dtype.kind not in "iu":
+    right = right_by_position(spec, tokens, predicted)
+    if right is None:
         return None
     offset, train = spec.offset, spec.train_length
-    right = predicted[:, offset:] == tokens[:, : tokens.shape[1] - offset]  # column c: t = c+offset
     every = _share(right)
     if every is None:
         return None
