@@ -345,12 +345,12 @@ def test_grade_and_validate_say_at_once_why_grading_is_unavailable(
 
 
 def test_experiments_prints_the_cached_table_and_refuses_unknown_slugs(data_dir: Path) -> None:
-    from graders.lab.experiment_reference import content_hash, schemes_of
+    from graders.lab.experiment_reference import content_hash, seeded_names
 
     lab = ROOT / "exercises" / "lab-learned-vs-sinusoidal"
     cache = data_dir / "experiments-cache"
     cache.mkdir(parents=True, exist_ok=True)
-    for scheme in schemes_of(lab):  # cached runs: the command prints without training
+    for scheme, name in seeded_names(lab):  # cached runs: the command prints without training
         refused = scheme == "learned"
         run = {
             "train_length": 16,
@@ -359,16 +359,16 @@ def test_experiments_prints_the_cached_table_and_refuses_unknown_slugs(data_dir:
             "new_by_length": {"16": None, "24": None if refused else 0.22},
             "cpu_seconds": 5.0,
         }
-        (cache / f"{lab.name}--{scheme}--{content_hash(lab, scheme)}.json").write_text(
-            json.dumps(run)
-        )
+        (cache / f"{lab.name}--{name}--{content_hash(lab, name)}.json").write_text(json.dumps(run))
     result = run_cli("experiments", "--exercise", lab.name, env=_env(data_dir))
     assert result.returncode == 0, result.stderr
     lines = result.stdout.strip().splitlines()
     assert lines[0].startswith("lab-learned-vs-sinusoidal (trained on length 16; ")
     assert lines[1].split() == ["scheme", "16", "(1x)", "24", "old", "24", "new", "cpu", "s"]
-    assert lines[3].split() == ["learned", "1.000", "refused", "refused", "5.0"]
-    assert lines[5].split() == ["sinusoidal", "1.000", "1.000", "0.220", "5.0"]
+    assert lines[3].split() == ["learned", "1.000", "(1.00-1.00)", "refused", "refused", "15.0"]
+    sine = ["sinusoidal", "1.000", "(1.00-1.00)", "1.000", "(1.00-1.00)", "0.220", "(0.22-0.22)"]
+    assert lines[5].split() == [*sine, "15.0"]  # mean (lowest-highest seed); CPU of 3 runs
+    assert lines[7].startswith("lab-learned-vs-sinusoidal by position (mean over the seeds")
     result = run_cli("experiments", "--exercise", "no-such-lab", env=_env(data_dir))
     assert result.returncode == 2 and "no experiment exercise" in result.stderr
 

@@ -179,12 +179,16 @@ def accuracy_svg(runs: dict[str, dict[str, Any]], chance: float | None = None) -
             f'<text x="{LEFT + inner_w - 2}" y="{y(chance) - 4:.1f}" text-anchor="end" '
             f'font-size="10" fill="#555">chance ({round(100 * chance)}%)</text>'
         )
-    seeds = seeds_of(runs)
-    over = f"mean of {seeds} seeds, bars lowest to highest; " if seeds > 1 else ""
     parts.append(
         f'<text x="{LEFT + inner_w / 2}" y="{HEIGHT - 4}" text-anchor="middle" font-size="11">'
-        f"length; {over}past {train}: new positions only</text>"
+        f"sequence length; past {train}: accuracy on the new positions only</text>"
     )
+    seeds = seeds_of(runs)
+    if seeds > 1:
+        parts.append(
+            f'<text x="{LEFT + inner_w - 2}" y="{TOP + 8}" text-anchor="end" font-size="10" '
+            f'fill="#555">mean of {seeds} seeds; bars: lowest to highest seed</text>'
+        )
     for row, (scheme, run) in enumerate(runs.items()):
         ink = colour(scheme)
         dash = ' stroke-dasharray="6 3"' if "@" in scheme else ""

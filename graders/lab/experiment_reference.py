@@ -73,6 +73,11 @@ def seeded_runs(folder: Path, scheme: str) -> list[str]:
     return [scheme, *(with_seed(scheme, first + k) for k in range(1, SEEDS))]
 
 
+def seeded_names(folder: Path) -> list[tuple[str, str]]:
+    """(scheme, run) for every run of every reference scheme, the order they are shown in."""
+    return [(scheme, run) for scheme in schemes_of(folder) for run in seeded_runs(folder, scheme)]
+
+
 def cached(folder: Path, scheme: str, cache_dir: Path) -> dict[str, Any] | None:
     """One scheme's cached result, or None; never trains (pages call this)."""
     path = cache_dir / f"{folder.name}--{scheme}--{content_hash(folder, scheme)}.json"

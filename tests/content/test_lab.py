@@ -8,7 +8,7 @@ from pathlib import Path
 
 from app.config import ROOT
 from app.content.lab import format_table, lab_folders, reference_runs
-from graders.lab.experiment_reference import content_hash, load_or_run, schemes_of
+from graders.lab.experiment_reference import content_hash, load_or_run, schemes_of, seeded_names
 
 EXERCISES = ROOT / "exercises"
 LAB = EXERCISES / "lab-relative-extrapolation"
@@ -65,8 +65,8 @@ def test_a_cached_result_is_read_without_training(tmp_path: Path) -> None:
         "accuracy_by_length": {"16": 1.0, "24": None, "32": None, "64": None},
         "cpu_seconds": 4.2,
     }
-    for scheme in schemes_of(LAB):
-        path = tmp_path / f"{LAB.name}--{scheme}--{content_hash(LAB, scheme)}.json"
+    for scheme, name in seeded_names(LAB):
+        path = tmp_path / f"{LAB.name}--{name}--{content_hash(LAB, name)}.json"
         path.write_text(json.dumps({**result, "scheme": scheme}))
     assert load_or_run(LAB, "learned", tmp_path) == result
     table = format_table(LAB.name, reference_runs(LAB, tmp_path))
@@ -80,8 +80,9 @@ def test_a_cached_result_is_read_without_training(tmp_path: Path) -> None:
         "cpu",
         "s",
     ]
-    assert lines[3].split() == ["learned", "1.000", *(["refused"] * 6), "4.2"]
-    assert len(lines) == 2 + len(schemes_of(LAB))
+    # the mean over the 3 seeds (lowest-highest seed); CPU seconds of all three runs
+    assert lines[3].split() == ["learned", "1.000", "(1.00-1.00)", *(["refused"] * 6), "12.6"]
+    assert len(lines) == 2 + len(schemes_of(LAB)) and "mean over 3 seeds" in lines[0]
 
 
 def test_the_page_figure_comes_from_the_cache_only(tmp_path: Path) -> None:
@@ -89,10 +90,11 @@ def test_the_page_figure_comes_from_the_cache_only(tmp_path: Path) -> None:
 
     assert figure_for(LAB, tmp_path) is None  # nothing cached: no figure, and no training
     schemes = schemes_of(LAB)
-    for rank, scheme in enumerate(schemes):
-        refused = scheme == "learned"
+    for scheme, name in seeded_names(LAB):
+        refused, rank = scheme == "learned", schemes.index(scheme)
+        seed = int(name.partition("seed=")[2] or 0)  # each seed its own numbers
         # Each scheme scores its own numbers at 24, except the model solution: it is the rope run.
-        at24 = 0.7 - 0.01 * (schemes.index("rope") if scheme == "reference" else rank)
+        at24 = 0.7 - 0.01 * (schemes.index("rope") if scheme == "reference" else rank) - seed / 100
         accuracy = {"16": 1.0, "24": None if refused else 0.9, "32": None if refused else 0.8}
         new = {"16": None, "24": None if refused else at24, "32": None if refused else 0.6}
         seen = {"16": 1.0, "24": None if refused else 1.0, "32": None if refused else 1.0}
@@ -102,7 +104,7 @@ def test_the_page_figure_comes_from_the_cache_only(tmp_path: Path) -> None:
             "new_by_length": new,
             "trained_by_length": seen,
         }
-        path = tmp_path / f"{LAB.name}--{scheme}--{content_hash(LAB, scheme)}.json"
+        path = tmp_path / f"{LAB.name}--{name}--{content_hash(LAB, name)}.json"
         path.write_text(json.dumps(run))
     svg = figure_for(LAB, tmp_path)
     assert svg is not None and svg.startswith("<svg") and svg.endswith("</svg>")
@@ -116,7 +118,10 @@ def test_the_page_figure_comes_from_the_cache_only(tmp_path: Path) -> None:
     assert 'cy="16.0"' in accuracy_svg(runs)  # accuracy 1.0 at the top of the plot area
     table = table_for(LAB, tmp_path)  # the text equivalent holds the same numbers
     assert table is not None and "<table>" in table and "refused" in table
-    assert "60% (100%)" in table and "Guessing scores 10%" in table  # new (trained) positions
+    assert "60% [60–60%] (100%)" in table and "Guessing scores 10%" in table  # new (trained)
+    assert "63% [62–64%] (100%)" in table and "Mean of 3 seeds [lowest–highest seed]" in table
+    # a bar at 16, 24 and 32 on each line (the model solution is the rope line); learned: at 16
+    assert svg.count('class="error-bar"') == 3 * (len(schemes) - 2) + 1
 
 
 def test_past_the_training_length_the_figure_plots_new_positions_to_scale() -> None:

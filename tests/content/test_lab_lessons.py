@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 
 from app.config import ROOT
 from app.content.loader import load_course
-from graders.lab.experiment_reference import content_hash, schemes_of
+from graders.lab.experiment_reference import content_hash, seeded_names
 
 LAB = ROOT / "exercises" / "lab-learned-vs-sinusoidal"
 
@@ -17,7 +17,7 @@ LAB = ROOT / "exercises" / "lab-learned-vs-sinusoidal"
 def _cache(data_dir: Path) -> None:
     cache = data_dir / "experiments-cache"
     cache.mkdir(parents=True, exist_ok=True)
-    for scheme in schemes_of(LAB):
+    for scheme, name in seeded_names(LAB):
         refused = scheme == "learned"
         accuracy = {"16": 1.0, "24": None if refused else 0.71, "32": None, "64": None}
         new = {"16": None, "24": None if refused else 0.22, "32": None, "64": None}
@@ -28,7 +28,7 @@ def _cache(data_dir: Path) -> None:
             "new_by_length": new,
             "trained_by_length": seen,
         }
-        path = cache / f"{LAB.name}--{scheme}--{content_hash(LAB, scheme)}.json"
+        path = cache / f"{LAB.name}--{name}--{content_hash(LAB, name)}.json"
         path.write_text(json.dumps(run))
 
 
@@ -48,8 +48,10 @@ def test_the_lesson_shows_the_cached_runs_with_a_table_and_a_link(
     assert 'class="lab-figure"' in page and "<svg" in page
     assert "of the new positions only (in brackets: the positions it was trained on)" in page
     assert "Guessing scores 10%" in page and "chance (10%)" in page
-    assert '<th scope="row">learned</th><td>100%</td><td>refused</td>' in page
-    assert "<td>22% (100%)</td>" in page and "16 (trained)" in page
+    # the mean of the 3 seeds [lowest–highest seed] (the fake runs agree across seeds)
+    assert '<th scope="row">learned</th><td>100% [100–100%]</td><td>refused</td>' in page
+    assert "<td>22% [22–22%] (100%)</td>" in page and "16 (trained)" in page
+    assert "mean of 3 seeds [lowest–highest seed]" in page
     assert "<td>71%" not in page  # all positions mixed together are not what it shows
     assert 'href="/exercises/lab-learned-vs-sinusoidal"' in page
 

@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from app.config import ROOT
 from app.submissions.lab_figures import figure
 from app.users.models import Role
-from graders.lab.experiment_reference import content_hash, schemes_of
+from graders.lab.experiment_reference import content_hash, schemes_of, seeded_names
 from tests.conftest import make_token
 from tests.submissions.test_api import submit, wait_done
 
@@ -31,15 +31,13 @@ METRICS: dict[str, Any] = {
 
 def _cache(cache: Path) -> None:
     cache.mkdir(parents=True, exist_ok=True)
-    for scheme in schemes_of(LAB):
+    for scheme, name in seeded_names(LAB):
         run = {
             "train_length": 16,
             "accuracy_by_length": {"16": 1.0, "24": None},
             "loss": [2.0, 1.0],
         }
-        (cache / f"{LAB.name}--{scheme}--{content_hash(LAB, scheme)}.json").write_text(
-            json.dumps(run)
-        )
+        (cache / f"{LAB.name}--{name}--{content_hash(LAB, name)}.json").write_text(json.dumps(run))
 
 
 def test_accuracy_and_loss_are_drawn_over_the_reference_runs(tmp_path: Path) -> None:

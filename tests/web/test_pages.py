@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 
 from app.config import ROOT
 from app.main import create_app
-from graders.lab.experiment_reference import content_hash, schemes_of
+from graders.lab.experiment_reference import content_hash, seeded_names
 
 # Assets are what a page loads by itself: any src=, and href= on <link>. A plain <a href> to a
 # paper is a link the reader may follow, not an asset, and lessons cite their sources that way.
@@ -146,9 +146,9 @@ def test_an_experiment_page_shows_cached_reference_runs(client: TestClient, data
     assert "lab-reference" not in client.get("/exercises/lab-learned-vs-sinusoidal").text
     cache = data_dir / "experiments-cache"
     cache.mkdir(parents=True, exist_ok=True)
-    for scheme in schemes_of(lab):
+    for scheme, name in seeded_names(lab):
         run = {"train_length": 16, "accuracy_by_length": {"16": 1.0, "24": 0.5}}
-        path = cache / f"{lab.name}--{scheme}--{content_hash(lab, scheme)}.json"
+        path = cache / f"{lab.name}--{name}--{content_hash(lab, name)}.json"
         path.write_text(json.dumps(run))
     page = client.get("/exercises/lab-learned-vs-sinusoidal").text
     assert 'class="lab-reference"' in page and "<svg" in page and "sinusoidal" in page
