@@ -187,3 +187,78 @@ def test_every_seed_of_each_model_solution_meets_its_goals(lab1: Runs, lab2: Run
             for n, low in goals.items():
                 measure = "accuracy_by_length" if n == "16" else "new_by_length"
                 assert seed[measure][n] >= low, (solution, n, seed.get("seed"))
+
+
+def test_lab_two_quotes_rope_alibi_and_no_positions_over_three_seeds(lab2: Runs) -> None:
+    rope, alibi, none, sine = (lab2[s] for s in ("rope", "alibi", "none", "sinusoidal"))
+    text = _flat(LAB2 / "discussion.md")
+    said = re.search(r"It keeps (\d+)% of the new positions at 2× \(seeds: (\d+)–(\d+)%\)", text)
+    assert _ints(said) == [_mean(rope, "new_by_length", "32"), *_range(rope, "new_by_length", "32")]
+    said = re.search(r"At 4× it falls to (\d+)%, and the seeds disagree \((\d+)–(\d+)%\)", text)
+    assert _ints(said) == [_mean(rope, "new_by_length", "64"), *_range(rope, "new_by_length", "64")]
+    said = re.search(r"it keeps (\d+)% of the new positions at 4×", text)
+    assert _ints(said) == [_mean(alibi, "new_by_length", "64")]
+    said = re.search(
+        r"model gets (\d+)% of the new positions at 2× \(seeds: (\d+)–(\d+)%\), far above "
+        r"sinusoids \((\d+)%\) in every seed",
+        text,
+    )
+    expected = [_mean(none, "new_by_length", "32"), *_range(none, "new_by_length", "32")]
+    assert _ints(said) == [*expected, _mean(sine, "new_by_length", "32")]
+    assert min(_seeds(none, "new_by_length", "32")) > max(_seeds(sine, "new_by_length", "32"))
+
+
+def test_the_offset_six_runs_lose_at_2x_and_hold_better_at_4x_in_every_seed(lab2: Runs) -> None:
+    rope, six = lab2["rope"], lab2["rope@offset=6"]
+    said = re.search(
+        r"losing ground already at 2×: (\d+)% in every seed, against (\d+)% or more at offset 1\. "
+        r"At 4×, though, they do better than the offset-1 runs \((\d+)% against (\d+)%, and in "
+        r"every seed\)",
+        _flat(LAB2 / "discussion.md"),
+    )
+    at32 = _seeds(six, "new_by_length", "32")
+    assert _ints(said) == [
+        _pct(min(at32)),
+        _range(rope, "new_by_length", "32")[0],
+        _mean(six, "new_by_length", "64"),
+        _mean(rope, "new_by_length", "64"),
+    ]
+    assert _pct(min(at32)) == _pct(max(at32))  # "in every seed": the seeds round alike
+    assert max(at32) < min(_seeds(rope, "new_by_length", "32"))
+    assert min(_seeds(six, "new_by_length", "64")) > max(_seeds(rope, "new_by_length", "64"))
+
+
+def test_the_statement_quotes_the_baseline_range(lab2: Runs) -> None:
+    said = re.search(
+        r"without positions gets (\d+)% to (\d+)% of them, depending on the seed",
+        _flat(LAB2 / "statement.md"),
+    )
+    assert _ints(said) == list(_range(lab2["none"], "new_by_length", "32"))
+
+
+def test_lesson_seven_quotes_lab_two_over_three_seeds(lab2: Runs) -> None:
+    rope, none, sine = lab2["rope"], lab2["none"], lab2["sinusoidal"]
+    text = _flat(ROOT / "lessons" / "07-beyond-absolute.md")
+    said = re.search(
+        r"right on (\d+)% and (\d+)% of the new positions at 24 and 32, but on only (\d+)% at 64 "
+        r"\(the means of three seeds; at 64 the seeds range from (\d+)% to (\d+)%\)",
+        text,
+    )
+    means = [_mean(rope, "new_by_length", n) for n in LENGTHS]
+    assert _ints(said) == [*means, *_range(rope, "new_by_length", "64")]
+    said = re.search(r"\((\d+)% against (\d+)% at 32, and in every seed\)", text)
+    assert _ints(said) == [_mean(none, "new_by_length", "32"), _mean(sine, "new_by_length", "32")]
+    assert min(_seeds(none, "new_by_length", "32")) > max(_seeds(sine, "new_by_length", "32"))
+
+
+def test_lab_two_goal_comment_quotes_the_three_seed_reference(lab2: Runs) -> None:
+    said = re.search(
+        r"rope (\d+) / (\d+)%, alibi (\d+) / (\d+)%, none (\d+) / (\d+)%\. Every rope seed meets "
+        r"the goals \(lowest: (\d+)% at 2x, (\d+)% at 4x\)",
+        _flat(LAB2 / "exercise.yaml"),
+    )
+    means = [
+        _mean(lab2[s], "new_by_length", n) for s in ("rope", "alibi", "none") for n in ("32", "64")
+    ]
+    lows = [_range(lab2["rope"], "new_by_length", n)[0] for n in ("32", "64")]
+    assert _ints(said) == means + lows
