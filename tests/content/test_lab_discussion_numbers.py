@@ -196,8 +196,17 @@ def test_lab_two_quotes_rope_alibi_and_no_positions_over_three_seeds(lab2: Runs)
     assert _ints(said) == [_mean(rope, "new_by_length", "32"), *_range(rope, "new_by_length", "32")]
     said = re.search(r"At 4× it falls to (\d+)%, and the seeds disagree \((\d+)–(\d+)%\)", text)
     assert _ints(said) == [_mean(rope, "new_by_length", "64"), *_range(rope, "new_by_length", "64")]
-    said = re.search(r"it keeps (\d+)% of the new positions at 4×", text)
-    assert _ints(said) == [_mean(alibi, "new_by_length", "64")]
+    said = re.search(r"it keeps (\d+)% of the new positions at 4× \(seeds: (\d+)–(\d+)%\)", text)
+    assert _ints(said) == [
+        _mean(alibi, "new_by_length", "64"),
+        *_range(alibi, "new_by_length", "64"),
+    ]
+    said = re.search(r"gets (\d+)% right even at the training length \(seeds: (\d+)–(\d+)%\)", text)
+    six = lab2["alibi@offset=6"]
+    assert _ints(said) == [
+        _mean(six, "accuracy_by_length", "16"),
+        *_range(six, "accuracy_by_length", "16"),
+    ]
     said = re.search(
         r"model gets (\d+)% of the new positions at 2× \(seeds: (\d+)–(\d+)%\), far above "
         r"sinusoids \((\d+)%\) in every seed",
@@ -211,19 +220,19 @@ def test_lab_two_quotes_rope_alibi_and_no_positions_over_three_seeds(lab2: Runs)
 def test_the_offset_six_runs_lose_at_2x_and_hold_better_at_4x_in_every_seed(lab2: Runs) -> None:
     rope, six = lab2["rope"], lab2["rope@offset=6"]
     said = re.search(
-        r"losing ground already at 2×: (\d+)% in every seed, against (\d+)% or more at offset 1\. "
+        r"losing ground already at 2×: (\d+)% to (\d+)% in every seed, against (\d+)% or more at "
+        r"offset 1\. "
         r"At 4×, though, they do better than the offset-1 runs \((\d+)% against (\d+)%, and in "
         r"every seed\)",
         _flat(LAB2 / "discussion.md"),
     )
     at32 = _seeds(six, "new_by_length", "32")
     assert _ints(said) == [
-        _pct(min(at32)),
+        *_range(six, "new_by_length", "32"),
         _range(rope, "new_by_length", "32")[0],
         _mean(six, "new_by_length", "64"),
         _mean(rope, "new_by_length", "64"),
     ]
-    assert _pct(min(at32)) == _pct(max(at32))  # "in every seed": the seeds round alike
     assert max(at32) < min(_seeds(rope, "new_by_length", "32"))
     assert min(_seeds(six, "new_by_length", "64")) > max(_seeds(rope, "new_by_length", "64"))
 
@@ -255,7 +264,7 @@ def test_lab_two_goal_comment_quotes_the_three_seed_reference(lab2: Runs) -> Non
     said = re.search(
         r"rope (\d+) / (\d+)%, alibi (\d+) / (\d+)%, none (\d+) / (\d+)%\. Every rope seed meets "
         r"the goals \(lowest: (\d+)% at 2x, (\d+)% at 4x\)",
-        _flat(LAB2 / "exercise.yaml"),
+        _flat(LAB2 / "exercise.yaml").replace(" # ", " "),  # a comment over three lines
     )
     means = [
         _mean(lab2[s], "new_by_length", n) for s in ("rope", "alibi", "none") for n in ("32", "64")
