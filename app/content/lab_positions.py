@@ -62,7 +62,7 @@ def position_svg(runs: dict[str, dict[str, Any]], offset: int, chance: float | N
         f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{y(0)}" stroke="#333"/>',
         f'<line x1="{x(train - 0.5):.1f}" y1="{TOP}" x2="{x(train - 0.5):.1f}" y2="{y(0)}" '
         'stroke="#999" stroke-dasharray="4 3" class="trained-edge"/>',
-        f'<text x="{x(train - 0.5) + 3:.1f}" y="{TOP + 10}" font-size="10" fill="#555">'
+        f'<text x="{x(train - 0.5) + 3:.1f}" y="{y(0) - 4:.1f}" font-size="10" fill="#555">'
         f"new positions from {train}</text>",
     ]
     for tick in range(0, longest, 8 if longest <= 64 else 16):

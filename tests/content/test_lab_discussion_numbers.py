@@ -271,3 +271,22 @@ def test_lab_two_goal_comment_quotes_the_three_seed_reference(lab2: Runs) -> Non
     ]
     lows = [_range(lab2["rope"], "new_by_length", n)[0] for n in ("32", "64")]
     assert _ints(said) == means + lows
+
+
+def test_rope_falls_off_a_cliff_by_position_in_lab_two(lab2: Runs) -> None:
+    rows = {a: got for a, _, got in by_bucket(lab2["rope"]["per_seed"], 64, 1)}
+    late = [got for a, got in rows.items() if a >= 40 and got is not None]
+    said = re.search(
+        r"(\d+)% of positions 32 to 35 are right, (\d+)% of 36 to 39, and from 40 on no bucket of "
+        r"four positions averages more than (\d+)%, the seeds ranging from (\d+)% to (\d+)% there",
+        _flat(LAB2 / "discussion.md"),
+    )
+    first, second = rows[32], rows[36]
+    assert first is not None and second is not None
+    assert _ints(said) == [
+        _pct(first[0]),
+        _pct(second[0]),
+        _pct(max(g[0] for g in late)),
+        _pct(min(g[1] for g in late)),
+        _pct(max(g[2] for g in late)),
+    ]
