@@ -290,3 +290,10 @@ def test_rope_falls_off_a_cliff_by_position_in_lab_two(lab2: Runs) -> None:
         _pct(min(g[1] for g in late)),
         _pct(max(g[2] for g in late)),
     ]
+
+
+def test_lab_one_statement_bounds_the_sinusoids_in_every_seed(lab1: Runs) -> None:
+    text = _flat(LAB1 / "statement.md")
+    assert "gets 1.5 to 2.5 times chance there, whatever the seed" in text
+    for n in ("24", "32"):  # the goals' lengths, chance 10%
+        assert all(0.15 <= v <= 0.25 for v in _seeds(lab1["sinusoidal"], "new_by_length", n))
