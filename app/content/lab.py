@@ -27,7 +27,8 @@ def lab_folders(exercises_dir: Path, slug: str | None = None) -> list[Path]:
 
 def _workers() -> int:
     """Runs trained at once: each is one torch thread in a child process, so one per core."""
-    return max(1, min(os.cpu_count() or 1, 4))
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, min(usable or 1, 4))
 
 
 def reference_runs(

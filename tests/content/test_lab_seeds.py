@@ -84,3 +84,29 @@ def test_the_position_figure_draws_a_bar_per_bucket_and_the_table_says_so() -> N
     assert "new positions from 16" in svg and "mean of 3 seeds" in svg
     table = position_table(runs, 3)
     assert '<th scope="col">3–3</th>' in table and "30% [30–30]" in table
+
+
+def test_missing_runs_are_trained_side_by_side_and_summarised(monkeypatch: Any) -> None:
+    import threading
+    import time
+
+    import app.content.lab as lab
+
+    running, most, lock, asked = [0], [0], threading.Lock(), []
+
+    def fake(folder: Any, run: str, cache_dir: Any) -> dict[str, Any]:
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+            asked.append(run)
+        time.sleep(0.02)
+        with lock:
+            running[0] -= 1
+        seed = int(run.partition("seed=")[2] or 0)
+        return _run(seed, 0.2 + seed / 10, [])
+
+    monkeypatch.setattr(lab, "load_or_run", fake)
+    results = lab.reference_runs(LAB, None, workers=2)
+    assert most[0] == 2 and len(asked) == 3 * len(results)  # two at a time, every seed once
+    assert results["rope@offset=6"]["seeds"] == [0, 1, 2]
+    assert results["rope"]["spread"]["new_by_length"]["24"] == [0.2, 0.4]
