@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from app import yamlio
-from app.content.lab_seeds import by_bucket, summarise
+from app.content.lab_seeds import SOLUTION, by_bucket, solution_twin, summarise
 from graders import load_or_run, schemes_of, seeded_runs
 
 
@@ -38,7 +38,8 @@ def reference_runs(
     workers: int | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Every reference scheme's runs over its seeds (each cached by content hash), summarised;
-    the runs missing from the cache are trained side by side, one per core."""
+    the runs missing from the cache are trained side by side, one per core. The model solution
+    is trained with the first seed, and with the others only if it repeats no scheme's run."""
     names = {scheme: seeded_runs(folder, scheme) for scheme in schemes_of(folder)}
 
     def one(run: str) -> dict[str, Any]:
@@ -46,9 +47,15 @@ def reference_runs(
             announce(f"{folder.name}: {run}")
         return load_or_run(folder, run, cache_dir)
 
-    flat = [run for runs in names.values() for run in runs]
+    later = names.get(SOLUTION, [])[1:]
+    flat = [run for runs in names.values() for run in runs if run not in later]
     with ThreadPoolExecutor(max_workers=workers or _workers()) as pool:
         done = dict(zip(flat, pool.map(one, flat), strict=True))
+        twin = solution_twin({scheme: done[runs[0]] for scheme, runs in names.items()})
+        if twin is None:
+            done.update(zip(later, pool.map(one, later), strict=True))
+        else:
+            done.update({run: done[names[twin][1 + k]] for k, run in enumerate(later)})  # stand-ins
     return {scheme: summarise([done[r] for r in runs]) for scheme, runs in names.items()}
 
 

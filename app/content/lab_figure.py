@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from app import yamlio
-from app.content.lab_seeds import summarise
+from app.content.lab_seeds import solution_twin, summarise
 from graders import cached, schemes_of, seeded_runs
 
 WIDTH, HEIGHT, LEFT, RIGHT, TOP, BOTTOM = 560, 260, 48, 150, 16, 40
@@ -120,17 +120,30 @@ def lab_chance(folder: Path) -> float | None:
 
 
 def cached_runs(folder: Path, cache_dir: Path) -> dict[str, dict[str, Any]] | None:
-    """Every reference scheme's cached runs over its seeds, summarised; None if any is missing."""
-    runs: dict[str, dict[str, Any]] = {}
-    for scheme in schemes_of(folder):
-        seeds = []
-        for name in seeded_runs(folder, scheme):
+    """Every reference scheme's cached runs over its seeds, summarised; None if any is missing.
+
+    A model solution whose first-seed run repeats a scheme's needs no other seeds of its own
+    (app.content.lab_seeds.solution_twin): it is drawn as that scheme's line.
+    """
+    names = {scheme: seeded_runs(folder, scheme) for scheme in schemes_of(folder)}
+    seeds: dict[str, list[dict[str, Any]]] = {}
+    for scheme, runs in names.items():
+        for name in runs if scheme != MODEL_SOLUTION else runs[:1]:
             found = cached(folder, name, cache_dir)
             if found is None or "accuracy_by_length" not in found:
                 return None
-            seeds.append(found)
-        runs[scheme] = summarise(seeds)
-    return merge_model_solution(runs)
+            seeds.setdefault(scheme, []).append(found)
+    if MODEL_SOLUTION in names:
+        twin = solution_twin({scheme: found[0] for scheme, found in seeds.items()})
+        if twin is not None:
+            seeds[MODEL_SOLUTION] = seeds[twin]
+        else:
+            for name in names[MODEL_SOLUTION][1:]:
+                found = cached(folder, name, cache_dir)
+                if found is None or "accuracy_by_length" not in found:
+                    return None
+                seeds[MODEL_SOLUTION].append(found)
+    return merge_model_solution({scheme: summarise(runs) for scheme, runs in seeds.items()})
 
 
 def _x_axis(lengths: list[str], train: int, inner_w: float, bottom: float) -> tuple[Any, str]:

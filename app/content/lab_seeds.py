@@ -13,6 +13,28 @@ from typing import Any
 
 BUCKET = 4  # positions per bucket in the by-position figure and table
 LENGTH_MEASURES = ("accuracy_by_length", "trained_by_length", "new_by_length")
+SOLUTION = "reference"  # the exercise's own reference.py (graders.lab.experiment_reference)
+SAME = (*LENGTH_MEASURES, "accuracy_by_position", "loss")  # what a twin run repeats exactly
+
+
+def solution_twin(first: dict[str, dict[str, Any]]) -> str | None:
+    """The scheme whose first-seed run the model solution's first-seed run repeats exactly.
+
+    Why: the model solution is usually one of the schemes written out by the author; a run that
+    measured the same on every length, position and training step is the same computation, so
+    that scheme's seeds stand for the solution's and its other seeds are not trained again.
+    """
+    solution = first.get(SOLUTION)
+    if solution is None or "nan_at_step" in solution:
+        return None
+    return next(
+        (
+            scheme
+            for scheme, run in first.items()
+            if scheme != SOLUTION and all(run.get(k) == solution.get(k) for k in SAME)
+        ),
+        None,
+    )
 
 
 def _stats(values: list[float | None]) -> tuple[float, float, float] | None:

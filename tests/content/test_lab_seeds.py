@@ -86,7 +86,8 @@ def test_the_position_figure_draws_a_bar_per_bucket_and_the_table_says_so() -> N
     assert '<th scope="col">3–3</th>' in table and "30% [30–30]" in table
 
 
-def test_missing_runs_are_trained_side_by_side_and_summarised(monkeypatch: Any) -> None:
+def _fake_runs(monkeypatch: Any, solution_differs: bool) -> tuple[list[str], list[int]]:
+    """load_or_run replaced: records the runs asked for and the most that ran at once."""
     import threading
     import time
 
@@ -103,10 +104,53 @@ def test_missing_runs_are_trained_side_by_side_and_summarised(monkeypatch: Any) 
         with lock:
             running[0] -= 1
         seed = int(run.partition("seed=")[2] or 0)
-        return _run(seed, 0.2 + seed / 10, [])
+        own = 0.05 if solution_differs and run.startswith("reference") else 0.0
+        return _run(seed, 0.2 + seed / 10 + own, [])
 
     monkeypatch.setattr(lab, "load_or_run", fake)
-    results = lab.reference_runs(LAB, None, workers=2)
-    assert most[0] == 2 and len(asked) == 3 * len(results)  # two at a time, every seed once
+    return asked, most
+
+
+def test_missing_runs_are_trained_side_by_side_and_summarised(monkeypatch: Any) -> None:
+    from app.content.lab import reference_runs
+
+    asked, most = _fake_runs(monkeypatch, solution_differs=False)
+    results = reference_runs(LAB, None, workers=2)
+    assert most[0] == 2  # two at a time
+    # every seed of every scheme once; the model solution repeats the first scheme's first run,
+    # so that scheme's other seeds stand for its own
+    assert len(asked) == 3 * len(results) - 2 and "reference@seed=1" not in asked
+    assert results["reference"]["new_by_length"] == results["none"]["new_by_length"]
     assert results["rope@offset=6"]["seeds"] == [0, 1, 2]
     assert results["rope"]["spread"]["new_by_length"]["24"] == [0.2, 0.4]
+
+
+def test_a_model_solution_of_its_own_is_trained_with_every_seed(monkeypatch: Any) -> None:
+    from app.content.lab import reference_runs
+
+    asked, _ = _fake_runs(monkeypatch, solution_differs=True)
+    results = reference_runs(LAB, None, workers=2)
+    assert len(asked) == 3 * len(results) and "reference@seed=2" in asked
+    assert results["reference"]["spread"]["new_by_length"]["24"] == [0.25, 0.45]
+
+
+def test_the_figure_reads_a_twin_solution_without_seeds_of_its_own(tmp_path: Any) -> None:
+    import json
+
+    from app.content.lab_figure import cached_runs
+    from graders.lab.experiment_reference import content_hash, seeded_names
+
+    def write(name: str, run: dict[str, Any]) -> None:
+        path = tmp_path / f"{LAB.name}--{name}--{content_hash(LAB, name)}.json"
+        path.write_text(json.dumps(run))
+
+    for scheme, name in seeded_names(LAB):
+        seed = int(name.partition("seed=")[2] or 0)
+        rank = 0.0 if scheme in ("rope", "reference") else len(scheme) / 100
+        if scheme != "reference" or seed == 0:  # the solution's later seeds were never trained
+            write(name, _run(seed, 0.2 + seed / 10 + rank, []))
+    runs = cached_runs(LAB, tmp_path)
+    assert runs is not None and "rope+reference" in runs and "reference" not in runs
+    assert len(runs["rope+reference"]["per_seed"]) == 3
+    write("reference", _run(0, 0.9, []))  # now a solution of its own: its seeds are needed
+    assert cached_runs(LAB, tmp_path) is None
