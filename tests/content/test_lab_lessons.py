@@ -52,6 +52,7 @@ def test_the_lesson_shows_the_cached_runs_with_a_table_and_a_link(
     assert '<th scope="row">learned</th><td>100% [100–100%]</td><td>refused</td>' in page
     assert "<td>22% [22–22%] (100%)</td>" in page and "16 (trained)" in page
     assert "mean of 3 seeds [lowest–highest seed]" in page
+    assert 'class="lab-figure lab-positions"' in page and "Accuracy by position as a table" in page
     assert "<td>71%" not in page  # all positions mixed together are not what it shows
     assert 'href="/exercises/lab-learned-vs-sinusoidal"' in page
 

@@ -152,3 +152,4 @@ def test_an_experiment_page_shows_cached_reference_runs(client: TestClient, data
         path.write_text(json.dumps(run))
     page = client.get("/exercises/lab-learned-vs-sinusoidal").text
     assert 'class="lab-reference"' in page and "<svg" in page and "sinusoidal" in page
+    assert "lab-positions" in page and "bars from the lowest to the highest seed" in page
