@@ -13,7 +13,7 @@ from fastapi.responses import RedirectResponse
 from sqlalchemy.orm import Session
 from starlette.responses import Response
 
-from app.authoring import drafts, editors, paths, service
+from app.authoring import create, drafts, editors, paths, service
 from app.authoring.check import Found
 from app.authoring.publish import PublishRefused
 from app.authoring.routes import Authoring, course_source
@@ -102,6 +102,16 @@ def _edit_page(
     message: str | None = None,
     status_code: int = 200,
 ) -> Response:
+    kind, slug = paths.item_of(path)
+    files: list[str] = []
+    if kind == "lesson":
+        slug = {p: s for s, p in create.lesson_paths(session=session, source=a.source).items()}.get(
+            path, slug
+        )
+    else:
+        files = create.exercise_paths(session=session, source=a.source, slug=slug)
+    hints = [f for f in files if f.startswith(f"exercises/{slug}/hints/")]
+    first_line = next((p.line for p in problems if p.file == path and p.line), None)
     return render(
         request,
         "authoring/edit.html",
@@ -114,9 +124,13 @@ def _edit_page(
         problems=problems,
         lines=_numbered(text, problems, path) if problems else [],
         message=message,
-        preview=path.startswith("lessons/"),
+        preview=f"/authoring/{a.source.slug}/preview/{kind}s/{slug}",
         conflicts=drafts.conflicts_of(session=session, course_slug=a.source.slug, path=path),
-        lesson_slug=paths.item_of(path)[1],
+        item_slug=slug,
+        files=files,
+        next_hint=len(hints) + 1,
+        language="python" if path.endswith(".py") else "text",
+        problem_line=first_line,
     )
 
 
