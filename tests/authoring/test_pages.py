@@ -140,7 +140,7 @@ def test_the_staff_menu_leads_instructors_in_and_says_who_may_author(authoring: 
     assert a.client.get("/authoring/tiny-course", headers=a.instructor).status_code == 200
 
 
-def test_a_stale_form_save_keeps_both_texts_and_shows_the_kept_one(authoring: Authoring) -> None:
+def test_a_stale_form_save_keeps_both_texts_shows_both_until_resolved(authoring: Authoring) -> None:
     a = authoring
     _log_in_as(a, "editor@example.org")
     opened = a.client.get(EDIT)
@@ -158,4 +158,17 @@ def test_a_stale_form_save_keeps_both_texts_and_shows_the_kept_one(authoring: Au
     assert late.status_code == 409
     assert "kept as a conflict" in late.text
     assert "Newer text" in late.text.split("<textarea")[1].split("</textarea>")[0]
-    assert "My text" in late.text.split("Texts kept from conflicting saves")[1]
+    conflict = late.text.split("Conflicting saves to resolve")[1]
+    current = conflict.split('class="conflict-current">')[1].split("</pre>")[0]
+    kept = conflict.split('class="conflict-kept">')[1].split("</pre>")[0]
+    assert "Newer text" in current and "My text" in kept
+    resolve = re.search(r'action="(/authoring/tiny-course/conflicts/\d+/resolve)"', conflict)
+    assert resolve is not None
+    other = a.client.post(
+        "/authoring/tiny-course/conflicts/999999/resolve",
+        data={"csrf_token": form_token(late.text)},
+    )
+    assert other.status_code == 404
+    done = a.client.post(resolve.group(1), data={"csrf_token": form_token(late.text)})
+    assert done.status_code == 200 and "Conflicting saves to resolve" not in done.text
+    assert "Newer text" in done.text.split("<textarea")[1]
