@@ -17,7 +17,12 @@ def _run(a: Authoring, code: str, mode: str = "run") -> str:
     page = a.client.get(f"{PREVIEW}?framework=numpy")
     response = a.client.post(
         f"{PREVIEW}/run",
-        data={"code": code, "framework": "numpy", "mode": mode, "csrf_token": form_token(page.text)},
+        data={
+            "code": code,
+            "framework": "numpy",
+            "mode": mode,
+            "csrf_token": form_token(page.text),
+        },
     )
     assert response.status_code == 200, response.text
     verdict = re.search(r'<h2 id="verdict-h" class="verdict [^"]*">([^<]*)</h2>', response.text)
