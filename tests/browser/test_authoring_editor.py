@@ -6,15 +6,12 @@ address of the exercise is a 404."""
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import expect
 
-from app.config import ROOT
 from tests.authoring.course import make_course
 from tests.browser.conftest import (
     PASSWORD,
@@ -25,7 +22,7 @@ from tests.browser.conftest import (
     log_in,
     sign_up,
 )
-from tests.browser.helpers import GRADE_TIMEOUT_MS
+from tests.browser.helpers import GRADE_TIMEOUT_MS, serve_authoring_bundle, write_in_editor
 
 SLUG = "add-positions"
 BROKEN_YAML = f"""slug: {SLUG}
@@ -65,17 +62,6 @@ def add_positions(x):
 """
 
 
-def _bundle() -> Path:
-    """The authoring bundle: the served one, or a private build named by AUTHORING_BUNDLE."""
-    served = ROOT / "frontend" / "dist" / "authoring.js"
-    if served.is_file():
-        return served
-    private = os.environ.get("AUTHORING_BUNDLE", "")
-    if private and Path(private).is_file():
-        return Path(private)
-    pytest.skip("frontend/dist has no authoring.js: run `make assets` (frontend/build.mjs)")
-
-
 @pytest.fixture(scope="module")
 def editor_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """The tiny course with a NumPy grader; one editor."""
@@ -92,24 +78,9 @@ def editor_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 def _page(browser: Any, url: str, errors: list[str]) -> Any:
     context = browser.new_context(base_url=url)
     context.set_default_timeout(30_000)
-    bundle = _bundle()
-    if bundle != ROOT / "frontend" / "dist" / "authoring.js":  # a private build, before merge
-        context.route(
-            "**/static/authoring.js",
-            lambda route: route.fulfill(path=str(bundle), content_type="text/javascript"),
-        )
+    serve_authoring_bundle(context)
     context.on("page", lambda page: _watch(page, errors))
     return context.new_page()
-
-
-def _write(page: Any, text: str) -> None:
-    """Replace the CodeMirror editor's text, as typing it would, and check the form has it."""
-    editor = page.locator(".cm-content").first
-    editor.click()
-    page.keyboard.press("Control+A")
-    page.keyboard.press("Delete")
-    page.keyboard.insert_text(text)
-    expect(page.locator("textarea[data-code-editor]").first).to_have_value(text)
 
 
 def _save_file(page: Any, name: str, text: str) -> None:
@@ -117,7 +88,7 @@ def _save_file(page: Any, name: str, text: str) -> None:
         "link", name=name, exact=True
     ).click()
     expect(page.locator("h1")).to_have_text(f"exercises/{SLUG}/{name}")
-    _write(page, text)
+    write_in_editor(page, text)
     page.get_by_role("button", name="Save draft").click()
     expect(page.get_by_role("status")).to_contain_text("Draft saved")
 
@@ -137,11 +108,13 @@ def test_an_author_creates_checks_previews_runs_and_publishes_and_a_student_solv
     template = author.locator("#text").input_value()
     assert "TODO" in template and f"slug: {SLUG}" in template
 
-    _write(author, template.replace(f"slug: {SLUG}\n", BROKEN_YAML, 1))
+    write_in_editor(author, template.replace(f"slug: {SLUG}\n", BROKEN_YAML, 1))
     author.get_by_role("button", name="Save draft").click()
     problem = author.locator("li.has-problem .line-problem").first
     expect(problem).to_contain_text("invalid YAML")
-    _write(author, template.replace('title: "Add positions"', 'title: "Add the positions"'))
+    write_in_editor(
+        author, template.replace('title: "Add positions"', 'title: "Add the positions"')
+    )
     author.get_by_role("button", name="Save draft").click()
     expect(author.get_by_role("status")).to_contain_text("Draft saved")
     expect(author.locator("li.has-problem")).to_have_count(0)
@@ -156,10 +129,10 @@ def test_an_author_creates_checks_previews_runs_and_publishes_and_a_student_solv
 
     author.get_by_role("link", name="Preview as a student").click()
     expect(author.locator("h1")).to_have_text("Add the positions")
-    _write(author, WRONG)
+    write_in_editor(author, WRONG)
     author.get_by_role("button", name="Run", exact=True).click()
     expect(author.locator("#verdict-h")).to_have_text("Wrong answer", timeout=GRADE_TIMEOUT_MS)
-    _write(author, SOLUTION)
+    write_in_editor(author, SOLUTION)
     author.get_by_role("button", name="Submit", exact=True).click()
     expect(author.locator("#verdict-h")).to_have_text("Accepted", timeout=GRADE_TIMEOUT_MS)
 
