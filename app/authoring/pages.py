@@ -73,7 +73,10 @@ def course_page(course: str, request: Request, session: SessionDep, user: Curren
         items=service.items(session=session, source=a.source, content=a.content),
         drafts=drafts.drafts_of(session=session, course_slug=a.source.slug),
         versions=service.versions(session=session, course_slug=a.source.slug),
-        exercises={ex.meta.slug: ex for ex in a.content.exercises},
+        quizzes={
+            les.meta.slug: len(les.meta.quiz)
+            for les in service.draft_course(session=session, source=a.source).lessons
+        },
         published=request.query_params.get("published"),
     )
 
@@ -217,18 +220,10 @@ async def new_lesson(
 ) -> Response:
     """Start a lesson from the commented template, as a draft."""
     a = _editor(request, session, user, course)
-    slug = str((await request.form()).get("slug", "")).strip()
-    if not paths.LESSON.fullmatch(f"lessons/{slug}.md"):
-        raise DomainError(
-            422, "A lesson's name is lowercase letters, digits and dashes, e.g. 'masking-2'."
-        )
+    slug = create.check_slug(str((await request.form()).get("slug", "")).strip())
     path = f"lessons/{slug}.md"
-    if (
-        drafts.load(
-            session=session, folder=a.source.folder, course_slug=a.source.slug, path=path
-        ).text
-        is not None
-    ):
+    taken = create.lesson_paths(session=session, source=a.source)
+    if slug in taken or path in taken.values():
         raise DomainError(409, f"There is already a lesson called '{slug}'.")
     order = max((les.meta.order for les in a.content.lessons), default=0) + 1
     text = LESSON_TEMPLATE.format(slug=slug, order=order)

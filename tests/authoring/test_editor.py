@@ -8,6 +8,8 @@ from typing import Any
 
 import yaml
 
+from app.authoring.models import AuthoringConflict
+from app.db import session_factory
 from tests.authoring.conftest import Authoring
 from tests.users.helpers import form_token, login
 
@@ -188,6 +190,35 @@ def test_two_editors_saving_one_exercise_file_keep_both_texts(authoring: Authori
     assert (
         "the editor&#39;s change" in page.text.split('class="conflict-kept">')[1].split("</pre>")[0]
     )
+
+
+def test_a_conflict_of_another_course_is_not_found(authoring: Authoring) -> None:
+    a = authoring
+    with session_factory()() as session:
+        other = AuthoringConflict(
+            course_slug="another-course",
+            path="lessons/a.md",
+            text="theirs",
+            base=None,
+            user_id=None,
+        )
+        session.add(other)
+        session.commit()
+        other_id = other.id
+    _log_in(a)
+    refused = _post(a, f"{COURSE}/conflicts/{other_id}/resolve", {})
+    assert refused.status_code == 404 and "no such conflict" in refused.text
+    with session_factory()() as session:
+        assert session.get(AuthoringConflict, other_id) is not None
+
+
+def test_the_course_page_lists_quizzes_and_offers_new_and_duplicate(authoring: Authoring) -> None:
+    a = authoring
+    _log_in(a)
+    page = a.client.get(COURSE)
+    assert "first-steps (quiz of 1 question)" in page.text
+    assert 'action="/authoring/tiny-course/new-exercise"' in page.text
+    assert page.text.count('action="/authoring/tiny-course/duplicate"') == 2
 
 
 def test_the_new_routes_are_for_editors_only(authoring: Authoring) -> None:
