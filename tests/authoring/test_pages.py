@@ -112,6 +112,11 @@ def test_the_preview_draws_a_new_variant_on_reload(authoring: Authoring) -> None
         for _ in range(8)
     }
     assert len(seen) > 1
+    page = a.client.get(f"{COURSE}/preview/lessons/first-steps")
+    assert (
+        'href="/authoring/tiny-course/preview/lessons/first-steps#quiz" id="new-variant"'
+        in page.text
+    )
 
 
 def test_the_staff_menu_leads_instructors_in_and_says_who_may_author(authoring: Authoring) -> None:
