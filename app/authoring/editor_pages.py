@@ -5,7 +5,10 @@ Every form works without JavaScript; the authoring bundle only puts CodeMirror o
 
 from __future__ import annotations
 
+import functools
+
 from fastapi import APIRouter, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import RedirectResponse
 from sqlalchemy import delete
 from starlette.responses import Response
@@ -127,8 +130,16 @@ async def preview_run_form(
     paths.check_size(code)
     mode: Mode = "submit" if form.get("mode") == "submit" else "run"
     exercise, framework = _draft_exercise(session, a, slug, str(form.get("framework", "")) or None)
-    report = preview_run.grade_draft(
-        session=session, source=a.source, slug=slug, code=code, framework=framework, mode=mode
+    report = await run_in_threadpool(  # grading takes seconds: never on the event loop
+        functools.partial(
+            preview_run.grade_draft,
+            session=session,
+            source=a.source,
+            slug=slug,
+            code=code,
+            framework=framework,
+            mode=mode,
+        )
     )
     return _preview_page(request, a, exercise, framework, code=code, report=report, mode=mode)
 
