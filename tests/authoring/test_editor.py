@@ -236,3 +236,18 @@ def test_the_new_routes_are_for_editors_only(authoring: Authoring) -> None:
             refused = a.client.post(url, data={"csrf_token": token, "slug": "x-1"})
             assert refused.status_code == 403, (email, url, refused.status_code)
         assert a.client.get(f"{COURSE}/preview/exercises/split-heads").status_code == 403
+
+
+def test_saving_content_code_never_runs_it_in_the_web_process(
+    authoring: Authoring, tmp_path: Any
+) -> None:
+    a = authoring
+    marker = tmp_path / "ran"
+    code = f"open({str(marker)!r}, 'w').write('ran')\n"
+    for name in ("reference.py", "cases.py", "properties.py", "solutions/numpy.py"):
+        path = f"exercises/split-heads/{name}"
+        opened = _get(a, path)
+        saved = _save(a, path, code + (opened["text"] or ""), opened["revision"])
+        assert saved.status_code == 200, saved.text
+    assert a.client.get(f"{API}/items", headers=a.editor).status_code == 200
+    assert not marker.exists()  # only compiled to find syntax errors; graded in the sandbox
