@@ -5,7 +5,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const out = join(here, "dist");
+// OUT_DIR builds elsewhere (a worktree's private copy); the app serves frontend/dist.
+const out = process.env.OUT_DIR || join(here, "dist");
 rmSync(out, { recursive: true, force: true });
 mkdirSync(join(out, "vendor", "swagger-ui"), { recursive: true });
 
@@ -13,6 +14,7 @@ await build({
   entryPoints: {
     app: join(here, "src", "app.js"),
     exercise: join(here, "src", "editor", "main.js"), // only the exercise page loads the editor
+    authoring: join(here, "src", "authoring.js"), // only the authoring pages load it
     "lti-storage": join(here, "src", "lti-storage.js"), // only the LTI sign-in pages load it
     style: join(here, "src", "style.css"),
   },

@@ -13,7 +13,7 @@ from fastapi.responses import RedirectResponse
 from sqlalchemy.orm import Session
 from starlette.responses import Response
 
-from app.authoring import drafts, editors, paths, service
+from app.authoring import create, drafts, editors, paths, service
 from app.authoring.check import Found
 from app.authoring.publish import PublishRefused
 from app.authoring.routes import Authoring, course_source
@@ -73,7 +73,10 @@ def course_page(course: str, request: Request, session: SessionDep, user: Curren
         items=service.items(session=session, source=a.source, content=a.content),
         drafts=drafts.drafts_of(session=session, course_slug=a.source.slug),
         versions=service.versions(session=session, course_slug=a.source.slug),
-        exercises={ex.meta.slug: ex for ex in a.content.exercises},
+        quizzes={
+            les.meta.slug: len(les.meta.quiz)
+            for les in service.draft_course(session=session, source=a.source).lessons
+        },
         published=request.query_params.get("published"),
     )
 
@@ -102,6 +105,16 @@ def _edit_page(
     message: str | None = None,
     status_code: int = 200,
 ) -> Response:
+    kind, slug = paths.item_of(path)
+    files: list[str] = []
+    if kind == "lesson":
+        slug = {p: s for s, p in create.lesson_paths(session=session, source=a.source).items()}.get(
+            path, slug
+        )
+    else:
+        files = create.exercise_paths(session=session, source=a.source, slug=slug)
+    hints = [f for f in files if f.startswith(f"exercises/{slug}/hints/")]
+    first_line = next((p.line for p in problems if p.file == path and p.line), None)
     return render(
         request,
         "authoring/edit.html",
@@ -114,9 +127,13 @@ def _edit_page(
         problems=problems,
         lines=_numbered(text, problems, path) if problems else [],
         message=message,
-        preview=path.startswith("lessons/"),
+        preview=f"/authoring/{a.source.slug}/preview/{kind}s/{slug}",
         conflicts=drafts.conflicts_of(session=session, course_slug=a.source.slug, path=path),
-        lesson_slug=paths.item_of(path)[1],
+        item_slug=slug,
+        files=files,
+        next_hint=len(hints) + 1,
+        language="python" if path.endswith(".py") else "text",
+        problem_line=first_line,
     )
 
 
@@ -203,18 +220,10 @@ async def new_lesson(
 ) -> Response:
     """Start a lesson from the commented template, as a draft."""
     a = _editor(request, session, user, course)
-    slug = str((await request.form()).get("slug", "")).strip()
-    if not paths.LESSON.fullmatch(f"lessons/{slug}.md"):
-        raise DomainError(
-            422, "A lesson's name is lowercase letters, digits and dashes, e.g. 'masking-2'."
-        )
+    slug = create.check_slug(str((await request.form()).get("slug", "")).strip())
     path = f"lessons/{slug}.md"
-    if (
-        drafts.load(
-            session=session, folder=a.source.folder, course_slug=a.source.slug, path=path
-        ).text
-        is not None
-    ):
+    taken = create.lesson_paths(session=session, source=a.source)
+    if slug in taken or path in taken.values():
         raise DomainError(409, f"There is already a lesson called '{slug}'.")
     order = max((les.meta.order for les in a.content.lessons), default=0) + 1
     text = LESSON_TEMPLATE.format(slug=slug, order=order)

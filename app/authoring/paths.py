@@ -1,8 +1,9 @@
-"""Which files of a course a browser may write in this slice: text that no code reads as code.
+"""Which files of a course a browser may write: a lesson, and every file of an exercise.
 
-Why: `reference.py`, `cases.py`, solutions, starters and the YAML that drives grading run on the
-server as trusted code today. Until they run in the sandbox (issue 50 point 7) a browser must
-not write them, or an editor account would be code execution on the server.
+Why a list: a path is checked against the course's own layout, so nothing outside `lessons/`
+and `exercises/<slug>/` (course.yaml, assessments, anything the app reads as its own) can be
+written. Content code (`reference.py`, `cases.py`, `properties.py`, declared mistakes) runs
+inside the grader's sandbox (issue 50 point 7), so an editor account is not code execution.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from app.errors import DomainError
 
 MAX_BYTES = 512 * 1024
 REFUSED = (
-    "This file runs on the server or drives grading, so it cannot be edited in the browser yet; "
+    "This file is not part of a lesson or an exercise, so it cannot be edited in the browser; "
     "edit it in the course folder and run `python -m app validate`."
 )
 NOT_IN_COURSE = "There is no such file in this course."
@@ -24,6 +25,11 @@ SLUG = r"[a-z0-9][a-z0-9-]{0,80}"
 LESSON = re.compile(rf"lessons/({SLUG})\.md")
 EXERCISE_TEXT = re.compile(
     rf"exercises/({SLUG})/(statement\.md|discussion\.md|hints/[1-9][0-9]?\.md)"
+)
+FRAMEWORK = r"(numpy|torch|jax)"
+EXERCISE_FILE = re.compile(
+    rf"exercises/({SLUG})/(exercise\.yaml|mistakes\.yaml|reference\.py|cases\.py|properties\.py"
+    rf"|solutions/{FRAMEWORK}\.py|starter/{FRAMEWORK}\.py)"
 )
 KNOWN_TOPS = ("lessons", "exercises", "assessments", "course.yaml")
 
@@ -37,9 +43,9 @@ def clean(path: str) -> str:
 
 
 def writable(path: str) -> str:
-    """The cleaned path when a browser may write it; 403 for code, 404 for anything else."""
+    """The cleaned path when a browser may write it; 403 for other course files, 404 otherwise."""
     path = clean(path)
-    if LESSON.fullmatch(path) or EXERCISE_TEXT.fullmatch(path):
+    if LESSON.fullmatch(path) or EXERCISE_TEXT.fullmatch(path) or EXERCISE_FILE.fullmatch(path):
         return path
     if path.split("/")[0] in KNOWN_TOPS:
         raise DomainError(403, REFUSED)

@@ -7,7 +7,7 @@ from typing import Any
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from app.authoring import drafts, paths
+from app.authoring import create, drafts, paths
 from app.authoring.check import Found, check_texts, found, problems_for
 from app.authoring.models import AuthoringDraft, ContentVersion
 from app.authoring.publish import Edit, apply
@@ -76,41 +76,53 @@ def draft_course(*, session: Session, source: CourseSource) -> Course:
     return course
 
 
-def _item_files(kind: str, slug: str) -> str:
-    return f"lessons/{slug}.md" if kind == "lesson" else f"exercises/{slug}/"
-
-
-def _count(problems: list[Found], kind: str, slug: str) -> int:
-    where = _item_files(kind, slug)
+def _count(problems: list[Found], kind: str, slug: str, lesson_file: str | None) -> int:
+    if kind == "lesson":
+        return sum(p.file == lesson_file for p in problems)
     return sum(
-        p.file == where or (where.endswith("/") and p.file.startswith(where)) for p in problems
+        p.file.startswith(f"exercises/{slug}/") or p.file == f"exercises/{slug}" for p in problems
     )
 
 
 def items(*, session: Session, source: CourseSource, content: Course) -> list[dict[str, Any]]:
-    """Every lesson, exercise and assessment with its state: published, draft, changed, problems."""
+    """Every lesson, exercise and assessment with its state: published, draft, changed, problems.
+
+    Each row also names the file an editor opens first (`path`); a lesson's file need not be
+    named after its slug (`lessons/03-learned-absolute.md` holds `learned-absolute`).
+    """
     texts = draft_texts(session=session, course_slug=source.slug)
     problems = check_texts(source.folder, texts)[1] if texts else served_found(source, content)
-    edited = {paths.item_of(p) for p in texts}
-    served = {("lesson", les.meta.slug) for les in content.lessons}
-    served |= {("exercise", ex.meta.slug) for ex in content.exercises}
-    on_disk = {("lesson", p.stem) for p in (source.folder / "lessons").glob("*.md")}
+    lessons = create.lesson_paths(session=session, source=source)
+    slug_of = {path: slug for slug, path in lessons.items()}
+    edited = {
+        ("lesson", slug_of.get(p, p[8:-3])) if p.startswith("lessons/") else paths.item_of(p)
+        for p in texts
+    }
+    on_disk = {
+        ("lesson", slug) for slug, path in lessons.items() if (source.folder / path).is_file()
+    }
+    on_disk |= {("lesson", les.meta.slug) for les in content.lessons}
     exercises_dir = source.exercises_dir
     on_disk |= {
         ("exercise", p.name)
         for p in (exercises_dir.iterdir() if exercises_dir.is_dir() else [])
         if p.is_dir() and not p.name.startswith((".", "_"))
     }
+    on_disk |= {("exercise", ex.meta.slug) for ex in content.exercises}
     rows: list[dict[str, Any]] = []
-    for kind, slug in sorted(served | on_disk | edited):
-        count = _count(problems, kind, slug)
+    for kind, slug in sorted(on_disk | edited):
+        path = lessons.get(slug) if kind == "lesson" else f"exercises/{slug}/exercise.yaml"
+        count = _count(problems, kind, slug, path)
         state = "problems" if count else "published"
         if not count and (kind, slug) in edited:
-            state = "changed" if (kind, slug) in served | on_disk else "draft"
-        rows.append({"kind": kind, "slug": slug, "state": state, "problems": count})
+            state = "changed" if (kind, slug) in on_disk else "draft"
+        rows.append({"kind": kind, "slug": slug, "state": state, "problems": count, "path": path})
     assessments = source.folder / "assessments"
-    for path in sorted(assessments.glob("*.yaml")) if assessments.is_dir() else []:
-        rows.append({"kind": "assessment", "slug": path.stem, "state": "published", "problems": 0})
+    for file in sorted(assessments.glob("*.yaml")) if assessments.is_dir() else []:
+        rows.append(
+            {"kind": "assessment", "slug": file.stem, "state": "published", "problems": 0,
+             "path": f"assessments/{file.name}"}
+        )  # fmt: skip
     return rows
 
 

@@ -89,9 +89,10 @@ class Course:
 class ContentError(Exception):
     """A file could not be turned into content; carries the line when known."""
 
-    def __init__(self, message: str, line: int | None = None) -> None:
+    def __init__(self, message: str, line: int | None = None, file: str | None = None) -> None:
         super().__init__(message)
         self.line = line
+        self.file = file  # the exercise's file it concerns, when not exercise.yaml
 
 
 def _rel(path: Path, root: Path) -> str:
@@ -204,7 +205,10 @@ def load_exercise(folder: Path, root: Path, problems: list[Problem]) -> Exercise
         raise ContentError(f"slug '{meta.slug}' must equal the folder name '{folder.name}'")
     mistakes_path = folder / "mistakes.yaml"
     mistakes_text = _read_text(mistakes_path) if mistakes_path.is_file() else ""
-    mistakes = _validate(MistakesFile, _load_yaml(mistakes_text) or {}, mistakes_text)
+    try:
+        mistakes = _validate(MistakesFile, _load_yaml(mistakes_text) or {}, mistakes_text)
+    except ContentError as exc:  # named at mistakes.yaml's line, not exercise.yaml's
+        raise ContentError(str(exc), exc.line, "mistakes.yaml") from exc
     for mistake in mistakes.mistakes:
         if mistake.framework not in meta.frameworks:
             raise ContentError(
@@ -310,7 +314,7 @@ def _read_course(lessons_dir: Path, exercises_dir: Path) -> Course:
         try:
             course.exercises.append(load_exercise(folder, root, course.problems))
         except (ContentError, OSError) as exc:
-            path = folder / "exercise.yaml"
+            path = folder / (getattr(exc, "file", None) or "exercise.yaml")
             course.problems.append(Problem(_rel(path, root), str(exc), getattr(exc, "line", None)))
     _check_cross_references(course)
     course.lessons.sort(key=lambda les: (les.meta.order, les.meta.slug))

@@ -37,6 +37,10 @@ PRESESSION_PATHS = frozenset({"/login", "/signup", "/account/password"})
 # Posted by an LMS, not by our forms: authenticated by the platform's signed id_token instead.
 EXEMPT_PATHS = frozenset({"/lti/login", "/lti/launch"})
 MAX_FORM_BYTES = 1024 * 1024
+FORM_TOO_LARGE = (
+    "The form is too large: at most 1 MB can be sent at once, and nothing was saved. "
+    "Shorten the text, or edit the file in the course folder."
+)
 _STATE_KEY = "csrf"
 FAILED = (
     "This form has expired or did not come from this site (its security token is missing or "
@@ -164,7 +168,7 @@ class CsrfMiddleware:
         if not token:
             body, too_big = await _read_body(receive)
             if too_big:
-                await _refuse(scope, send, 413, "The form is too large.")
+                await _refuse(scope, send, 413, FORM_TOO_LARGE)
                 return
             token = await _form_token(scope, body)
             receive = _replay(body, receive)

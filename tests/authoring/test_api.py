@@ -61,8 +61,10 @@ def test_only_editors_and_site_admins_author(authoring: Authoring) -> None:
 def test_items_list_lessons_and_exercises_with_their_state(authoring: Authoring) -> None:
     a = authoring
     items = a.client.get(f"{API}/items", headers=a.editor).json()
-    assert {"kind": "lesson", "slug": "first-steps", "state": "published", "problems": 0} in items
-    assert {"kind": "exercise", "slug": "split-heads", "state": "published", "problems": 0} in items
+    lesson = {"kind": "lesson", "slug": "first-steps", "state": "published", "problems": 0}
+    assert lesson | {"path": "lessons/first-steps.md"} in items
+    exercise = {"kind": "exercise", "slug": "split-heads", "state": "published", "problems": 0}
+    assert exercise | {"path": "exercises/split-heads/exercise.yaml"} in items
     loaded = _get(a)
     assert _save(a, NEW_QUESTION, loaded["revision"]).status_code == 200
     new = _save(a, LESSON.replace("first-steps", "second-steps"), None, "lessons/second-steps.md")
@@ -108,14 +110,9 @@ def test_a_stale_base_is_a_409_and_both_texts_are_kept(authoring: Authoring) -> 
 
 def test_bad_paths_types_and_sizes_are_refused(authoring: Authoring) -> None:
     a = authoring
-    refused = _save(a, "print(1)", None, "exercises/split-heads/reference.py")
+    refused = _save(a, "x: 1", None, "course.yaml")
     assert refused.status_code == 403 and refused.json()["detail"] == REFUSED
-    for path in (
-        "exercises/split-heads/solutions/numpy.py",
-        "exercises/split-heads/mistakes.yaml",
-        "exercises/split-heads/exercise.yaml",
-        "exercises/split-heads/cases.py",
-    ):
+    for path in ("assessments/midterm.yaml", "exercises/split-heads/helpers.py"):
         assert _save(a, "x", None, path).status_code == 403, path
     assert _save(a, "x", None, "lessons/../../etc/passwd").status_code in (404, 422)
     assert _save(a, "x", None, "lessons/%2e%2e/secret.md").status_code in (404, 422)

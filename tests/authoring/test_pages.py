@@ -112,6 +112,9 @@ def test_the_preview_draws_a_new_variant_on_reload(authoring: Authoring) -> None
         for _ in range(8)
     }
     assert len(seen) > 1
+    page = a.client.get(f"{COURSE}/preview/lessons/first-steps")
+    new = '<form method="get" action="/authoring/tiny-course/preview/lessons/first-steps#quiz"'
+    assert new in page.text and "Draw a new quiz variant" in page.text
 
 
 def test_the_staff_menu_leads_instructors_in_and_says_who_may_author(authoring: Authoring) -> None:
@@ -140,7 +143,7 @@ def test_the_staff_menu_leads_instructors_in_and_says_who_may_author(authoring: 
     assert a.client.get("/authoring/tiny-course", headers=a.instructor).status_code == 200
 
 
-def test_a_stale_form_save_keeps_both_texts_and_shows_the_kept_one(authoring: Authoring) -> None:
+def test_a_stale_form_save_keeps_both_texts_shows_both_until_resolved(authoring: Authoring) -> None:
     a = authoring
     _log_in_as(a, "editor@example.org")
     opened = a.client.get(EDIT)
@@ -158,4 +161,17 @@ def test_a_stale_form_save_keeps_both_texts_and_shows_the_kept_one(authoring: Au
     assert late.status_code == 409
     assert "kept as a conflict" in late.text
     assert "Newer text" in late.text.split("<textarea")[1].split("</textarea>")[0]
-    assert "My text" in late.text.split("Texts kept from conflicting saves")[1]
+    conflict = late.text.split("Conflicting saves to resolve")[1]
+    current = conflict.split('class="conflict-current">')[1].split("</pre>")[0]
+    kept = conflict.split('class="conflict-kept">')[1].split("</pre>")[0]
+    assert "Newer text" in current and "My text" in kept
+    resolve = re.search(r'action="(/authoring/tiny-course/conflicts/\d+/resolve)"', conflict)
+    assert resolve is not None
+    other = a.client.post(
+        "/authoring/tiny-course/conflicts/999999/resolve",
+        data={"csrf_token": form_token(late.text)},
+    )
+    assert other.status_code == 404
+    done = a.client.post(resolve.group(1), data={"csrf_token": form_token(late.text)})
+    assert done.status_code == 200 and "Conflicting saves to resolve" not in done.text
+    assert "Newer text" in done.text.split("<textarea")[1]

@@ -1,4 +1,4 @@
-"""Which paths a browser may write: lesson and exercise texts only; code is refused in words."""
+"""Which paths a browser may write: lessons and every file of an exercise; the rest in words."""
 
 from __future__ import annotations
 
@@ -15,6 +15,13 @@ from app.errors import DomainError
         "exercises/split-heads/statement.md",
         "exercises/split-heads/discussion.md",
         "exercises/split-heads/hints/2.md",
+        "exercises/split-heads/exercise.yaml",
+        "exercises/split-heads/mistakes.yaml",
+        "exercises/split-heads/reference.py",
+        "exercises/split-heads/cases.py",
+        "exercises/split-heads/properties.py",
+        "exercises/split-heads/solutions/numpy.py",
+        "exercises/split-heads/starter/jax.py",
     ],
 )
 def test_text_files_are_writable(path: str) -> None:
@@ -28,13 +35,10 @@ def test_text_files_are_writable(path: str) -> None:
         ("../other-course/lessons/a.md", 422, BAD_PATH),
         ("/etc/passwd", 422, BAD_PATH),
         ("lessons/./a.md", 422, BAD_PATH),
-        ("exercises/split-heads/reference.py", 403, REFUSED),
-        ("exercises/split-heads/cases.py", 403, REFUSED),
-        ("exercises/split-heads/properties.py", 403, REFUSED),
-        ("exercises/split-heads/solutions/numpy.py", 403, REFUSED),
-        ("exercises/split-heads/starter/jax.py", 403, REFUSED),
-        ("exercises/split-heads/mistakes.yaml", 403, REFUSED),
-        ("exercises/split-heads/exercise.yaml", 403, REFUSED),
+        ("exercises/split-heads/solutions/cobol.py", 403, REFUSED),
+        ("exercises/split-heads/helpers.py", 403, REFUSED),
+        ("exercises/Split_Heads/statement.md", 403, REFUSED),
+        ("assessments/midterm.yaml", 403, REFUSED),
         ("course.yaml", 403, REFUSED),
         ("lessons/notes.txt", 403, REFUSED),
         ("var/app.db", 404, NOT_IN_COURSE),

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import time
+from pathlib import Path
 from typing import Any
 
+import pytest
 from playwright.sync_api import expect
 
 from app.config import ROOT
@@ -50,3 +53,34 @@ def own_submissions(page: Any) -> list[dict[str, Any]]:
     assert response.status == 200, response.text()
     rows: list[dict[str, Any]] = response.json()
     return rows
+
+
+def authoring_bundle() -> Path:
+    """The authoring pages' bundle: the served one, or a private build named by AUTHORING_BUNDLE
+    (a worktree whose shared frontend/dist predates it)."""
+    served = ROOT / "frontend" / "dist" / "authoring.js"
+    if served.is_file():
+        return served
+    private = os.environ.get("AUTHORING_BUNDLE", "")
+    if private and Path(private).is_file():
+        return Path(private)
+    pytest.skip("frontend/dist has no authoring.js: run `make assets` (frontend/build.mjs)")
+
+
+def serve_authoring_bundle(context: Any) -> None:
+    """Serve a private build of the authoring bundle to this context, when one is used."""
+    bundle = authoring_bundle()
+    if bundle != ROOT / "frontend" / "dist" / "authoring.js":
+        context.route(
+            "**/static/authoring.js",
+            lambda route: route.fulfill(path=str(bundle), content_type="text/javascript"),
+        )
+
+
+def write_in_editor(page: Any, text: str) -> None:
+    """Replace the authoring page's CodeMirror text, as typing would; the form field follows."""
+    page.locator(".cm-content").first.click()
+    page.keyboard.press("Control+A")
+    page.keyboard.press("Delete")
+    page.keyboard.insert_text(text)
+    expect(page.locator("textarea[data-code-editor]").first).to_have_value(text)

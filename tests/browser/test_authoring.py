@@ -22,6 +22,7 @@ from tests.browser.conftest import (
     log_in,
     sign_up,
 )
+from tests.browser.helpers import serve_authoring_bundle, write_in_editor
 
 NEW = LESSON.replace("Which number is even?", "Which number is odd?")
 BROKEN = NEW.replace("    prompt: Which number is odd?", "    prompt: [Which number is odd?")
@@ -51,6 +52,7 @@ def chromium(browser: Any, course_server: tuple[Server, Path]) -> Any:
 def _page(chromium: Any, url: str, errors: list[str]) -> Any:
     context = chromium.new_context(base_url=url)
     context.set_default_timeout(20_000)
+    serve_authoring_bundle(context)
     context.on("page", lambda page: _watch(page, errors))
     return context.new_page()
 
@@ -64,7 +66,7 @@ def test_an_editor_fixes_previews_and_publishes_and_a_student_sees_it(
     log_in(editor, "editor@example.org", "/authoring/tiny-course")
     expect(editor.locator("tr[data-item='lesson:first-steps']")).to_contain_text("published")
     editor.get_by_role("link", name="Edit lesson first-steps").click()
-    editor.locator("#text").fill(BROKEN)
+    write_in_editor(editor, BROKEN)
     editor.get_by_role("button", name="Save draft").click()
     problem = editor.locator("li.has-problem .line-problem").first
     expect(problem).to_contain_text("invalid YAML")
@@ -72,7 +74,7 @@ def test_an_editor_fixes_previews_and_publishes_and_a_student_sees_it(
     assert number in (9, 10), number  # the prompt's line, or the next one where YAML noticed
     assert (folder / "lessons" / "first-steps.md").read_text("utf-8") == LESSON  # a draft only
 
-    editor.locator("#text").fill(NEW)
+    write_in_editor(editor, NEW)
     editor.get_by_role("button", name="Save draft").click()
     expect(editor.get_by_role("status")).to_contain_text("Draft saved")
     expect(editor.locator("li.has-problem")).to_have_count(0)

@@ -47,6 +47,8 @@ NOT_IDS = {
     "key": "a behaviour cluster's key: clusters are computed from the request's offering only",
     "version": "a version of the request's course, reached by its editors (a course-level role)",
     "path": "a file of the request's course folder, reached by its editors (a course-level role)",
+    "conflict": "a text kept from a conflicting save in the request's course, reached by its "
+    "editors only (a course-level role); another course's is 404 (tests/authoring/test_pages.py)",
 }
 # Path parameters that name an object by id but are not objects of an offering, with why.
 NOT_OBJECT_IDS: dict[str, str] = {}

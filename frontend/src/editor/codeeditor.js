@@ -46,8 +46,9 @@ const theme = EditorView.theme({
 /**
  * Replace `textarea` with an editor.
  * onChange(code) runs after every edit; onRun() on Ctrl/Cmd+Enter.
+ * language: "python" (the default) or "text" (markdown, YAML: no highlighting).
  */
-export function mountEditor(textarea, { onChange, onRun, label }) {
+export function mountEditor(textarea, { onChange, onRun, label, language = "python" }) {
   const host = document.createElement("div");
   host.className = "code-editor";
   textarea.insertAdjacentElement("afterend", host);
@@ -60,7 +61,7 @@ export function mountEditor(textarea, { onChange, onRun, label }) {
       Prec.highest(keymap.of([{ key: "Mod-Enter", run: () => { onRun(); return true; } }])),
       basicSetup,
       keymap.of([indentWithTab]),
-      python(),
+      language === "python" ? python() : [],
       errorLine,
       theme,
       // aria-labelledby cannot point out of a shadow root, so the label is repeated here.
