@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 from typing import Any
 
-import pytest
 from playwright.sync_api import expect
 
 from app.config import ROOT
@@ -56,25 +54,10 @@ def own_submissions(page: Any) -> list[dict[str, Any]]:
 
 
 def authoring_bundle() -> Path:
-    """The authoring pages' bundle: the served one, or a private build named by AUTHORING_BUNDLE
-    (a worktree whose shared frontend/dist predates it)."""
+    """The authoring pages' bundle, which `make assets` builds (a missing one fails the test)."""
     served = ROOT / "frontend" / "dist" / "authoring.js"
-    if served.is_file():
-        return served
-    private = os.environ.get("AUTHORING_BUNDLE", "")
-    if private and Path(private).is_file():
-        return Path(private)
-    pytest.skip("frontend/dist has no authoring.js: run `make assets` (frontend/build.mjs)")
-
-
-def serve_authoring_bundle(context: Any) -> None:
-    """Serve a private build of the authoring bundle to this context, when one is used."""
-    bundle = authoring_bundle()
-    if bundle != ROOT / "frontend" / "dist" / "authoring.js":
-        context.route(
-            "**/static/authoring.js",
-            lambda route: route.fulfill(path=str(bundle), content_type="text/javascript"),
-        )
+    assert served.is_file(), "frontend/dist has no authoring.js: run `make assets`"
+    return served
 
 
 def write_in_editor(page: Any, text: str) -> None:

@@ -22,7 +22,7 @@ from tests.browser.conftest import (
     log_in,
     sign_up,
 )
-from tests.browser.helpers import serve_authoring_bundle, write_in_editor
+from tests.browser.helpers import authoring_bundle, write_in_editor
 
 NEW = LESSON.replace("Which number is even?", "Which number is odd?")
 BROKEN = NEW.replace("    prompt: Which number is odd?", "    prompt: [Which number is odd?")
@@ -52,7 +52,7 @@ def chromium(browser: Any, course_server: tuple[Server, Path]) -> Any:
 def _page(chromium: Any, url: str, errors: list[str]) -> Any:
     context = chromium.new_context(base_url=url)
     context.set_default_timeout(20_000)
-    serve_authoring_bundle(context)
+    authoring_bundle()  # built by `make assets`
     context.on("page", lambda page: _watch(page, errors))
     return context.new_page()
 

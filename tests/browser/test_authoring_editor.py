@@ -22,7 +22,7 @@ from tests.browser.conftest import (
     log_in,
     sign_up,
 )
-from tests.browser.helpers import GRADE_TIMEOUT_MS, serve_authoring_bundle, write_in_editor
+from tests.browser.helpers import GRADE_TIMEOUT_MS, authoring_bundle, write_in_editor
 
 SLUG = "add-positions"
 BROKEN_YAML = f"""slug: {SLUG}
@@ -78,7 +78,7 @@ def editor_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 def _page(browser: Any, url: str, errors: list[str]) -> Any:
     context = browser.new_context(base_url=url)
     context.set_default_timeout(30_000)
-    serve_authoring_bundle(context)
+    authoring_bundle()  # built by `make assets`
     context.on("page", lambda page: _watch(page, errors))
     return context.new_page()
 
