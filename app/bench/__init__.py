@@ -82,6 +82,8 @@ def _row(label: str, stats: dict[str, Any]) -> str:
     compiled = f"  new compilation {stats['new_compilations']}/{warm}" if warm else ""
     if stats.get("jax_unknown"):
         compiled += f" (+{stats['jax_unknown']} timed out on the warmed server: unknown)"
+    if stats.get("queued_max_ms") is not None:
+        compiled += f"  queued p50 {stats['queued_p50_ms']:.1f} max {stats['queued_max_ms']:.1f} ms"
     return (
         f"  {label:22s} n={stats['count']:3d}  p50 {stats['p50_ms']:8.1f}"
         f"  p95 {stats['p95_ms']:8.1f}  max {stats['max_ms']:8.1f} ms"
