@@ -183,7 +183,7 @@ class WarmPool:
         poller.register(proc.result_fd, select.POLLIN | select.POLLHUP | select.POLLERR)
         while not poller.poll(WANTED_POLL_S * 1000):
             if time.monotonic() > deadline:
-                break  # wait_ready says why
+                raise TimeoutError(f"sandbox not ready within {self.settings.ready_timeout_s} s")
             with self._cond:
                 if self._stopped:
                     raise _Stopped
