@@ -7,7 +7,8 @@ opens five pages at once, then S submissions are followed on their live streams)
 (one at a time on a full pool, against a fresh sandbox per job); `similarity` and `items`
 (a generated class's quiz statistics) time the instructors' reports; `clusters` (a generated
 class with planted mistakes, a third undeclared) times and scores clustering wrong answers by
-behaviour, in a throwaway data directory without a server; `platform` times the
+behaviour, in a throwaway data directory without a server; `page-cpu` measures the web
+app's own CPU per page in one process (no server, grader or client around it); `platform` times the
 pages of a generated deployment of issue 27's size on PostgreSQL. Each of the others runs in
 the embedded default or, with `--scale-out`, on PostgreSQL, Redis and worker processes. It
 reports and never fails on a missed target; it exits 1 when a verdict is wrong or a submission
@@ -21,7 +22,16 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.bench import classroom, clusters, idle, pages, platform, scenarios, similarity
+from app.bench import (
+    classroom,
+    clusters,
+    idle,
+    page_cpu,
+    pages,
+    platform,
+    scenarios,
+    similarity,
+)
 from app.bench.platform_data import Sizes
 from app.bench.server import deployment
 from app.config import get_settings
@@ -29,7 +39,7 @@ from app.config import get_settings
 # What `--scenario all` runs; `idle` and `platform` (minutes of data generation) run when named.
 ALL = ("cold", "sequential", "burst", "lab", "pages", "similarity", "items")
 SCENARIOS = (*ALL, "idle", "platform", "clusters")
-IN_PROCESS = ("platform", "clusters")  # scenarios that start no server of their own
+IN_PROCESS = ("platform", "clusters", "page-cpu")  # scenarios that start no server of their own
 # Issue 25's targets for what a class sends (corpus-drawn JAX); the "(declared)" lines have none.
 TARGETS: dict[str, tuple[tuple[str, float], ...]] = {
     "cold numpy": (("p50_ms", 3000.0),),
@@ -82,6 +92,8 @@ def _row(label: str, stats: dict[str, Any]) -> str:
     compiled = f"  new compilation {stats['new_compilations']}/{warm}" if warm else ""
     if stats.get("jax_unknown"):
         compiled += f" (+{stats['jax_unknown']} timed out on the warmed server: unknown)"
+    if stats.get("queued_max_ms") is not None:
+        compiled += f"  queued p50 {stats['queued_p50_ms']:.1f} max {stats['queued_max_ms']:.1f} ms"
     return (
         f"  {label:22s} n={stats['count']:3d}  p50 {stats['p50_ms']:8.1f}"
         f"  p95 {stats['p95_ms']:8.1f}  max {stats['max_ms']:8.1f} ms"
@@ -126,6 +138,16 @@ def run(options: Options) -> int:
         results["platform"] = found
         print("platform:\n" + "\n".join(platform.table(found)), flush=True)
         bad += sum(row.get("wrong_answers", 0) for row in found.values() if isinstance(row, dict))
+    if "page-cpu" in options.scenarios:
+        for count in options.students:
+            found = page_cpu.run_in_child(count)
+            results[f"page_cpu_{count}"] = found
+            print(
+                f"page-cpu: {count} students x 5 pages, the app's CPU per page in one process "
+                f"{found['cpu_ms_per_page']} ms (again {found['cpu_ms_per_page_again']} ms; "
+                f"by page {found['cpu_ms_again_by_page']}), errors {found['errors']}",
+                flush=True,
+            )
     if "clusters" in options.scenarios:
         found = clusters.run_clusters(options.cluster_students)
         results["clusters"] = found

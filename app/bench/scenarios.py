@@ -96,6 +96,7 @@ class Outcome:
     new_compilation: bool | None = None  # JAX on a warmed server: did it compile anything new
     source: str = "declared"
     framework: str = ""
+    queued_ms: float | None = None  # submitted until a grading thread took it (its lane's queue)
 
     @property
     def correct(self) -> bool:
@@ -116,6 +117,7 @@ def _send(run: Deployment, answer: Answer, label: str) -> Outcome:
         new_compilation=compiled,
         source=answer.source,
         framework=answer.framework,
+        queued_ms=event.get("queued_ms"),
     )
 
 
@@ -243,7 +245,11 @@ def summary(outcomes: list[Outcome]) -> dict[str, Any]:
 
     jax = [o.new_compilation for o in outcomes if o.framework == "jax" and o.verdict != "lost"]
     known = [c for c in jax if c is not None]
+    queued = sorted(o.queued_ms for o in outcomes if o.queued_ms is not None)
     return {
+        # waiting in the lane's queue (submitted until a grading thread took the job)
+        "queued_p50_ms": round(queued[len(queued) // 2], 1) if queued else None,
+        "queued_max_ms": round(queued[-1], 1) if queued else None,
         "count": len(outcomes),
         "p50_ms": pct(0.5),
         "p95_ms": pct(0.95),

@@ -71,6 +71,7 @@ class Api:
         body = {"exercise": exercise, "framework": framework, "code": code}
         sid = self.call("POST", "/api/submissions", body, token)["id"]
         deadline = time.monotonic() + timeout
+        queued_ms: float | None = None
         while time.monotonic() < deadline:
             request = urllib.request.Request(  # noqa: S310 - our own http URL
                 f"{self.base}/api/submissions/{sid}/events",
@@ -81,7 +82,11 @@ class Api:
                     line = raw.decode()
                     if line.startswith("data: "):
                         event = json.loads(line[6:])
+                        if event["status"] != "queued" and queued_ms is None:
+                            queued_ms = (time.perf_counter() - started) * 1000
                         if event["status"] == "done":
+                            # how long it waited in its lane before a grading thread took it
+                            event["queued_ms"] = queued_ms
                             return (time.perf_counter() - started) * 1000, event
         return (time.perf_counter() - started) * 1000, {"verdict": "lost"}
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import secrets
 from collections.abc import Collection
 from dataclasses import dataclass
@@ -52,7 +53,13 @@ def new_join_code() -> str:
 
 
 def first_offering_id_query() -> ScalarSelect[int]:
-    """SQL for the first offering's id: what every URL without an offering means."""
+    """SQL for the first offering's id: what every URL without an offering means (built once:
+    an immutable statement, and building it cost a page as much as running it, issue 54)."""
+    return _first_offering_id()
+
+
+@functools.cache
+def _first_offering_id() -> ScalarSelect[int]:
     return (
         select(func.min(Offering.id)).where(Offering.course_slug == FIRST_COURSE).scalar_subquery()
     )
@@ -363,6 +370,23 @@ def offering_for_work_sql(
     else their newest of the course, else the course's open offering their work would join,
     else the first offering (as due dates read it). A page that shows dates finds the offering
     inside its one query."""
+    return _offering_for_work(user_id, course_slug, named)
+
+
+WORK_PARAMS = ("work_user_id", "work_course_slug", "work_named")
+
+
+@functools.cache
+def offering_for_work_bound(*, named: bool) -> ScalarSelect[int]:
+    """`offering_for_work_sql` built once, its values left as the parameters WORK_PARAMS (the
+    third only when `named`): pages run it for every student (issue 54)."""
+    user_id: Any = bindparam(WORK_PARAMS[0])
+    course_slug: Any = bindparam(WORK_PARAMS[1])
+    offering: Any = bindparam(WORK_PARAMS[2]) if named else None
+    return _offering_for_work(user_id, course_slug, offering)
+
+
+def _offering_for_work(user_id: Any, course_slug: Any, named: Any) -> ScalarSelect[int]:
     mine = (
         select(Enrollment.offering_id)
         .join(Offering, Offering.id == Enrollment.offering_id)

@@ -4,9 +4,11 @@ reason, answers to regrade requests and replies to problem reports (the home pag
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from dataclasses import dataclass
+from typing import Any
 
-from sqlalchemy import String, func, literal, select, union_all
+from sqlalchemy import Select, String, bindparam, func, literal, select, union_all
 from sqlalchemy.orm import Session
 
 from app.offerings.models import FIRST_COURSE, Offering
@@ -46,6 +48,15 @@ def staff_notes(
     *, session: Session, user_id: int, since: dt.datetime, limit: int = 5
 ) -> list[StaffNote]:
     """What staff wrote to this student since then, newest first (one statement: a union)."""
+    found = session.execute(_notes(limit), {"notes_user_id": user_id, "notes_since": since})
+    return [StaffNote(*row) for row in found]
+
+
+@functools.cache
+def _notes(limit: int) -> Select[Any]:
+    """The union, built once: building it per home page cost more than running it (issue 54)."""
+    user_id: Any = bindparam("notes_user_id")
+    since: Any = bindparam("notes_since")
     comments = (
         select(
             literal("comment", String()),
@@ -95,5 +106,4 @@ def staff_notes(
         )
     )
     both = union_all(comments, overrides, answers, replies).subquery()
-    newest = select(both).order_by(both.c[5].desc()).limit(limit)
-    return [StaffNote(*row) for row in session.execute(newest)]
+    return select(both).order_by(both.c[5].desc()).limit(limit)

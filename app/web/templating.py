@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import threading
 import weakref
+from collections import OrderedDict
 from typing import Any
 
 from fastapi import Request
@@ -57,6 +60,47 @@ def fragment(item: Any, name: str) -> Markup:
 
 
 templates.env.filters["fragment"] = fragment
+
+# (template, key) -> (the values the key names by identity, held so no id is reused, the HTML)
+_KEYED: OrderedDict[tuple[Template, tuple[Any, ...]], tuple[list[Any], Markup]] = OrderedDict()
+KEYED_MOST = 4096  # entries: a course's items times the few states each shows, with room
+
+
+def _key(value: Any) -> Any:
+    """A value by equality when it is hashable (a student's progress), else by identity (a
+    loaded lesson: content objects live as long as their content version)."""
+    try:
+        hash(value)
+    except TypeError:
+        return ("id", id(value))
+    return (type(value), value)
+
+
+def keyed(name: str, **values: Any) -> Markup:
+    """The template `name` rendered with `values` only, once per distinct set of values.
+
+    Why: a home page lists every lesson and exercise, and each item's HTML depends only on
+    the item, the student's standing in it and the course's prefix, which most students share
+    (issue 54). Values are compared by equality when hashable and by identity otherwise, so a
+    new content version (new objects) renders anew; the least recently used entries go first.
+    """
+    template = templates.env.get_template(name)
+    key = (template, tuple((k, _key(v)) for k, v in sorted(values.items())))
+    found = _KEYED.get(key)
+    if found is not None:
+        with _KEYED_LOCK, contextlib.suppress(KeyError):  # another thread may just evict it
+            _KEYED.move_to_end(key)
+        return found[1]
+    html = Markup(template.render(**values))  # noqa: S704 - an autoescaping template
+    with _KEYED_LOCK:
+        _KEYED[key] = (list(values.values()), html)
+        while len(_KEYED) > KEYED_MOST:
+            _KEYED.popitem(last=False)
+    return html
+
+
+_KEYED_LOCK = threading.Lock()
+templates.env.globals["keyed"] = keyed
 
 
 def render(request: Request, name: str, status_code: int = 200, **context: Any) -> Response:

@@ -9,6 +9,8 @@ jobs; putting first the start of a key that a job is waiting for keeps the first
 a restart quick (NumPy before the sixth JAX exercise's warm-up).
 A start nobody waits for (a refill, a warm-up ahead of demand) waits until no student's job is
 running or waiting (`busy`), so under a burst every core works on students' jobs.
+A start a job waits for does not wait behind starts that no job waits for any more (a JAX burst
+server still warming after its burst ended): it goes beside them (issue 54).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ class Lane:
         self._busy_with_jobs = busy
         self._width = width
         self._busy = 0
+        self._holding: list[str] = []  # keys of the starts holding the lane now
         self._queue: list[tuple[int, str]] = []
         self._order = itertools.count()
         self._cond = threading.Condition()
@@ -46,18 +49,24 @@ class Lane:
                 self._cond.wait(0.5)  # urgency can change without a notify: look again
             self._queue.remove(ticket)
             self._busy += 1
+            self._holding.append(key)
         try:
             yield
         finally:
             with self._cond:
                 self._busy -= 1
+                self._holding.remove(key)
                 self._cond.notify_all()
 
     def _may_go(self, ticket: tuple[int, str]) -> bool:
-        """Its turn, a free place, and either a job waits for it or no job runs or waits."""
-        if self._busy >= self._width or self._next() != ticket:
+        """Its turn, a free place, and either a job waits for it or no job runs or waits; or a job
+        waits for it and none waits for any start holding the lane."""
+        if self._next() != ticket:
             return False
-        return self._urgent(ticket[1]) or not self._busy_with_jobs()
+        urgent = self._urgent(ticket[1])
+        if self._busy >= self._width:
+            return urgent and not any(self._urgent(key) for key in self._holding)
+        return urgent or not self._busy_with_jobs()
 
     def _next(self) -> tuple[int, str] | None:
         urgent = [t for t in self._queue if self._urgent(t[1])]

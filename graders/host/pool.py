@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import collections
 import logging
+import select
 import threading
 import time
 from collections import deque
@@ -19,6 +20,7 @@ log = logging.getLogger(__name__)
 BURST_START_S = 5.0  # about what starting and warming one more JAX server costs
 GIVE_UP_AFTER = 3  # failed starts in a row after which jobs are answered at once, not queued
 MAX_BACKOFF_S = 30.0
+WANTED_POLL_S = 0.25  # how often a starting extra server looks whether a job still waits
 
 
 Running = SandboxProcess | ForkedJob  # what acquire() hands out: one job's process
@@ -46,6 +48,10 @@ class _Stopped(Exception):
     """The pool stopped while an interpreter was starting."""
 
 
+class _Unwanted(Exception):
+    """An extra server's start that no job waits for any more (a burst ended meanwhile)."""
+
+
 class Starter(Protocol):
     """Starts one interpreter for a pool key (`background`: no job waits for it)."""
 
@@ -71,6 +77,7 @@ class WarmPool:
         self._waiting: collections.Counter[str] = collections.Counter()  # callers of acquire
         self._failures: collections.Counter[str] = collections.Counter()  # starts failed in a row
         self._job_s: dict[str, float] = {}  # recent job duration per key (moving average)
+        self.unwanted_starts: collections.Counter[str] = collections.Counter()  # given up
         self._last_error: dict[str, list[str]] = {}
         self._stop_event = threading.Event()
         self._starting: set[SandboxProcess] = set()
@@ -126,12 +133,12 @@ class WarmPool:
                     if self._stopped:
                         raise _Stopped
                     self._starting.add(proc)
-                proc.wait_ready(self.settings.ready_timeout_s)
+                self._wait_ready_while_wanted(framework, proc)
         except Exception as exc:
             if proc is not None:
                 discard(proc)
             failures = 0
-            if not self._stopped and not isinstance(exc, _Stopped):
+            if not self._stopped and not isinstance(exc, _Stopped | _Unwanted):
                 log.exception("could not start a %s interpreter", framework)
                 with self._cond:
                     self._failures[framework] += 1
@@ -163,6 +170,28 @@ class WarmPool:
                 self._cond.notify_all()
                 return
         discard(idle)
+
+    def _wait_ready_while_wanted(self, key: str, proc: SandboxProcess) -> None:
+        """Wait for a start to be ready, giving it up once it is an extra server nobody waits for.
+
+        Why: a JAX burst server takes seconds of CPU to warm up; when the burst that asked for it
+        ends first, finishing it only to discard it took the cores from the next burst's jobs
+        (NumPy right after Flax, issue 54). A start within the pool's size always finishes.
+        """
+        deadline = time.monotonic() + self.settings.ready_timeout_s
+        poller = select.poll()
+        poller.register(proc.result_fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+        while not poller.poll(WANTED_POLL_S * 1000):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"sandbox not ready within {self.settings.ready_timeout_s} s")
+            with self._cond:
+                if self._stopped:
+                    raise _Stopped
+                extra = self._live(key) > max(self.settings.sizes.get(key, 0), 1)
+                if extra and self._waiting[key] == 0:
+                    self.unwanted_starts[key] += 1
+                    raise _Unwanted
+        proc.wait_ready(max(deadline - time.monotonic(), 0.0))
 
     def acquire(
         self, framework: str, timeout: float | None = None, *, wall_ms: int = 60_000

@@ -11,10 +11,10 @@ from sqlalchemy import event
 
 from app.db import get_engine, session_factory
 from app.deadlines.models import DeadlineExtension, LatePolicy, OfferingDue
-from app.deadlines.term import student_term
+from app.deadlines.term import student_term_for_work
 from app.migrate import upgrade_head
 from app.offerings.models import OfferingRole
-from app.offerings.service import create_offering, enroll, first_offering, offering_for_work_sql
+from app.offerings.service import create_offering, enroll, first_offering
 from app.users.service import create_user
 from tests.postgres import throwaway_database
 
@@ -61,12 +61,18 @@ def test_dates_extension_and_policy_come_in_one_statement(database: None) -> Non
         record = lambda *args: seen.append(args[2])  # noqa: E731
         event.listen(get_engine(), "before_cursor_execute", record)
         try:
-            here = offering_for_work_sql(user_id=user.id, course_slug=first.course_slug, named=None)
-            term = student_term(session=session, user_id=user.id, offering_id=here)
+            term = student_term_for_work(
+                session=session, user_id=user.id, course_slug=first.course_slug, named=None
+            )
+            named = student_term_for_work(
+                session=session, user_id=user.id, course_slug=first.course_slug, named=first.id
+            )
         finally:
             event.remove(get_engine(), "before_cursor_execute", record)
-    assert len(seen) == 1
+    assert len(seen) == 2  # one statement each
     assert term.item("exercise", "a", None).due == DUE
+    # named: an offering they are not in, not open to them either, falls back to their own
+    assert named.item("exercise", "a", None).due == DUE
     assert term.item("exercise", "b", None).due is None  # another offering's date
     quiz = term.item("quiz", "q", DUE)
     assert quiz.extended and quiz.reason == "illness" and quiz.due == DUE + dt.timedelta(days=2)

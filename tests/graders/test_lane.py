@@ -31,7 +31,7 @@ def test_a_start_a_job_waits_for_goes_while_jobs_run() -> None:
 
 
 def test_starts_take_turns_and_the_urgent_one_goes_first() -> None:
-    urgent = {"numpy"}
+    urgent = {"numpy", "torch"}  # a job waits for the torch start that holds the lane
     lane = Lane(lambda key: key in urgent)
     order: list[str] = []
     first_in = threading.Event()
@@ -62,3 +62,37 @@ def test_starts_take_turns_and_the_urgent_one_goes_first() -> None:
     for thread in (holder, later, urgent_one):
         thread.join()
     assert order == ["torch", "numpy", "jax:refill"]
+
+
+def test_a_start_a_job_waits_for_goes_beside_a_start_nobody_waits_for_any_more() -> None:
+    urgent = {"jax:burst"}  # the burst's jobs wait for this start ...
+    lane = Lane(lambda key: key in urgent)
+    holding, release = threading.Event(), threading.Event()
+    order: list[str] = []
+
+    def hold() -> None:
+        with lane.turn("jax:burst"):
+            holding.set()
+            release.wait()
+            order.append("jax:burst")
+
+    def start(key: str) -> None:
+        with lane.turn(key):
+            order.append(key)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    holding.wait()
+    urgent.add("numpy")  # ... and a NumPy job waits too: it waits its turn
+    numpy = threading.Thread(target=start, args=("numpy",))
+    numpy.start()
+    numpy.join(0.3)
+    assert order == []
+    urgent.discard("jax:burst")  # the burst ended: nobody waits for the JAX start any more
+    lane.nudge()
+    numpy.join(5)
+    assert order == ["numpy"]  # it went while the JAX start still held the lane
+    release.set()
+    holder.join()
+    # and another start waits while an urgent one holds the lane beside the stale one
+    assert order == ["numpy", "jax:burst"]
