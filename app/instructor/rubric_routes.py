@@ -57,7 +57,7 @@ def rubric_api(
 ) -> dict[str, Any]:
     """Grade by the rubric; the score becomes the tests' and the rubric's parts combined."""
     row = submission_here(session, submission_id)
-    _, rubric = _rubric_of(course, row.exercise_slug)
+    exercise, rubric = _rubric_of(course, row.exercise_slug)
     result = grade_by_rubric(
         session=session,
         submission=row,
@@ -65,6 +65,7 @@ def rubric_api(
         applied=body.applied,
         comment=body.comment.strip(),
         grader=user,
+        lab=exercise.meta.entry.kind == "experiment",
     )
     return {"manual_score": result.manual, "score": row.score}
 
@@ -138,7 +139,7 @@ async def rubric_form(
 ) -> Response:
     """Save the grading form, then go on to the next ungraded submission."""
     row = submission_here(session, submission_id)
-    _, rubric = _rubric_of(course, row.exercise_slug)
+    exercise, rubric = _rubric_of(course, row.exercise_slug)
     form = await request.form()
     applied = [str(v) for v in form.getlist("item")]
     try:
@@ -149,6 +150,7 @@ async def rubric_form(
             applied=applied,
             comment=str(form.get("comment", "")).strip(),
             grader=user,
+            lab=exercise.meta.entry.kind == "experiment",
         )
     except InstructorError as exc:
         return _grading_page(request, session, course, user, row, error=str(exc), status_code=400)

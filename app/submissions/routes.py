@@ -40,6 +40,10 @@ router.include_router(figure_routes.router)
 router.include_router(regrade_request_routes.router)
 
 
+MAX_WRITEUP_CHARS = 20_000
+NOT_A_LAB = "Only a lab takes a write-up; send this exercise's code alone."
+
+
 class SubmissionIn(BaseModel):
     """Body of POST /api/submissions."""
 
@@ -58,6 +62,14 @@ class SubmissionIn(BaseModel):
         default=None,
         max_length=intake.MAX_KEY_CHARS,
         description="One value per click: a repeat within 30 s returns the same submission.",
+    )
+    writeup: str | None = Field(
+        default=None,
+        max_length=MAX_WRITEUP_CHARS,
+        description=(
+            "A lab only: what you found, graded by a person with the lab's rubric (its score "
+            "counts once they have)."
+        ),
     )
 
 
@@ -78,6 +90,9 @@ def create(
     """
     if body.course is not None:
         course = course_or_404(request, body.course)
+    found = course.exercise(body.exercise)
+    if body.writeup is not None and found is not None and found.meta.entry.kind != "experiment":
+        raise HTTPException(422, NOT_A_LAB)
     accepted = intake.accept(
         request=request,
         session=session,
@@ -93,6 +108,9 @@ def create(
     row = accepted.row
     headers = {"idempotent-replayed": "true"} if accepted.repeated else {}
     if not accepted.repeated:
+        if body.writeup is not None and body.writeup.strip():
+            row.writeup = body.writeup.strip()
+            session.commit()  # before the job: the grader never reads it, a person does
         queue.enqueue(row.id)
     return JSONResponse({"id": row.id, "status": row.status}, status_code=202, headers=headers)
 
@@ -149,8 +167,9 @@ def read(
         row=row,
         content_due=None if meta is None else meta.due,
         rubric=None if meta is None else meta.rubric,
+        lab=meta is not None and meta.entry.kind == "experiment",
     )
-    return submission_json(row, viewer=viewer) | standing.as_json()
+    return submission_json(row, viewer=viewer) | standing.as_json() | {"writeup": row.writeup}
 
 
 @router.post(

@@ -62,6 +62,8 @@ def test_the_route_list_is_complete() -> None:
         "/instructor/gradebook",
         "/instructor/gradebook.csv",
         "/api/exercises/{slug}/regrade",
+        "/api/lessons/{slug}/quiz/regrade",
+        "/instructor/quizzes/{slug}/regrade",
         "/instructor/exercises/{slug}",
         "/instructor/students/{user_id}",
         "/api/instructor/submissions/{submission_id}/override",
