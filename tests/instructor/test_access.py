@@ -64,6 +64,8 @@ def test_the_route_list_is_complete() -> None:
         "/api/exercises/{slug}/regrade",
         "/api/lessons/{slug}/quiz/regrade",
         "/instructor/quizzes/{slug}/regrade",
+        "/api/instructor/exercises/{slug}/clusters/{key}/rubric",
+        "/instructor/exercises/{slug}/clusters/{key}/rubric",
         "/instructor/exercises/{slug}",
         "/instructor/students/{user_id}",
         "/api/instructor/submissions/{submission_id}/override",
