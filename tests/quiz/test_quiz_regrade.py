@@ -4,13 +4,16 @@ attempts holding the quiz's questions follow, their LMS post held until the exam
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from app.assessments.models import AssessmentAttempt
+from app.config import ROOT, get_settings
 from app.db import session_factory
 from app.lti.models import LtiContext, LtiGradePost, LtiLink, LtiMember, LtiPlatform, LtiUser
 from app.main import create_app
@@ -242,3 +245,49 @@ def test_the_quizzes_page_has_the_button_for_instructors(course_root: Path) -> N
         with session_factory()() as session:
             [stored] = session.scalars(select(QuizAttempt))
             assert stored.score is not None and stored.score > 0.0  # the one right answer counts
+
+
+SECOND = "attention-step-by-step"
+
+
+def test_the_second_course_regrades_its_own_quiz(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data_dir: Path
+) -> None:
+    root = tmp_path / "content"
+    root.mkdir()
+    for name in ("lessons", "exercises", "course.yaml"):
+        (root / name).symlink_to(ROOT / name)
+    shutil.copytree(ROOT / "courses" / SECOND, root / "courses" / SECOND)
+    monkeypatch.setenv("CONTENT_DIR", str(root))
+    get_settings.cache_clear()
+    with TestClient(create_app()) as client:
+        ann = _bearer(ANN, Role.student)
+        sent = client.post(
+            f"/courses/{SECOND}/api/lessons/multi-head/quiz",
+            json={"answers": {"base-head-width": "64"}},
+            headers=ann,
+        )
+        assert sent.status_code in (200, 201), sent.text
+        with session_factory()() as session:
+            [stored] = session.scalars(select(QuizAttempt))
+            assert stored.course_slug == SECOND
+            right = stored.score
+            stored.score = 0.0
+            stored.results = {
+                **stored.results,
+                "questions": [{**q, "correct": False} for q in stored.results["questions"]],
+            }
+            session.commit()
+        teacher = _bearer("teacher@example.org", Role.instructor)
+        # The first course has no such lesson; the second course's URL regrades it.
+        assert (
+            client.post("/api/lessons/multi-head/quiz/regrade", headers=teacher).status_code == 404
+        )
+        done = client.post(
+            f"/courses/{SECOND}/api/lessons/multi-head/quiz/regrade", headers=teacher
+        )
+        assert done.status_code == 200, done.text
+        assert (done.json()["attempts"], done.json()["changed"]) == (1, 1)
+        with session_factory()() as session:
+            [stored] = session.scalars(select(QuizAttempt))
+            assert stored.score == right and right is not None and right > 0
