@@ -25,6 +25,7 @@ from app.submissions import (
     regrade_request_routes,
     service,
     views,
+    writeup_routes,
 )
 from app.submissions.models import Submission
 from app.submissions.presenter import Viewer, submission_json
@@ -38,10 +39,7 @@ PROGRESS_SECONDS = 0.5  # how often a training experiment's stream sends its ste
 router.include_router(draft_routes.router)
 router.include_router(figure_routes.router)
 router.include_router(regrade_request_routes.router)
-
-
-MAX_WRITEUP_CHARS = 20_000
-NOT_A_LAB = "Only a lab takes a write-up; send this exercise's code alone."
+router.include_router(writeup_routes.router)
 
 
 class SubmissionIn(BaseModel):
@@ -65,7 +63,7 @@ class SubmissionIn(BaseModel):
     )
     writeup: str | None = Field(
         default=None,
-        max_length=MAX_WRITEUP_CHARS,
+        max_length=writeup_routes.MAX_WRITEUP_CHARS,
         description=(
             "A lab only: what you found, graded by a person with the lab's rubric (its score "
             "counts once they have)."
@@ -92,7 +90,7 @@ def create(
         course = course_or_404(request, body.course)
     found = course.exercise(body.exercise)
     if body.writeup is not None and found is not None and found.meta.entry.kind != "experiment":
-        raise HTTPException(422, NOT_A_LAB)
+        raise HTTPException(422, writeup_routes.NOT_A_LAB)
     accepted = intake.accept(
         request=request,
         session=session,

@@ -244,3 +244,31 @@ def test_a_ta_of_another_offering_cannot_grade_the_lab(lab_client: TestClient) -
     with session_factory()() as session:
         row = session.get(Submission, run)
         assert row is not None and row.score == 1.0  # untouched
+
+
+def test_the_student_writes_or_rewrites_the_write_up_until_a_person_grades_it(
+    lab_client: TestClient,
+) -> None:
+    client = lab_client
+    ann, ann_h = person("ann@example.org", "Ann")
+    _, bob_h = person("bob@example.org", "Bob")
+    teacher = person("t@example.org", "Dr Tee", Role.instructor)[1]
+    run = lab_run(ann, writeup=None)
+    url = f"/api/submissions/{run}/writeup"
+    assert client.put(url, json={"text": "mine"}, headers=bob_h).status_code == 404
+    assert client.put(url, json={"text": "mine"}, headers=teacher).status_code == 404
+    done = client.put(url, json={"text": WRITEUP}, headers=ann_h)
+    assert done.status_code == 200 and done.json()["writeup"] == WRITEUP
+    other = lab_run(ann, "sinusoidal-positional-encoding", writeup=None)
+    refused = client.put(f"/api/submissions/{other}/writeup", json={"text": "x"}, headers=ann_h)
+    assert refused.status_code == 422 and "Only a lab takes a write-up" in refused.text
+    # The result page's form (the lab page's editor sends code only).
+    page = client.get(f"/exercises/{LAB}/results/{run}", headers=ann_h)
+    assert 'id="writeup-form"' in page.text
+    client.post(
+        f"/api/instructor/submissions/{run}/rubric", json={"applied": ["compares"]}, headers=teacher
+    )
+    late = client.put(url, json={"text": "changed my mind"}, headers=ann_h)
+    assert late.status_code == 409 and "already graded" in late.text
+    page = client.get(f"/exercises/{LAB}/results/{run}", headers=ann_h)
+    assert 'id="writeup-form"' not in page.text and "untrained" in page.text
