@@ -1,7 +1,7 @@
 """A lab's write-up graded by a TA in Chromium: the student's page says "awaiting grading"
-(the run's own result counts nowhere); the TA reads the write-up beside the code on the grading
-page and applies the rubric; the student then reads the person's grade as the score that counts
-(issue 49)."""
+(the run's own result counts nowhere) and takes their write-up; the TA reads it beside the
+code on the grading page and applies the rubric; the student then reads the person's grade as
+the score that counts (issue 49)."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ def lab_server(tmp_path: Path) -> Iterator[Server]:
 
 
 def _stored_run(server: Server, offering_id: int) -> int:
-    """A finished lab run with a write-up whose own verdict says full marks."""
+    """A finished lab run (no write-up yet) whose own verdict says full marks."""
     engine = create_engine(f"sqlite:///{server.data_dir / 'app.db'}")
     with engine.connect() as connection:
         user_id = connection.exec_driver_sql(
@@ -79,7 +79,6 @@ def _stored_run(server: Server, offering_id: int) -> int:
             duration_ms=5.0,
             created_at=at,
             finished_at=at,
-            writeup=WRITEUP,
             offering_id=offering_id,
         )
         session.add(row)
@@ -108,6 +107,8 @@ def test_a_ta_grades_a_lab_write_up_and_the_student_reads_it(
         student = student_context.new_page()
         log_in(student, STUDENT, f"/exercises/{LAB}/results/{run}")
         expect(student.locator(".awaiting")).to_contain_text("Awaiting grading by a person")
+        student.get_by_label("Your write-up").fill(WRITEUP)
+        student.get_by_role("button", name="Save the write-up").click()
         expect(student.locator("#writeup")).to_contain_text("never trained")
         expect(student.locator(".counted")).to_have_count(0)  # the run's 100% counts nowhere
         shots.take(student, "awaiting")
@@ -128,6 +129,7 @@ def test_a_ta_grades_a_lab_write_up_and_the_student_reads_it(
         expect(student.locator(".counted")).to_contain_text("Score that counts: 50%")
         expect(student.locator("#rubric")).to_contain_text("Now say why sinusoidal extrapolates.")
         expect(student.locator(".awaiting")).to_have_count(0)
+        expect(student.locator("#writeup-form")).to_have_count(0)  # graded: no more rewriting
         shots.take(student, "graded")
     finally:
         for context in contexts:
