@@ -62,6 +62,10 @@ def test_a_ta_grades_a_cluster_and_each_student_sees_their_own(
     assert seen["rubric"]["graded"] is True and seen["rubric"]["comment"] == "Off by one: see t=0."
     # tests 0.5, rubric 3/4 = 0.75, half each
     assert seen["score"] == 0.625
+    teacher = world["teacher"]
+    book = client.get("/api/instructor/gradebook", headers=teacher).json()
+    [bob_row] = [r for r in book["students"] if r["id"] == world["users"]["bob"]]
+    assert bob_row["exercises"][EXERCISE]["best"] == 0.625  # the gradebook counts it
     asked = client.post(
         f"/api/submissions/{ids['bob']}/regrade-request",
         json={"text": "I fixed t=0."},

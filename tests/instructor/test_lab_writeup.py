@@ -20,11 +20,13 @@ from app.db import session_factory
 from app.lti.grades import score_for
 from app.lti.models import LtiContext, LtiGradePost, LtiLink, LtiMember, LtiPlatform, LtiUser
 from app.main import create_app
+from app.migrate import upgrade_head
 from app.offerings.models import OfferingRole
 from app.offerings.service import create_offering, enroll, first_offering
 from app.submissions.models import Submission
 from app.users.models import Role, User
 from tests.instructor.conftest import person, report
+from tests.postgres import throwaway_database
 
 LAB = "lab-learned-vs-sinusoidal"
 PLAIN_LAB = "lab-relative-extrapolation"  # no rubric: practice, as before
@@ -42,11 +44,15 @@ rubric:
 WRITEUP = "Sinusoidal kept its loss past T=64; learned did not, its rows past 64 are untrained."
 
 
-@pytest.fixture
+@pytest.fixture(params=["sqlite", "postgresql"])
 def lab_client(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data_dir: Path
+    request: pytest.FixtureRequest,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    data_dir: Path,
 ) -> Iterator[TestClient]:
-    """The repository's course with a rubric on one lab."""
+    """The repository's course with a rubric on one lab, on SQLite then on PostgreSQL (the
+    gradebook's "graded by a person" condition is SQL both must run alike)."""
     root = tmp_path / "content"
     shutil.copytree(ROOT / "lessons", root / "lessons")
     shutil.copytree(
@@ -56,8 +62,14 @@ def lab_client(
     meta.write_text(meta.read_text(encoding="utf-8") + RUBRIC, encoding="utf-8")
     monkeypatch.setenv("CONTENT_DIR", str(root))
     get_settings.cache_clear()
-    with TestClient(create_app()) as client:
-        yield client
+    if request.param == "sqlite":
+        with TestClient(create_app()) as client:
+            yield client
+        return
+    with throwaway_database(monkeypatch, data_dir):
+        upgrade_head()
+        with TestClient(create_app()) as client:
+            yield client
 
 
 def lab_run(
