@@ -3,6 +3,8 @@ local catcher here, never a real server), shown to copy when it is not or when s
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
@@ -126,3 +128,19 @@ def test_a_ta_or_another_offering_triggers_no_mail(
         )
         assert refused.status_code in (403, 404)
     assert smtp_catcher.messages == []
+
+
+def test_the_roster_command_mails_new_accounts_when_asked(
+    data_dir: object, tmp_path: Path, capsys: pytest.CaptureFixture[str], smtp_catcher: Catcher
+) -> None:
+    from app.cli import main
+
+    roster = tmp_path / "roster.csv"
+    roster.write_text("email,name,role\nbob@example.org,Bob,student\n")
+    site = "https://course.example.edu"
+    assert main(["offerings", "roster", "1", str(roster), "--mail", site]) == 0
+    out = capsys.readouterr().out
+    assert "set-password link for bob@example.org: /account/password?token=" in out
+    assert "mail to bob@example.org: sent to bob@example.org" in out
+    [mail] = smtp_catcher.to("bob@example.org")
+    assert f"{site}/account/password?token=" in str(mail.get_payload(decode=True), "utf-8")
