@@ -274,6 +274,24 @@ class Settings(BaseSettings):
         ),
     )
 
+    # E-mail (issue 49): roster invitations and set-password links. Unset host: links are shown
+    # to copy instead. docs/operations.md "E-mail".
+    smtp_host: str | None = Field(
+        default=None, description="SMTP server for invitations and password links; unset: none."
+    )
+    smtp_port: int = Field(default=587, ge=1, le=65535, description="The SMTP server's port.")
+    smtp_sender: str = Field(
+        default="", description='The From address, e.g. "Course <course@school.edu>".'
+    )
+    smtp_starttls: bool = Field(
+        default=False, description="Upgrade the connection with STARTTLS before logging in."
+    )
+    smtp_username: str | None = Field(default=None, description="SMTP login, if it needs one.")
+    smtp_password: str | None = Field(default=None, description="SMTP password for that login.")
+    smtp_timeout_seconds: float = Field(
+        default=10.0, gt=0, description="How long one SMTP conversation may take."
+    )
+
     @model_validator(mode="after")
     def _refuse_dev_secret_in_production(self) -> Settings:
         if self.app_env == "production" and self.secret_key == DEV_SECRET_KEY:

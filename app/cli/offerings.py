@@ -20,6 +20,7 @@ def _known_courses() -> list[str]:
 def cmd_offerings(args: argparse.Namespace) -> int:
     """Create, list and fill offerings; make someone a site administrator."""
     from app.db import session_factory
+    from app.offerings.invitations import mail_links
     from app.offerings.models import OfferingRole
     from app.offerings.roster import RosterError, apply_roster, parse_roster
     from app.offerings.service import (
@@ -91,8 +92,15 @@ def cmd_offerings(args: argparse.Namespace) -> int:
                 result = apply_roster(session=session, offering=offering, lines=parse_roster(text))
                 print(f"enrolled {result.enrolled} in offering {offering.id}")
                 waiting = [u for u in result.people if not u.password_set]
-                for made in waiting:  # after the site's address, e.g. https://host
-                    print(f"set-password link for {made.email}: {make_link(made).path}")
+                links = [make_link(made) for made in waiting]
+                for link in links:  # after the site's address, e.g. https://host
+                    print(f"set-password link for {link.email}: {link.path}")
+                if args.mail and links:  # after the commit: a failed mail loses nothing
+                    site = args.mail.rstrip("/")
+                    pairs = [(link, site + link.path) for link in links]
+                    statuses = mail_links(offering=offering, links=pairs, site=site)
+                    for link, status in zip(links, statuses, strict=True):
+                        print(f"mail to {link.email}: {status}")
                 return 0
             user = get_user_by_email(session=session, email=args.email)
             if user is None:
@@ -127,6 +135,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     roster = commands.add_parser("roster", help="enrol everyone of a CSV (email,name,role)")
     roster.add_argument("offering", type=int)
     roster.add_argument("file", help="a CSV file whose first line is email,name,role")
+    roster.add_argument(
+        "--mail",
+        metavar="SITE",
+        help="also mail each new account its link, starting with the site's address, e.g. "
+        "https://course.school.edu (needs SMTP_HOST and SMTP_SENDER)",
+    )
     opening = commands.add_parser("open", help="let anyone signed in study in an offering")
     opening.add_argument("offering", type=int)
     opening.add_argument("--close", action="store_true", help="close it: code, roster or LMS only")

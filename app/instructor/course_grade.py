@@ -106,7 +106,9 @@ def _scores(book: Gradebook, row: Row) -> dict[Category, list[float]]:
     found: dict[Category, list[float]] = {c: [] for c in CATEGORIES}
     for col in book.exercises:
         cell = row.exercises.get(col.slug, ExerciseCell())
-        found["labs" if col.practice else "homework"].append(cell.best or 0.0)
+        if col.practice or cell.awaiting:
+            continue  # a lab without a rubric never counts; one awaiting a person, not yet
+        found["labs" if col.lab else "homework"].append(cell.best or 0.0)
     for qcol in book.quizzes:
         found["quizzes"].append(row.quizzes.get(qcol.slug, QuizCell()).best or 0.0)
     for acol in book.assessments:

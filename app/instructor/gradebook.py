@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from sqlalchemy import (
     ColumnElement,
@@ -20,110 +20,35 @@ from sqlalchemy import (
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from app.assessments.gradebook import (
-    AssessmentCell,
-    AssessmentColumn,
     assessment_cells,
     assessment_columns,
 )
 from app.content.loader import Course
 from app.deadlines.rules import Dates, Kind, offering_dates
+from app.instructor.gradebook_rows import Column as Column
+from app.instructor.gradebook_rows import ExerciseCell as ExerciseCell
+from app.instructor.gradebook_rows import Gradebook as Gradebook
+from app.instructor.gradebook_rows import QuizCell as QuizCell
+from app.instructor.gradebook_rows import Row as Row
 from app.models_base import as_utc
 from app.offerings.access import offering_id_here, students_here
 from app.progress.models import QuizAttempt
-from app.submissions.models import PRACTICE, Submission
+from app.submissions.models import PRACTICE, RubricGrade, Submission
 from app.users.models import User
 
 SOLVED = 0.9999  # a score this high is full marks (floating point)
 SORTS = ("student", "email", "total")
 
 
-@dataclass
-class ExerciseCell:
-    """One student's work on one exercise (graded 'submit' submissions only)."""
-
-    best: float | None = None  # the score that counts: the late penalty already taken off
-    attempts: int = 0
-    solved_at: dt.datetime | None = None
-    late: bool = False  # the best-scoring submission came after the due date
-    raw: float | None = None  # that submission's score before the late penalty
-    penalty: float = 0.0  # the share of it the late policy took off, 0 to 1
-
-
-@dataclass
-class QuizCell:
-    """One student's attempts at one lesson's quiz."""
-
-    best: float | None = None  # after the late penalty
-    attempts: int = 0
-    late: bool = False
-    raw: float | None = None
-    penalty: float = 0.0
-
-
-@dataclass
-class Row:
-    """One student and every cell of their row."""
-
-    user_id: int
-    name: str
-    email: str
-    exercises: dict[str, ExerciseCell] = field(default_factory=dict)
-    quizzes: dict[str, QuizCell] = field(default_factory=dict)
-    practice: frozenset[str] = frozenset()  # exercises shown but not counted (the labs)
-    assessments: dict[str, AssessmentCell] = field(default_factory=dict)  # not in the total
-
-    @property
-    def solved(self) -> int:
-        """Exercises solved with full marks."""
-        return sum(c.solved_at is not None for c in self.exercises.values())
-
-    @property
-    def exercise_points(self) -> float:
-        """Sum of best exercise scores (each 0 to 1), practice-only exercises left out."""
-        return sum(c.best or 0.0 for s, c in self.exercises.items() if s not in self.practice)
-
-    @property
-    def quiz_points(self) -> float:
-        """Sum of best quiz scores (each 0 to 1)."""
-        return sum(c.best or 0.0 for c in self.quizzes.values())
-
-    def total(self, items: int) -> float:
-        """Share of all course points, 0 to 1."""
-        return (self.exercise_points + self.quiz_points) / items if items else 0.0
-
-
-@dataclass(frozen=True)
-class Column:
-    """An exercise or a quiz the gradebook has a column for."""
-
-    slug: str
-    title: str
-    due: dt.datetime | None
-    # A lab: its verdict comes from code that runs in the student's own process, which could
-    # patch the lab (the golden test `tamper-patch-the-lab`), so its score is practice only.
-    practice: bool = False
-
-
-@dataclass
-class Gradebook:
-    """Columns, rows and the view options that produced them."""
-
-    exercises: list[Column]
-    quizzes: list[Column]
-    rows: list[Row]
-    shown_exercises: list[Column]
-    shown_quizzes: list[Column]
-    assessments: list[AssessmentColumn] = field(default_factory=list)
-
-    @property
-    def items(self) -> int:
-        """How many scored items the course has (the denominator of the total)."""
-        return sum(not c.practice for c in self.exercises) + len(self.quizzes)
-
-
 def _columns(course: Course) -> tuple[list[Column], list[Column]]:
     exercises = [
-        Column(ex.meta.slug, ex.meta.title, ex.meta.due, ex.meta.entry.kind == "experiment")
+        Column(
+            ex.meta.slug,
+            ex.meta.title,
+            ex.meta.due,
+            practice=ex.meta.entry.kind == "experiment" and ex.meta.rubric is None,
+            lab=ex.meta.entry.kind == "experiment",
+        )
         for ex in course.exercises
         if not ex.meta.draft
     ]
@@ -289,26 +214,61 @@ def _in_order(
 
 
 def _fill_exercises(
-    session: Session, rows: dict[int, Row], students: Students, slugs: list[str], dates: Dates
+    session: Session,
+    rows: dict[int, Row],
+    students: Students,
+    columns: list[Column],
+    dates: Dates,
 ) -> None:
-    source = _Source(
-        "exercise",
-        Submission.user_id,
-        Submission.exercise_slug,
-        Submission.score,
-        Submission.created_at,
-        Submission.id,
-        (
-            Submission.mode == "submit",
-            Submission.status == "done",
-            Submission.purpose == PRACTICE,  # an exam's code counts in the exam's column
-            or_(*_in_offering(session, Submission.offering_id), false()),
-        ),
+    counted = (
+        Submission.mode == "submit",
+        Submission.status == "done",
+        Submission.purpose == PRACTICE,  # an exam's code counts in the exam's column
+        or_(*_in_offering(session, Submission.offering_id), false()),
     )
-    found = _cells(session, source, students, slugs, dates)
-    for (user_id, slug), (attempts, solved, best, late, raw, penalty) in _in_order(found, slugs):
-        if (row := rows.get(user_id)) is not None:  # None: enrolled since the rows were read
-            row.exercises[slug] = ExerciseCell(best, attempts, solved, late, raw, penalty)
+    graded_by_hand = Submission.id.in_(select(RubricGrade.submission_id))
+    slugs = [c.slug for c in columns]
+    labs = [c.slug for c in columns if c.lab and not c.practice]  # counted once graded
+    for group, where in (
+        ([s for s in slugs if s not in labs], counted),
+        (labs, (*counted, graded_by_hand)),
+    ):
+        source = _Source(
+            "exercise",
+            Submission.user_id,
+            Submission.exercise_slug,
+            Submission.score,
+            Submission.created_at,
+            Submission.id,
+            where,
+        )
+        found = _cells(session, source, students, group, dates)
+        for (user_id, slug), (attempts, solved, best, late, raw, pen) in _in_order(found, group):
+            if (row := rows.get(user_id)) is not None:  # None: enrolled since the rows were read
+                row.exercises[slug] = ExerciseCell(best, attempts, solved, late, raw, pen)
+    if labs:
+        _mark_awaiting(session, rows, students, labs, (*counted, ~graded_by_hand))
+
+
+def _mark_awaiting(
+    session: Session,
+    rows: dict[int, Row],
+    students: Students,
+    labs: list[str],
+    where: tuple[ColumnElement[bool], ...],
+) -> None:
+    """Labs handed in that no person has graded: "awaiting grading" where nothing counts yet."""
+    query = (
+        select(Submission.user_id, Submission.exercise_slug, func.count())
+        .where(Submission.exercise_slug.in_(labs), Submission.user_id.in_(students), *where)
+        .group_by(Submission.user_id, Submission.exercise_slug)
+    )
+    for user_id, slug, waiting in session.execute(query):
+        if (row := rows.get(user_id)) is None:
+            continue
+        cell = row.exercises.setdefault(slug, ExerciseCell())
+        if cell.best is None:
+            cell.awaiting, cell.attempts = True, cell.attempts + waiting
 
 
 def _fill_quizzes(
@@ -354,7 +314,7 @@ def build_gradebook(
     students: Students = list(rows) if needle else select(User.id).where(students_here())
     if rows:
         dates = _dates(session, exercises, quizzes)
-        _fill_exercises(session, rows, students, [c.slug for c in exercises], dates)
+        _fill_exercises(session, rows, students, exercises, dates)
         _fill_quizzes(session, rows, students, quizzes, dates)
     book_assessments = assessment_columns(course) if not exercise else []
     cells = assessment_cells(

@@ -43,6 +43,9 @@ def _assessment(cell: AssessmentCell | None) -> str:
     return "running" if cell.running else "grading" if cell.grading else DASH
 
 
+AWAITING = '<span class="badge awaiting">awaiting grading</span>'
+
+
 def _when(value: dt.datetime | None) -> str:
     """As `web.when` writes it; the gradebook's times are already UTC (isoformat is faster)."""
     return DASH if value is None else f"{value.isoformat(' ', 'minutes')[:16]} UTC"
@@ -78,6 +81,8 @@ def table_body(book: Gradebook, base: str = "", scheme: Scheme = DEFAULT) -> Mar
             ex = row.exercises.get(slug)
             if ex is None:
                 add(f'{start}-1">{DASH}</td><td class="num">0</td><td>{DASH}</td>')
+            elif ex.awaiting:
+                add(f'{start}-1">{AWAITING}</td><td class="num">{ex.attempts}</td><td>{DASH}</td>')
             else:
                 add(
                     f'{start}{_value(ex.best)}">{percent(ex.best)}{_late(ex)}</td>'

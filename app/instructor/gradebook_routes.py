@@ -144,6 +144,7 @@ def _row_json(book: Gradebook, row: Row) -> dict[str, Any]:
             "raw": cell.raw,
             "late_penalty": cell.penalty,
             "practice": col.practice,
+            "awaiting_grading": cell.awaiting,
         }
     quizzes: dict[str, Any] = {}
     for col in book.shown_quizzes:

@@ -16,7 +16,8 @@ from app.db import SessionDep
 from app.instructor.gradebook_csv import csv_cell
 from app.instructor.item_stats import MIN_FOR_FLAGS, QuizStats, latest_attempts, quiz_stats
 from app.instructor.web import page
-from app.offerings.access import StaffUser
+from app.offerings.access import StaffMember, StaffUser
+from app.offerings.models import OfferingRole
 from app.web.api import errors
 
 router = APIRouter(tags=["instructor"])
@@ -45,14 +46,26 @@ def quizzes_page(
 
 @router.get("/instructor/quizzes/{slug}", include_in_schema=False)
 def quiz_page(
-    slug: str, request: Request, session: SessionDep, course: CourseDep, user: StaffUser
+    slug: str,
+    request: Request,
+    session: SessionDep,
+    course: CourseDep,
+    member: StaffMember,
+    regraded: int | None = None,
+    changed: int = 0,
+    exam: int = 0,
 ) -> Response:
-    """One quiz's questions: difficulty, discrimination, choices picked, common wrong answers."""
+    """One quiz's questions: difficulty, discrimination, choices picked, common wrong answers;
+    for instructors, the button that regrades it after its answer key changed."""
     lesson = _quiz_lesson(course, slug)
     return page(
         request,
         "instructor/quiz.html",
-        user,
+        member.user,
+        can_regrade=member.role == OfferingRole.instructor,
+        regraded=regraded,
+        changed=changed,
+        exam_changed=exam,
         lesson=lesson,
         stats=_stats(session, lesson),
         min_for_flags=MIN_FOR_FLAGS,

@@ -23,6 +23,7 @@ from app.instructor import (
     grading_scheme_routes,
     item_stats_routes,
     overrides_routes,
+    quiz_regrade_routes,
     regrade_requests_routes,
     regrade_routes,
     rubric_routes,
@@ -31,6 +32,7 @@ from app.instructor import (
     students_routes,
 )
 from app.instructor.clusters import explain_routes
+from app.instructor.clusters import grading_routes as cluster_grading_routes
 from app.instructor.clusters import routes as clusters_routes
 from app.instructor.web import page
 from app.offerings.access import InstructorUser, StaffUser, offering_prefix
@@ -71,6 +73,7 @@ for _module in (
     analytics_routes,
     item_stats_routes,
     regrade_routes,
+    quiz_regrade_routes,
     similarity_routes,
     students_routes,
     overrides_routes,
@@ -83,6 +86,7 @@ for _module in (
     assessment_items_routes,
     clusters_routes,
     explain_routes,
+    cluster_grading_routes,
     attention_routes,
 ):
     router.include_router(_module.router)

@@ -29,10 +29,15 @@ class RubricResult:
     combined: float  # (1 - weight) x tests + weight x rubric
 
 
-def rubric_score(rubric: Rubric, applied: list[str], tests: float) -> RubricResult:
-    """Points of the applied items over full marks, kept within 0 and 1, then combined."""
+def rubric_score(
+    rubric: Rubric, applied: list[str], tests: float, *, lab: bool = False
+) -> RubricResult:
+    """Points of the applied items over full marks, kept within 0 and 1, then combined (a
+    lab's score is the rubric's alone: its run's verdict comes from the student's process)."""
     points = sum(i.points for i in rubric.items if i.id in set(applied))
     manual = min(1.0, max(0.0, points / rubric.full_marks))
+    if lab:
+        return RubricResult(manual, manual)
     return RubricResult(manual, (1 - rubric.weight) * tests + rubric.weight * manual)
 
 
@@ -44,8 +49,10 @@ def grade_by_rubric(
     applied: list[str],
     comment: str,
     grader: User,
+    lab: bool = False,
 ) -> RubricResult:
-    """Store the grading, set the submission's score (unless overridden) and tell the LMS."""
+    """Store the grading, set the submission's score (unless overridden) and tell the LMS
+    (`lab`: a lab's write-up, whose score is the rubric's alone)."""
     if submission.status != "done" or submission.mode != "submit":
         raise InstructorError("Only a graded submission (Submit, not Run) can be graded by hand.")
     known = {i.id for i in rubric.items}
@@ -53,7 +60,7 @@ def grade_by_rubric(
     if unknown:
         raise InstructorError(f"This rubric has no item {unknown[0]!r}.")
     tests = float((submission.report or {}).get("score") or 0.0)
-    result = rubric_score(rubric, applied, tests)
+    result = rubric_score(rubric, applied, tests, lab=lab)
     row = session.get(RubricGrade, submission.id) or RubricGrade(submission_id=submission.id)
     row.applied, row.manual_score, row.comment = sorted(set(applied)), result.manual, comment
     row.grader_id, row.grader_name = grader.id, grader.name or "Course staff"

@@ -29,7 +29,8 @@ router = APIRouter(tags=["instructor"])
 NO_RUBRIC = "This exercise has no rubric: add a `rubric:` section to its exercise.yaml."
 
 
-def _rubric_of(course: Course, slug: str) -> tuple[Exercise, Rubric]:
+def rubric_of(course: Course, slug: str) -> tuple[Exercise, Rubric]:
+    """The exercise and its rubric, or a 404 saying it has none."""
     exercise = find_exercise(course, slug)
     if exercise.meta.rubric is None:
         raise HTTPException(404, NO_RUBRIC)
@@ -57,7 +58,7 @@ def rubric_api(
 ) -> dict[str, Any]:
     """Grade by the rubric; the score becomes the tests' and the rubric's parts combined."""
     row = submission_here(session, submission_id)
-    _, rubric = _rubric_of(course, row.exercise_slug)
+    exercise, rubric = rubric_of(course, row.exercise_slug)
     result = grade_by_rubric(
         session=session,
         submission=row,
@@ -65,6 +66,7 @@ def rubric_api(
         applied=body.applied,
         comment=body.comment.strip(),
         grader=user,
+        lab=exercise.meta.entry.kind == "experiment",
     )
     return {"manual_score": result.manual, "score": row.score}
 
@@ -74,7 +76,7 @@ def next_page(
     slug: str, request: Request, session: SessionDep, course: CourseDep, user: StaffUser
 ) -> Response:
     """Open the next student's latest submission nobody has graded by hand."""
-    _rubric_of(course, slug)
+    rubric_of(course, slug)
     after = int(request.query_params.get("after", "0") or 0)
     found = next_ungraded(session=session, exercise=slug, after=after)
     if found is None and after:
@@ -95,7 +97,7 @@ def _grading_page(
     error: str | None = None,
     status_code: int = 200,
 ) -> Response:
-    exercise, rubric = _rubric_of(course, row.exercise_slug)
+    exercise, rubric = rubric_of(course, row.exercise_slug)
     return page(
         request,
         "instructor/grading.html",
@@ -138,7 +140,7 @@ async def rubric_form(
 ) -> Response:
     """Save the grading form, then go on to the next ungraded submission."""
     row = submission_here(session, submission_id)
-    _, rubric = _rubric_of(course, row.exercise_slug)
+    exercise, rubric = rubric_of(course, row.exercise_slug)
     form = await request.form()
     applied = [str(v) for v in form.getlist("item")]
     try:
@@ -149,6 +151,7 @@ async def rubric_form(
             applied=applied,
             comment=str(form.get("comment", "")).strip(),
             grader=user,
+            lab=exercise.meta.entry.kind == "experiment",
         )
     except InstructorError as exc:
         return _grading_page(request, session, course, user, row, error=str(exc), status_code=400)

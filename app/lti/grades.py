@@ -30,7 +30,7 @@ from app.models_base import utcnow
 from app.offerings.models import Offering
 from app.offerings.service import offering_and_legacy, work_in
 from app.progress.models import QuizAttempt
-from app.submissions.models import PRACTICE, Submission
+from app.submissions.models import PRACTICE, RubricGrade, Submission
 
 log = logging.getLogger(__name__)
 LEASE_SECONDS = 120
@@ -55,6 +55,17 @@ def _content_due(course_slug: str, kind: str, slug: str) -> dt.datetime | None:
         return None if exercise is None else exercise.meta.due
     lesson = course.lesson(slug)
     return None if lesson is None else lesson.meta.due
+
+
+def _graded_lab(course_slug: str, slug: str) -> bool:
+    """A lab with a rubric: only a person's grade of its write-up is sent, never its run's."""
+    course = process_registry().content(course_slug)
+    exercise = None if course is None else course.exercise(slug)
+    return (
+        exercise is not None
+        and exercise.meta.entry.kind == "experiment"
+        and exercise.meta.rubric is not None
+    )
 
 
 def score_for(
@@ -104,6 +115,8 @@ def score_for(
             Submission.score.is_not(None),
             work_in(Submission.offering_id, here, legacy=legacy),
         )
+        if _graded_lab(offering.course_slug, slug):  # counts once a person graded it
+            graded = graded.where(Submission.id.in_(select(RubricGrade.submission_id)))
         order = (Submission.created_at, Submission.id)
         found = [(score, at) for score, at in session.execute(graded.order_by(*order))]
     if not found:

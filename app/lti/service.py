@@ -69,10 +69,11 @@ def parse_target(claims: dict[str, Any]) -> tuple[str, str] | None:
 
 
 def graded_in_lms(course: Course, kind: str, slug: str) -> bool:
-    """Quizzes and exercises send their scores to the LMS; a lab does not (practice only).
+    """Quizzes and exercises send their scores to the LMS; a lab only when it has a rubric.
 
     Why: a lab's verdict comes from code running in the student's own process, which could fake
-    it, so its score counts nowhere: the gradebook leaves it out of the total (issue 24).
+    it, so its run's score counts nowhere (issue 24); a lab with a rubric sends the grade a
+    person gave its write-up, once they have (issue 49).
     """
     if kind == "quiz":
         return True
@@ -80,7 +81,9 @@ def graded_in_lms(course: Course, kind: str, slug: str) -> bool:
     if extra is not None:
         return extra.graded
     exercise = course.exercise(slug) if kind == "exercise" else None
-    return exercise is not None and exercise.meta.entry.kind != "experiment"
+    return exercise is not None and (
+        exercise.meta.entry.kind != "experiment" or exercise.meta.rubric is not None
+    )
 
 
 def check_item(course: Course, kind: str, slug: str) -> None:

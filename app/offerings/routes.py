@@ -22,11 +22,13 @@ from app.offerings.access import (
     is_member_here,
     offering_prefix,
 )
+from app.offerings.invitations import mail_links
 from app.offerings.models import STAFF, Offering
 from app.offerings.passwords import LinkRefused, link_for
 from app.offerings.roster import RosterResult, apply_roster, parse_roster
 from app.offerings.service import Membership, OfferingError, join_by_code, memberships
 from app.users.deps import CurrentUser, OptionalUser
+from app.users.mail import configured
 from app.users.models import User
 from app.users.password_links import PasswordLink, make_link
 from app.users.ratelimit import AuthLimiterDep, FailureLimiter, minutes_text
@@ -168,6 +170,21 @@ def link_json(request: Request, link: PasswordLink) -> dict[str, Any]:
     }
 
 
+def mailed_links(
+    request: Request, offering: Offering, links: list[PasswordLink]
+) -> list[dict[str, Any]]:
+    """Each link as JSON with `mail`: whether it reached its owner ("sent to a@b"), or why not
+    and to copy it. Called after the commit, so a failed mail loses nothing."""
+    shown = [link_json(request, link) for link in links]
+    site = str(request.base_url).rstrip("/")
+    pairs = [(link, item["url"]) for link, item in zip(links, shown, strict=True)]
+    for item, status in zip(
+        shown, mail_links(offering=offering, links=pairs, site=site), strict=True
+    ):
+        item["mail"] = status
+    return shown
+
+
 def _upload(session: Session, member: Member, text: str) -> tuple[Offering, RosterResult]:
     lines = parse_roster(text)  # a RosterError is a 422 with its sentence (app/web/errors.py)
     offering = session.merge(member.offering)
@@ -181,15 +198,17 @@ def upload_roster(
     """Enrol everyone of the roster in this offering (all lines checked first, or none kept).
 
     The reply says nothing of which e-mails had accounts: `password_links` holds a one-time link
-    for every person listed (valid PASSWORD_LINK_HOURS). A link sets a password only for an
+    for every person listed (valid PASSWORD_LINK_HOURS), mailed to them when SMTP is set up
+    (`mail` says "sent to a@b" or why not: then copy the link). A link sets a password only for an
     account whose owner has not chosen one and that holds no place elsewhere; to anyone else
     it says to sign in as usual.
     """
     offering, result = _upload(session, member, body.csv)
+    links = [make_link(u) for u in result.people]
     return {
         "offering": offering.id,
         "enrolled": result.enrolled,
-        "password_links": [link_json(request, make_link(u)) for u in result.people],
+        "password_links": mailed_links(request, offering, links),
     }
 
 
@@ -243,13 +262,20 @@ def roster_upload_form(
             problem = "The file is not UTF-8 text; save the roster as CSV (UTF-8) and try again."
             return _roster_form(request, member, 422, errors=[problem])
     try:
-        _, result = _upload(session, member, text)
+        offering, result = _upload(session, member, text)
     except OfferingError as exc:  # the form again, with the sentence and what was pasted
         return _roster_form(
             request, member, exc.status, errors=[exc.message], csv_text=text[:100_000]
         )
-    links = [link_json(request, make_link(u)) for u in result.people]
-    return _roster_form(request, member, result=result, links=links, links_csv=_links_csv(links))
+    links = mailed_links(request, offering, [make_link(u) for u in result.people])
+    return _roster_form(
+        request,
+        member,
+        result=result,
+        links=links,
+        links_csv=_links_csv(links),
+        mail_set_up=configured(),
+    )
 
 
 @router.post(
@@ -260,8 +286,9 @@ def roster_upload_form(
 def password_link_api(
     user_id: RowId, request: Request, session: SessionDep, member: InstructorMember
 ) -> dict[str, Any]:
-    """A one-time set-password (or reset) link for an account this offering's roster created."""
-    return link_json(request, _link(session, member, user_id))
+    """A one-time set-password (or reset) link for an account this offering's roster created,
+    mailed to its owner when SMTP is set up (`mail` says whether it was)."""
+    return mailed_links(request, member.offering, [_link(session, member, user_id)])[0]
 
 
 def _link(session: Session, member: Member, user_id: int) -> PasswordLink:
@@ -285,7 +312,7 @@ def password_link_form(
     user_id: RowId, request: Request, session: SessionDep, member: InstructorMember
 ) -> Response:
     """The "reset password" button: show the link to copy and send."""
-    link = link_json(request, _link(session, member, user_id))
+    link = mailed_links(request, member.offering, [_link(session, member, user_id)])[0]
     return render(
         request,
         "offerings/password_link.html",

@@ -234,7 +234,11 @@ def result_page(
     )
     report = present(row, viewer=Viewer(staff=instructor, hidden_open=hidden_open))
     standing = standing_of(
-        session=session, row=row, content_due=exercise.meta.due, rubric=exercise.meta.rubric
+        session=session,
+        row=row,
+        content_due=exercise.meta.due,
+        rubric=exercise.meta.rubric,
+        lab=exercise.meta.entry.kind == "experiment",
     )
     response = render(
         request,

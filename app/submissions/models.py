@@ -87,6 +87,9 @@ class Submission(Base):
     )
     override_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     offering_id: Mapped[int | None] = offering_column()
+    # A lab's write-up (issue 49, migration 0020): what the student says of the run; a person
+    # grades it with the lab's rubric, and only that grade counts (the run can be faked).
+    writeup: Mapped[str | None] = mapped_column(Text, default=None)
     # Why it exists (issue 47): practice, or `attempt:<id>`, an assessment attempt's answer,
     # which practice readers never count and its student sees only once the attempt's score is
     # released (migration 0016).

@@ -25,6 +25,7 @@ from app.submissions import (
     regrade_request_routes,
     service,
     views,
+    writeup_routes,
 )
 from app.submissions.models import Submission
 from app.submissions.presenter import Viewer, submission_json
@@ -38,6 +39,7 @@ PROGRESS_SECONDS = 0.5  # how often a training experiment's stream sends its ste
 router.include_router(draft_routes.router)
 router.include_router(figure_routes.router)
 router.include_router(regrade_request_routes.router)
+router.include_router(writeup_routes.router)
 
 
 class SubmissionIn(BaseModel):
@@ -59,6 +61,14 @@ class SubmissionIn(BaseModel):
         max_length=intake.MAX_KEY_CHARS,
         description="One value per click: a repeat within 30 s returns the same submission.",
     )
+    writeup: str | None = Field(
+        default=None,
+        max_length=writeup_routes.MAX_WRITEUP_CHARS,
+        description=(
+            "A lab only: what you found, graded by a person with the lab's rubric (its score "
+            "counts once they have)."
+        ),
+    )
 
 
 @router.post("/api/submissions", status_code=202, responses=errors(401, 403, 404, 413, 422, 429))
@@ -78,6 +88,9 @@ def create(
     """
     if body.course is not None:
         course = course_or_404(request, body.course)
+    found = course.exercise(body.exercise)
+    if body.writeup is not None and found is not None and found.meta.entry.kind != "experiment":
+        raise HTTPException(422, writeup_routes.NOT_A_LAB)
     accepted = intake.accept(
         request=request,
         session=session,
@@ -93,6 +106,9 @@ def create(
     row = accepted.row
     headers = {"idempotent-replayed": "true"} if accepted.repeated else {}
     if not accepted.repeated:
+        if body.writeup is not None and body.writeup.strip():
+            row.writeup = body.writeup.strip()
+            session.commit()  # before the job: the grader never reads it, a person does
         queue.enqueue(row.id)
     return JSONResponse({"id": row.id, "status": row.status}, status_code=202, headers=headers)
 
@@ -149,8 +165,9 @@ def read(
         row=row,
         content_due=None if meta is None else meta.due,
         rubric=None if meta is None else meta.rubric,
+        lab=meta is not None and meta.entry.kind == "experiment",
     )
-    return submission_json(row, viewer=viewer) | standing.as_json()
+    return submission_json(row, viewer=viewer) | standing.as_json() | {"writeup": row.writeup}
 
 
 @router.post(

@@ -4,7 +4,7 @@ counts (the gradebook's and the LMS's number) and what staff wrote about it."""
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -34,6 +34,12 @@ class Standing:
     regrade: RegradeRequest | None = None  # the student's request about this exercise
     rubric: Rubric | None = None  # the exercise's rubric, when a person grades part of it
     by_hand: RubricGrade | None = None  # that person's grading, once done
+    lab: bool = False  # a lab: only a person's rubric grade of its write-up counts
+
+    @property
+    def awaiting_grading(self) -> bool:
+        """A lab with a rubric that no person has graded yet: nothing counts until then."""
+        return self.lab and self.rubric is not None and self.by_hand is None
 
     def as_json(self) -> dict[str, Any]:
         """The keys the API adds to a submission: `due`, `late`, `counted_score`, `comments`."""
@@ -44,6 +50,7 @@ class Standing:
             "comments": [comment_json(c) for c in self.comments],
             "regrade_request": None if self.regrade is None else request_json(self.regrade),
             "rubric": self.rubric_json(),
+            "awaiting_grading": self.awaiting_grading,
         }
 
     def rubric_json(self) -> dict[str, Any] | None:
@@ -86,8 +93,24 @@ def standing_of(
     row: Submission,
     content_due: dt.datetime | None,
     rubric: Rubric | None = None,
+    lab: bool = False,
 ) -> Standing:
-    """Judge the submission under its offering's dates and policy, as the gradebook does."""
+    """Judge the submission under its offering's dates and policy, as the gradebook does (a
+    lab with a rubric counts only once a person graded its write-up)."""
+    found = _standing(session=session, row=row, content_due=content_due, rubric=rubric)
+    if lab and rubric is not None:
+        counted = found.counted if found.by_hand is not None else None
+        return replace(found, lab=True, counted=counted)
+    return found
+
+
+def _standing(
+    *,
+    session: Session,
+    row: Submission,
+    content_due: dt.datetime | None,
+    rubric: Rubric | None,
+) -> Standing:
     if row.purpose != PRACTICE:  # an exam's answer: the exam's rules, not the practice dates
         return Standing(
             item=ItemDue(None),

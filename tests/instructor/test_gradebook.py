@@ -64,6 +64,7 @@ def test_numbers_per_student(app_client: TestClient) -> None:
         "raw": 1.0,
         "late_penalty": 0.0,
         "practice": False,
+        "awaiting_grading": False,
     }
     assert ada["exercises"][PAST_DUE]["late"] is True
     assert ada["quizzes"][LESSON] == {
@@ -85,6 +86,7 @@ def test_numbers_per_student(app_client: TestClient) -> None:
         "raw": None,
         "late_penalty": 0.0,
         "practice": False,
+        "awaiting_grading": False,
     }
     assert bob["total"] == (0.5 + 0.5) / 3
     eve = rows[ids["eve"]]

@@ -278,7 +278,7 @@ def _body(method: str, path: str, place: Place) -> dict[str, Any]:
         values = {"kind": "exercise", "slug": place.exercise, "due": DUE, "reason": "x"}
     elif path.endswith("/stop") or path.endswith("/password-link"):
         values = {}
-    elif path.endswith(("/regrade-request", "/comments")):
+    elif path.endswith(("/regrade-request", "/comments", "/writeup")):
         values = {"text": "taken over"}
     elif path.endswith("/answer"):
         values = (
@@ -324,6 +324,8 @@ def test_every_route_with_an_id_is_in_the_matrix() -> None:
         "/api/assessments/attempts/{attempt_id}",
         "/api/instructor/lms/links/{context_id}",
         "/submissions/{submission_id}/figures/{name}.svg",
+        "/api/submissions/{submission_id}/writeup",
+        "/exercises/{slug}/results/{submission_id}/writeup",
     ):
         assert expected in paths
     assert all(reason for reason in (*NOT_OBJECT_IDS.values(), *LEFT_OUT.values()))

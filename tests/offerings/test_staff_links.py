@@ -234,6 +234,11 @@ def _form_posts(world: World) -> list[tuple[str, dict[str, str], str]]:
             "/instructor/settings?saved=dates",
         ),
         (f"/instructor/exercises/{EXERCISE}/regrade", {}, None),
+        (
+            f"/instructor/quizzes/{LESSON}/regrade",
+            {},
+            f"/instructor/quizzes/{LESSON}?regraded=0&changed=0&exam=0",
+        ),
         ("/instructor/problems/{report}/resolve", {}, "/instructor/problems"),
     ]
 
