@@ -20,15 +20,13 @@ def _scope(args: argparse.Namespace) -> Place:
     Why: scripts name the course and the offering as on the instructors' pages
     (`/offerings/{id}/instructor/...`); the statistics then read that offering's students only.
     """
-    from app.content.service import load_from_settings
-    from app.courses.first import first_course_slug
     from app.courses.service import process_registry
     from app.db import session_factory
     from app.offerings.models import Offering
     from app.offerings.place import Place
 
-    slug = args.course or first_course_slug()
-    course = load_from_settings() if args.course is None else process_registry().content(slug)
+    slug = args.course or process_registry().first_slug
+    course = process_registry().content(slug)  # the first course too: it knows its slug
     if course is None:
         known = ", ".join(process_registry().slugs())
         raise CommandError(f"unknown course '{args.course}' (courses: {known})", 2)
