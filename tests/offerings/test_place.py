@@ -22,7 +22,7 @@ def where(data_dir: Path) -> Iterator[TestClient]:
     """The real app with one more API route that answers with the Place it was given."""
     app = create_app()
 
-    @app.get("/api/where-am-i")
+    @app.get("/api/instructor/where-am-i")
     async def where_am_i(place: PlaceDep) -> dict[str, object]:
         return {
             "course": place.course.slug,
@@ -37,21 +37,21 @@ def where(data_dir: Path) -> Iterator[TestClient]:
 
 
 def test_a_plain_url_is_the_first_course_and_the_first_offering(where: TestClient) -> None:
-    found = where.get("/api/where-am-i").json()
+    found = where.get("/api/instructor/where-am-i").json()
     assert (found["course"], found["offering"], found["prefix"]) == (FIRST, None, "")
     assert Path(found["folder"]) == ROOT.resolve() and found["version"]
 
 
 def test_an_offering_url_names_the_offering_in_the_place(where: TestClient) -> None:
-    found = where.get("/offerings/7/api/where-am-i").json()
+    found = where.get("/offerings/7/api/instructor/where-am-i").json()
     assert (found["course"], found["offering"], found["prefix"]) == (FIRST, 7, "/offerings/7")
 
 
 def test_a_course_url_names_the_course_with_its_folder_and_version(where: TestClient) -> None:
-    found = where.get(f"/api/courses/{SECOND}/where-am-i").json()
+    found = where.get(f"/api/courses/{SECOND}/instructor/where-am-i").json()
     assert (found["course"], found["offering"]) == (SECOND, None)
     assert Path(found["folder"]) == (ROOT / "courses" / SECOND).resolve() and found["version"]
-    assert where.get("/api/courses/no-such-course/where-am-i").status_code == 404
+    assert where.get("/api/courses/no-such-course/instructor/where-am-i").status_code == 404
 
 
 def test_a_place_is_frozen_and_says_its_prefix() -> None:
