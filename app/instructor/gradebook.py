@@ -28,7 +28,7 @@ from app.assessments.gradebook import (
 from app.content.loader import Course
 from app.deadlines.rules import Dates, Kind, offering_dates
 from app.models_base import as_utc
-from app.offerings.access import offering_id_here, students_here
+from app.offerings.access import offering_id_here, students_here, work_here_parts
 from app.offerings.place import Place
 from app.progress.models import QuizAttempt
 from app.submissions.models import PRACTICE, Submission
@@ -134,17 +134,6 @@ def _columns(course: Course) -> tuple[list[Column], list[Column]]:
         if not les.meta.draft and les.meta.quiz
     ]
     return exercises, quizzes
-
-
-def _in_offering(
-    session: Session, column: InstrumentedAttribute[int | None], place: Place
-) -> list[ColumnElement[bool]]:
-    """One condition per SELECT to UNION: the offering's rows, and in the first offering also
-    rows from before offerings. Plain equality, so an index on the column finds the rows."""
-    here, legacy = offering_id_here(session=session, place=place)
-    if here is None:
-        return []
-    return [column == here, *([column.is_(None)] if legacy else [])]
 
 
 def _dates(session: Session, exercises: list[Column], quizzes: list[Column], place: Place) -> Dates:
@@ -308,7 +297,7 @@ def _fill_exercises(
             Submission.mode == "submit",
             Submission.status == "done",
             Submission.purpose == PRACTICE,  # an exam's code counts in the exam's column
-            or_(*_in_offering(session, Submission.offering_id, place), false()),
+            or_(*work_here_parts(session, Submission.offering_id, place), false()),
         ),
     )
     found = _cells(session, source, students, slugs, dates)
@@ -332,7 +321,7 @@ def _fill_quizzes(
         QuizAttempt.score,
         QuizAttempt.created_at,
         QuizAttempt.id,
-        (or_(*_in_offering(session, QuizAttempt.offering_id, place), false()),),
+        (or_(*work_here_parts(session, QuizAttempt.offering_id, place), false()),),
     )
     slugs = [q.slug for q in quizzes]
     found = _cells(session, source, students, slugs, dates)

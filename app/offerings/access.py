@@ -93,6 +93,17 @@ def work_here(
     return work_in(column, here, legacy=legacy)
 
 
+def work_here_parts(
+    session: Session, column: InstrumentedAttribute[int | None], place: Place
+) -> list[ColumnElement[bool]]:
+    """One condition per SELECT to UNION: the place's offering's rows, and in the first offering
+    also rows from before offerings. Plain equality, so an index on the column finds the rows."""
+    here, legacy = offering_id_here(session=session, place=place)
+    if here is None:
+        return []
+    return [column == here, *([column.is_(None)] if legacy else [])]
+
+
 def row_here(session: Session, offering_id: int | None, place: Place) -> bool:
     """Whether a row of work with this offering_id belongs to the place's offering (an
     object of another place is then looked up as if it did not exist: a plain 404)."""
