@@ -16,7 +16,7 @@ from pathlib import Path
 from fastapi import FastAPI
 
 from app.config import get_settings
-from app.content.service import reload_course
+from app.courses.service import reload_course
 from app.grading.service import current_grader
 from app.instructor.regrade import forget_exercise
 from app.main import create_app

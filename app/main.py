@@ -16,12 +16,10 @@ from app.authoring import editor_pages as authoring_editor_pages
 from app.authoring import pages as authoring_pages
 from app.authoring import routes as authoring_routes
 from app.config import ROOT, get_settings
-from app.content.service import load_from_settings
 from app.courses import offerings_admin, roles_admin, teach_routes
 from app.courses import routes as course_routes
-from app.courses.first import first_course_slug
 from app.courses.prefix import CoursePrefixMiddleware
-from app.courses.service import course_or_404, start_watcher
+from app.courses.service import app_registry, course_or_404, start_watcher
 from app.db import session_factory
 from app.grading.runtime import JobRuntime
 from app.grading.service import get_grader, shutdown_grader
@@ -66,10 +64,9 @@ def _compile_then_set_aside() -> None:
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     """Load content once at start-up; a broken file is logged, never fatal."""
-    if not hasattr(app.state, "course"):
-        app.state.course = load_from_settings()
-        app.state.course.slug = first_course_slug()  # the first course knows who it is
-    course_watcher = await asyncio.to_thread(start_watcher, app)  # the other courses (issue 27)
+    course_watcher = await asyncio.to_thread(start_watcher, app)  # every course (issue 27)
+    registry = app_registry(app)
+    await asyncio.to_thread(registry.content, registry.first_slug)  # the first, loaded now
     if not (STATIC_DIR / "style.css").is_file():
         log.warning("front-end assets are missing in %s: run `make assets`", STATIC_DIR)
     settings = get_settings()

@@ -19,6 +19,7 @@ from app.courses.first import first_course_slug
 from app.models_base import as_utc, utcnow
 from app.offerings.access import offering_id_here, work_here
 from app.offerings.models import OfferingRole
+from app.offerings.place import Place
 from app.offerings.service import role_in
 from app.users.models import User
 
@@ -35,10 +36,11 @@ def set_accommodation(
     closes_at: dt.datetime | None,
     reason: str,
     by: User,
+    place: Place,
     course_slug: str | None = None,
 ) -> Accommodation:
     """Store (or replace) one student's accommodation; a bad one changes nothing."""
-    here, _ = offering_id_here(session=session)
+    here, _ = offering_id_here(session=session, place=place)
     held = None if here is None else role_in(session=session, user_id=user_id, offering_id=here)
     if held != OfferingRole.student:  # a student of this offering, not a global role
         raise AssessmentError(404, f"There is no student with id {user_id} in this offering.")
@@ -59,7 +61,7 @@ def set_accommodation(
                 f"The time limit with the extra time ({needed:g} minutes) is longer than this "
                 f"student's window ({window:g} minutes); widen the window or give less time.",
             )
-    offering_id, _ = offering_id_here(session=session)
+    offering_id, _ = offering_id_here(session=session, place=place)
     row = accommodation_of(
         session=session, slug=spec.slug, user_id=user_id, offering_id=offering_id
     )
@@ -82,9 +84,9 @@ def set_accommodation(
     return row
 
 
-def remove_accommodation(*, session: Session, slug: str, user_id: int) -> bool:
+def remove_accommodation(*, session: Session, slug: str, user_id: int, place: Place) -> bool:
     """Delete one student's accommodation in this request's offering; False when there was none."""
-    offering_id, _ = offering_id_here(session=session)
+    offering_id, _ = offering_id_here(session=session, place=place)
     row = accommodation_of(session=session, slug=slug, user_id=user_id, offering_id=offering_id)
     if row is None:
         return False
@@ -93,7 +95,9 @@ def remove_accommodation(*, session: Session, slug: str, user_id: int) -> bool:
     return True
 
 
-def accommodations_of(*, session: Session, slug: str) -> list[tuple[Accommodation, User]]:
+def accommodations_of(
+    *, session: Session, slug: str, place: Place
+) -> list[tuple[Accommodation, User]]:
     """Every accommodation on one assessment in this request's offering, with its student."""
     return [
         (row, user)
@@ -102,7 +106,7 @@ def accommodations_of(*, session: Session, slug: str) -> list[tuple[Accommodatio
             .join(User, User.id == Accommodation.user_id)
             .where(
                 Accommodation.assessment_slug == slug,
-                work_here(session, Accommodation.offering_id),
+                work_here(session, Accommodation.offering_id, place),
             )
             .order_by(User.email)
         ).all()

@@ -14,6 +14,7 @@ from app.assessments.scoring import closes_for, counted_score, released
 from app.content.loader import Course
 from app.models_base import as_utc, utcnow
 from app.offerings.access import work_here
+from app.offerings.place import Place
 
 
 @dataclass
@@ -49,11 +50,11 @@ def assessment_columns(course: Course) -> list[AssessmentColumn]:
 
 
 def assessment_cells(
-    *, session: Session, slugs: list[str], user_ids: list[int] | Select[int]
+    *, session: Session, slugs: list[str], user_ids: list[int] | Select[int], place: Place
 ) -> dict[int, dict[str, AssessmentCell]]:
     """Cells by student and assessment slug (instructors see scores before their release);
     `user_ids` may be SQL selecting them (a whole offering's, cheaper than 500 parameters).
-    Only attempts made in this request's offering count, never a student's from another."""
+    Only attempts made in the place's offering count, never a student's from another."""
     now = utcnow()
     cells: dict[int, dict[str, AssessmentCell]] = {}
     if not slugs or (isinstance(user_ids, list) and not user_ids):
@@ -62,7 +63,7 @@ def assessment_cells(
         select(AssessmentAttempt).where(
             AssessmentAttempt.assessment_slug.in_(slugs),
             AssessmentAttempt.user_id.in_(user_ids),
-            work_here(session, AssessmentAttempt.offering_id),
+            work_here(session, AssessmentAttempt.offering_id, place),
         )
     )
     own_close = {
@@ -71,7 +72,9 @@ def assessment_cells(
             select(Accommodation).where(
                 Accommodation.assessment_slug.in_(slugs),
                 Accommodation.user_id.in_(user_ids),
-                work_here(session, Accommodation.offering_id),  # another offering's are not these
+                work_here(
+                    session, Accommodation.offering_id, place
+                ),  # another offering's are not these
             )
         )
         if a.closes_at is not None
@@ -94,13 +97,13 @@ def assessment_cells(
     return cells
 
 
-def attempt_count(*, session: Session, slug: str) -> int:
-    """How many attempts were made at an assessment in this request's offering (instructor
+def attempt_count(*, session: Session, slug: str, place: Place) -> int:
+    """How many attempts were made at an assessment in the place's offering (instructor
     overview: another offering's attempts are not this one's)."""
     found = session.scalar(
         select(func.count()).where(
             AssessmentAttempt.assessment_slug == slug,
-            work_here(session, AssessmentAttempt.offering_id),
+            work_here(session, AssessmentAttempt.offering_id, place),
         )
     )
     return int(found or 0)

@@ -25,6 +25,7 @@ from app.db import SessionDep
 from app.jobs.base import JobQueue
 from app.jobs.deps import QueueDep
 from app.models_base import utcnow
+from app.offerings.place import Place, PlaceDep
 from app.quiz.service import MAX_ANSWER_CHARS
 from app.users.deps import CurrentUser, OptionalUser
 from app.users.models import User
@@ -106,6 +107,7 @@ def intro_page(
     request: Request,
     session: SessionDep,
     course: CourseDep,
+    place: PlaceDep,
     user: OptionalUser,
     queue: QueueDep,
 ) -> Response:
@@ -115,7 +117,7 @@ def intro_page(
         return RedirectResponse(f"/login?next=/assessments/{slug}", status_code=303)
     now = utcnow()
     # its attempts and window
-    here = service.work_offering(session=session, course=course, user_id=user.id)
+    here = service.work_offering(session=session, course=course, user_id=user.id, place=place)
     attempts = service.attempts_of(session=session, slug=slug, user_id=user.id, offering_id=here)
     for attempt in attempts:
         service.finish_if_due(
@@ -139,23 +141,24 @@ def intro_page(
 
 @router.post("/assessments/{slug}/start", include_in_schema=False)
 def start_form(
-    slug: str, session: SessionDep, course: CourseDep, user: CurrentUser, queue: QueueDep
+    slug: str, session: SessionDep, place: PlaceDep, user: CurrentUser, queue: QueueDep
 ) -> Response:
     """Start (or continue) an attempt, then show it."""
-    attempt = _start(queue, session, course, user, slug)
+    attempt = _start(queue, session, place, user, slug)
     return RedirectResponse(f"/assessments/attempts/{attempt.id}", status_code=303)
 
 
 def _start(
-    queue: JobQueue, session: Session, course: Course, user: User, slug: str
+    queue: JobQueue, session: Session, place: Place, user: User, slug: str
 ) -> AssessmentAttempt:
     return service.start_attempt(
         session=session,
-        course=course,
-        spec=spec_or_404(course, slug),
+        course=place.course,
+        spec=spec_or_404(place.course, slug),
         user=user,
         now=utcnow(),
         enqueue=queue.enqueue,
+        place=place,
     )
 
 
@@ -249,10 +252,10 @@ def _save(
     "/api/assessments/{slug}/attempts", status_code=201, responses=errors(401, 403, 404, 409, 422)
 )
 def start_api(
-    slug: str, session: SessionDep, course: CourseDep, user: CurrentUser, queue: QueueDep
+    slug: str, session: SessionDep, place: PlaceDep, user: CurrentUser, queue: QueueDep
 ) -> dict[str, Any]:
     """Start an attempt (or get the one running): its items, deadline and saved answers."""
-    attempt = _start(queue, session, course, user, slug)
+    attempt = _start(queue, session, place, user, slug)
     answers = service.answers_of(session=session, attempt=attempt)
     return attempt_state(attempt, answers, utcnow())
 

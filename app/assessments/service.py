@@ -22,7 +22,7 @@ from app.courses.first import first_course_slug
 from app.deadlines.policy import policy_for, refusal_message
 from app.errors import DomainError
 from app.models_base import as_utc
-from app.offerings.access import offering_in_request
+from app.offerings.place import Place
 from app.offerings.service import in_offering, offering_for_work
 from app.quiz.service import normalise_answer
 from app.users.models import User
@@ -53,15 +53,17 @@ def course_slug_of(course: Course) -> str:
     return course.slug or first_course_slug()
 
 
-def work_offering(*, session: Session, course: Course, user_id: int) -> int | None:
+def work_offering(
+    *, session: Session, course: Course, user_id: int, place: Place | None = None
+) -> int | None:
     """The offering of this course a student's attempt made in this request counts in, so that
-    each offering has its own attempts and accommodations (the one the URL names, else their
+    each offering has its own attempts and accommodations (the one `place` names, else their
     newest)."""
     return offering_for_work(
         session=session,
         user_id=user_id,
         course_slug=course_slug_of(course),
-        named=offering_in_request(),
+        named=place.offering_id if place is not None else None,
     )
 
 
@@ -164,9 +166,10 @@ def start_attempt(
     user: User,
     now: dt.datetime,
     enqueue: Enqueue,
+    place: Place | None = None,
 ) -> AssessmentAttempt:
     """Begin an attempt (or return the one running): seed, items and deadline are fixed now."""
-    offering_id = work_offering(session=session, course=course, user_id=user.id)
+    offering_id = work_offering(session=session, course=course, user_id=user.id, place=place)
     window = window_for(session=session, spec=spec, user_id=user.id, offering_id=offering_id)
     earlier = attempts_of(session=session, slug=spec.slug, user_id=user.id, offering_id=offering_id)
     for attempt in earlier:

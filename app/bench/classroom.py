@@ -28,6 +28,7 @@ from app.config import Settings
 from app.content.loader import load_course
 from app.content.schemas import MultipleChoice, Numeric, Question, Shape, SingleChoice
 from app.instructor.item_stats import latest_attempts, quiz_stats
+from app.offerings.place import Place
 from app.progress.models import QuizAttempt
 from app.quiz.answers import evaluate
 from app.quiz.service import grade_quiz, params_for
@@ -86,6 +87,7 @@ def simulate_class(env: dict[str, str], count: int, seed: int = SEED) -> dict[st
     )
     course = load_course(settings.lessons_dir, settings.exercises_dir)
     quizzes = [(les.meta.slug, les.meta.quiz) for les in course.lessons if les.meta.quiz]
+    place = Place(course)  # the first offering, as `stats items` without --offering reads
     tag = f"items{seed}"
     seed_students(env, count, tag)
     engine = create_engine(settings.sqlalchemy_url)
@@ -138,7 +140,9 @@ def simulate_class(env: dict[str, str], count: int, seed: int = SEED) -> dict[st
         session.execute(insert(QuizAttempt), rows)
         session.commit()
         reliability = {
-            slug: quiz_stats(slug, qs, latest_attempts(session=session, lesson_slug=slug)).kr20
+            slug: quiz_stats(
+                slug, qs, latest_attempts(session=session, lesson_slug=slug, place=place)
+            ).kr20
             for slug, qs in quizzes
         }
     engine.dispose()

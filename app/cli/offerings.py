@@ -19,6 +19,7 @@ def _known_courses() -> list[str]:
 
 def cmd_offerings(args: argparse.Namespace) -> int:
     """Create, list and fill offerings; make someone a site administrator."""
+    from app.courses.service import process_registry
     from app.db import session_factory
     from app.offerings.invitations import mail_links
     from app.offerings.models import OfferingRole
@@ -39,7 +40,7 @@ def cmd_offerings(args: argparse.Namespace) -> int:
             if args.offerings_command == "create":
                 offering = create_offering(
                     session=session,
-                    course_slug=args.course,
+                    course_slug=args.course or process_registry().first_slug,
                     title=args.title,
                     starts_at=parse_day(args.starts),
                     ends_at=parse_day(args.ends),
@@ -118,7 +119,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     parser.set_defaults(func=cmd_offerings, needs_database=True)
     commands = parser.add_subparsers(dest="offerings_command", required=True)
     create = commands.add_parser("create", help="a new offering of a course, with a join code")
-    create.add_argument("--course", default="positional-embeddings", help="the course's slug")
+    create.add_argument("--course", help="the course's slug (default: the first course)")
     create.add_argument("--title", required=True, help="e.g. 'Spring 2027, section A'")
     create.add_argument("--starts", help="first day, e.g. 2027-01-15")
     create.add_argument("--ends", help="last day, e.g. 2027-05-15")

@@ -10,27 +10,28 @@ from app.cli.common import fail
 
 if TYPE_CHECKING:
     from app.content.loader import Course
+    from app.offerings.place import Place
 
 
-def _scope(args: argparse.Namespace) -> Course:
-    """The course `--course` names (default: the first), once `--offering` is known to run it.
+def _scope(args: argparse.Namespace) -> Place:
+    """The course `--course` names (default: the first) and the offering `--offering` names,
+    once that offering is known to run it (passed to the statistics as their place).
 
     Why: scripts name the course and the offering as on the instructors' pages
     (`/offerings/{id}/instructor/...`); the statistics then read that offering's students only.
     """
-    from app.content.service import load_from_settings
-    from app.courses.first import first_course_slug
     from app.courses.service import process_registry
     from app.db import session_factory
     from app.offerings.models import Offering
+    from app.offerings.place import Place
 
-    slug = args.course or first_course_slug()
-    course = load_from_settings() if args.course is None else process_registry().content(slug)
+    slug = args.course or process_registry().first_slug
+    course = process_registry().content(slug)  # the first course too: it knows its slug
     if course is None:
         known = ", ".join(process_registry().slugs())
         raise CommandError(f"unknown course '{args.course}' (courses: {known})", 2)
     if args.offering is None:
-        return course
+        return Place(course)
     with session_factory()() as session:
         offering = session.get(Offering, args.offering)
         if offering is None:
@@ -41,7 +42,7 @@ def _scope(args: argparse.Namespace) -> Course:
                 f"'{slug}': name that course with --course",
                 2,
             )
-    return course
+    return Place(course, args.offering)
 
 
 class CommandError(Exception):
@@ -55,20 +56,20 @@ class CommandError(Exception):
 def cmd_stats_items(args: argparse.Namespace) -> int:
     """Print every quiz question's and exercise's statistics; the last line is JSON with --json."""
     from app.db import session_factory
-    from app.offerings.access import offering_scope
 
     try:
-        course = _scope(args)
+        place = _scope(args)
     except CommandError as exc:
         return fail(exc.message, exc.status)
-    with offering_scope(args.offering):
-        if args.assessment is not None:
-            return cmd_assessment_items(args, course)
-        return _quiz_and_exercise_items(args, course, session_factory)
+    if args.assessment is not None:
+        return cmd_assessment_items(args, place.course, place)
+    return _quiz_and_exercise_items(args, place.course, session_factory, place)
 
 
-def _quiz_and_exercise_items(args: argparse.Namespace, course: Course, session_factory: Any) -> int:
-    """Every quiz question's and exercise's statistics in the scope already set."""
+def _quiz_and_exercise_items(
+    args: argparse.Namespace, course: Course, session_factory: Any, place: Place
+) -> int:
+    """Every quiz question's and exercise's statistics in the place's offering."""
     from app.instructor.item_stats import (
         exercise_items,
         latest_attempts,
@@ -82,10 +83,13 @@ def _quiz_and_exercise_items(args: argparse.Namespace, course: Course, session_f
     with session_factory()() as session:
         for lesson in lessons:
             slug = lesson.meta.slug
-            attempts = latest_attempts(session=session, lesson_slug=slug)
+            attempts = latest_attempts(session=session, lesson_slug=slug, place=place)
             items += question_items(quiz_stats(slug, lesson.meta.quiz, attempts))
         items += exercise_items(
-            session=session, slugs=exercises, quiz_lessons=[les.meta.slug for les in lessons]
+            session=session,
+            slugs=exercises,
+            quiz_lessons=[les.meta.slug for les in lessons],
+            place=place,
         )
     for item in items:
         _print_item(item)
@@ -104,7 +108,7 @@ def _print_item(item: dict[str, Any]) -> None:
     )
 
 
-def cmd_assessment_items(args: argparse.Namespace, course: Course) -> int:
+def cmd_assessment_items(args: argparse.Namespace, course: Course, place: Place) -> int:
     """Print one assessment's item statistics and reliability; the last line is JSON with --json."""
     from app.assessments.loader import assessments_for
     from app.db import session_factory
@@ -114,7 +118,7 @@ def cmd_assessment_items(args: argparse.Namespace, course: Course) -> int:
     if spec is None:
         return fail(f"there is no assessment called '{args.assessment}'")
     with session_factory()() as session:
-        found = json_items(stats_for(session=session, spec=spec, course=course))
+        found = json_items(stats_for(session=session, spec=spec, course=course, place=place))
     reliability = found["reliability"]
     print(
         f"{spec.slug}: {found['students']} student(s); reliability "
@@ -135,18 +139,17 @@ def cmd_similarity(args: argparse.Namespace) -> int:
     from app.db import session_factory
     from app.instructor.similarity import compare_exercise
     from app.instructor.similarity_routes import shared_code
-    from app.offerings.access import offering_scope
 
     try:
-        course = _scope(args)
+        place = _scope(args)
     except CommandError as exc:
         return fail(exc.message, exc.status)
-    exercise = course.exercise(args.exercise)
+    exercise = place.course.exercise(args.exercise)
     if exercise is None:
         return fail(f"there is no exercise called '{args.exercise}'")
-    with offering_scope(args.offering), session_factory()() as session:
+    with session_factory()() as session:
         comparison = compare_exercise(
-            session=session, slug=exercise.meta.slug, shared_code=shared_code(exercise)
+            session=session, slug=exercise.meta.slug, shared_code=shared_code(exercise), place=place
         )
     pairs = sorted(
         (p for group in comparison.pairs.values() for p in group), key=lambda p: -p.score

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from typing import Annotated
 
@@ -10,40 +9,24 @@ from fastapi import Depends, Request
 
 from app.config import get_settings
 from app.content.loader import Course, Exercise, Lesson, load_course
-from app.web import heap
-
-_lock = threading.Lock()
 
 
 def load_from_settings() -> Course:
     """Load the course from the folders the settings name."""
     settings = get_settings()
     course = load_course(settings.lessons_dir, settings.exercises_dir)
-    course.root = settings.content_dir  # its slug: the registry's, or main's at start-up
-    return course
-
-
-def reload_course(*, request_app: object) -> Course:
-    """Re-read content from disk and swap it in atomically."""
-    course = load_from_settings()
-    with _lock:
-        course.slug = getattr(getattr(request_app, "state", None), "course", course).slug
-        request_app.state.course = course  # type: ignore[attr-defined]
-    heap.set_aside_again()
+    course.root = settings.content_dir  # its slug and version: the registry's
     return course
 
 
 async def get_course(request: Request) -> Course:
-    """FastAPI dependency: the course loaded at start-up (async: no trip to a thread).
+    """FastAPI dependency: the request's course, from the app's course registry.
 
-    Under /courses/{course}/ it is that course's content (app/courses/prefix.py).
+    Under /courses/{course}/ it is that course (app/courses/prefix.py), else the first course;
+    the registry is wired by the app (it sits above content): `courses.service.course_or_404`.
     """
-    slug = request.scope.get("course")
-    if slug is not None:  # the registry, wired by the app (it sits above content)
-        lookup: Callable[[Request, str], Course] = request.app.state.course_lookup
-        return lookup(request, slug)
-    course: Course = request.app.state.course
-    return course
+    lookup: Callable[[Request, str | None], Course] = request.app.state.course_lookup
+    return lookup(request, request.scope.get("course"))
 
 
 CourseDep = Annotated[Course, Depends(get_course)]

@@ -14,7 +14,6 @@ import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 import yaml
 from pydantic import ValidationError
@@ -183,27 +182,14 @@ def load_source(source: CourseSource) -> tuple[Course, str]:
 
 
 class Registry:
-    """The courses one process serves; thread-safe, loads a course on its first use.
+    """The courses one process serves, the first course too; thread-safe, loads a course on
+    its first use (every request reads its course here, through CourseDep or its Place)."""
 
-    `root_state` (the app's state) holds the first course's content as `course`, which every
-    route of the first course reads: the registry keeps it in step on refresh.
-    """
-
-    def __init__(
-        self,
-        sources: Sequence[CourseSource],
-        problems: Sequence[Problem] = (),
-        *,
-        root_state: Any = None,
-    ) -> None:
+    def __init__(self, sources: Sequence[CourseSource], problems: Sequence[Problem] = ()) -> None:
         self._entries = {s.slug: CourseEntry(s) for s in sources}
         self.problems = list(problems)
-        self._root_state = root_state
         self._lock = threading.RLock()
         self.first_slug = sources[0].slug
-        root_content = getattr(root_state, "course", None) if root_state is not None else None
-        if isinstance(root_content, Course):
-            self._entries[self.first_slug].content = root_content
 
     def slugs(self) -> list[str]:
         """Every course's slug, the first course first."""
@@ -222,9 +208,6 @@ class Registry:
             entry = self._entries.get(slug)
             if entry is None:
                 return None
-            root = getattr(self._root_state, "course", None) if slug == self.first_slug else None
-            if isinstance(root, Course):
-                entry.content = root  # the app's own (a live reload may have swapped it)
             if entry.content is None or not entry.version:
                 self._load(entry)
             if entry.content is not None:  # the course knows who it is (issue 47)
@@ -249,11 +232,21 @@ class Registry:
     def _load(self, entry: CourseEntry) -> None:
         if entry.content is None:
             entry.content, entry.version = load_source(entry.source)
-            if entry.slug == self.first_slug and self._root_state is not None:
-                self._root_state.course = entry.content
-        else:  # the first course's content came with the app: only its version is missing
+        else:  # content placed without its version: read the version only
             entry.version = content_version(entry.source.folder)
         entry.loaded_at = utcnow()
+
+    def reload(self, slug: str) -> Course:
+        """Re-read a course and serve it at once, new problems and all (the live reload of
+        `make dev`; `refresh` is the careful one). Raises KeyError for an unknown slug."""
+        with self._lock:
+            entry = self._entries[slug]
+            entry.content, entry.version = load_source(entry.source)
+            entry.loaded_at, entry.refused = utcnow(), None
+        heap.set_aside_again()
+        found = self.entry(slug)  # the course knows its slug, folder and version
+        assert found is not None and found.content is not None
+        return found.content
 
     def add(self, source: CourseSource) -> RefreshResult:
         """Serve a new course (added at run time); a known slug is refreshed instead."""
@@ -300,8 +293,6 @@ class Registry:
             entry.source = replace(entry.source, meta=meta)
             entry.content, entry.version, entry.loaded_at = candidate, version, utcnow()
             entry.refused = None
-            if slug == self.first_slug and self._root_state is not None:
-                self._root_state.course = candidate
             heap.set_aside_again()
             log.info("course %s refreshed: version %s", slug, version)
             return RefreshResult(slug, True, version, list(candidate.problems))

@@ -30,12 +30,12 @@ def extra_dirs(kind: Purpose = "web") -> list[tuple[Path, str]]:
     return found
 
 
-def build_registry(*, root_state: Any = None, kind: Purpose = "web") -> Registry:
+def build_registry(*, kind: Purpose = "web") -> Registry:
     """Discover every course from the settings and the database (content loads on first use)."""
     sources, problems = discover(get_settings().content_dir, extra_dirs(kind))
     for problem in problems:
         log.warning("course problem: %s", problem)
-    return Registry(sources, problems, root_state=root_state)
+    return Registry(sources, problems)
 
 
 def process_registry() -> Registry:
@@ -79,7 +79,7 @@ def app_registry(app: Any) -> Registry:
         with _process_lock:
             registry = getattr(app.state, "courses", None)
             if registry is None:
-                registry = app.state.courses = build_registry(root_state=app.state)
+                registry = app.state.courses = build_registry()
     return registry
 
 
@@ -88,14 +88,20 @@ def request_registry(request: Request) -> Registry:
     return app_registry(request.app)
 
 
-def course_or_404(request: Request, slug: str) -> Course:
-    """The content of the named course, or 404 with the known slugs."""
+def course_or_404(request: Request, slug: str | None) -> Course:
+    """The content of the named course (None: the first course), or 404 with the known slugs."""
     registry = request_registry(request)
-    content = registry.content(slug)
+    content = registry.content(registry.first_slug if slug is None else slug)
     if content is None:
         known = ", ".join(registry.slugs())
         raise HTTPException(404, f"There is no course called '{slug}'. Courses: {known}.")
     return content
+
+
+def reload_course(*, request_app: Any) -> Course:
+    """Re-read the first course from disk and serve it now, problems and all (live reload)."""
+    registry = app_registry(request_app)
+    return registry.reload(registry.first_slug)
 
 
 def content_of(request: Request, slug: str, fallback: Course) -> Course:

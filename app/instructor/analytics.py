@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 from app.instructor.gradebook import SOLVED
 from app.models_base import as_utc
 from app.offerings.access import students_here, work_here
+from app.offerings.place import Place
 from app.submissions.models import PRACTICE, Submission
 from app.users.models import User
 
@@ -49,7 +50,9 @@ class Stats(Summary):
     bucket: str = "day"
 
 
-def _student_rows(session: Session, slugs: list[str], *, with_report: bool) -> list[Any]:
+def _student_rows(
+    session: Session, slugs: list[str], *, with_report: bool, place: Place
+) -> list[Any]:
     columns: list[Any] = [
         Submission.user_id,
         Submission.exercise_slug,
@@ -65,9 +68,9 @@ def _student_rows(session: Session, slugs: list[str], *, with_report: bool) -> l
             select(*columns)
             .join(User, User.id == Submission.user_id)
             .where(
-                students_here(),
+                students_here(place),
                 # the offering the work was sent in, not every offering its author is in
-                work_here(session, Submission.offering_id),
+                work_here(session, Submission.offering_id, place),
                 Submission.exercise_slug.in_(slugs),
                 Submission.mode == "submit",
                 Submission.status == "done",
@@ -94,18 +97,18 @@ def _summarise(summary: Summary, rows: list[Any]) -> dict[int, tuple[int, dt.tim
     return solved
 
 
-def summaries(*, session: Session, slugs: list[str]) -> dict[str, Summary]:
+def summaries(*, session: Session, slugs: list[str], place: Place) -> dict[str, Summary]:
     """Headline numbers for many exercises in one query."""
-    rows = _student_rows(session, slugs, with_report=False)
+    rows = _student_rows(session, slugs, with_report=False, place=place)
     found = {slug: Summary(slug) for slug in slugs}
     for slug in slugs:
         _summarise(found[slug], [r for r in rows if r.exercise_slug == slug])
     return found
 
 
-def exercise_stats(*, session: Session, slug: str) -> Stats:
+def exercise_stats(*, session: Session, slug: str, place: Place) -> Stats:
     """The full analytics of one exercise."""
-    rows = _student_rows(session, [slug], with_report=True)
+    rows = _student_rows(session, [slug], with_report=True, place=place)
     stats = Stats(slug)
     solved = _summarise(stats, rows)
     if solved:

@@ -15,6 +15,7 @@ from app.instructor.clusters.service import exercise_clusters
 from app.instructor.regrade import job_view, latest_job
 from app.instructor.web import find_exercise, page
 from app.offerings.access import StaffUser
+from app.offerings.place import PlaceDep
 from app.progress.hints import reveal_counts
 from app.web.api import errors
 
@@ -23,10 +24,10 @@ router = APIRouter(tags=["instructor"])
 
 @router.get("/instructor/exercises", include_in_schema=False)
 def exercises_page(
-    request: Request, session: SessionDep, course: CourseDep, user: StaffUser
+    request: Request, session: SessionDep, course: CourseDep, user: StaffUser, place: PlaceDep
 ) -> Response:
     """Every exercise with its headline numbers, drafts included and marked."""
-    found = summaries(session=session, slugs=[ex.meta.slug for ex in course.exercises])
+    found = summaries(session=session, slugs=[ex.meta.slug for ex in course.exercises], place=place)
     return page(
         request,
         "instructor/exercises.html",
@@ -38,11 +39,16 @@ def exercises_page(
 
 @router.get("/instructor/exercises/{slug}", include_in_schema=False)
 def exercise_page(
-    slug: str, request: Request, session: SessionDep, course: CourseDep, user: StaffUser
+    slug: str,
+    request: Request,
+    session: SessionDep,
+    course: CourseDep,
+    user: StaffUser,
+    place: PlaceDep,
 ) -> Response:
     """Attempts, solve rate, time to solve, verdicts, misconceptions, failing tests, a chart."""
     exercise = find_exercise(course, slug)
-    stats = exercise_stats(session=session, slug=slug)
+    stats = exercise_stats(session=session, slug=slug, place=place)
     return page(
         request,
         "instructor/exercise.html",
@@ -53,7 +59,7 @@ def exercise_page(
         regrade=job_view(latest_job(session=session, slug=slug), slug, now=database_now(session)),
         started=request.query_params.get("regrade") == "started",
         hint_reveals=_hint_reveals(session, exercise),
-        clusters=exercise_clusters(session=session, slug=slug),
+        clusters=exercise_clusters(session=session, slug=slug, place=place),
     )
 
 
@@ -65,11 +71,11 @@ def _hint_reveals(session: Any, exercise: Any) -> list[tuple[int, int]]:
 
 @router.get("/api/instructor/exercises/{slug}/analytics", responses=errors(401, 403, 404, 422))
 def exercise_analytics(
-    slug: str, session: SessionDep, course: CourseDep, user: StaffUser
+    slug: str, session: SessionDep, course: CourseDep, user: StaffUser, place: PlaceDep
 ) -> dict[str, Any]:
     """The analytics page's numbers as JSON (times in seconds)."""
     find_exercise(course, slug)
-    stats = exercise_stats(session=session, slug=slug)
+    stats = exercise_stats(session=session, slug=slug, place=place)
     seconds = stats.median_time_to_solve
     return {
         "exercise": slug,

@@ -35,6 +35,7 @@ from app.instructor.item_stats import (
     upper_lower_index,
 )
 from app.offerings.access import students_here, work_here
+from app.offerings.place import Place
 from app.users.models import User
 
 KR20 = "KR-20"
@@ -91,7 +92,7 @@ def sitting_of(attempt: AssessmentAttempt) -> Sitting:
     return Sitting(attempt.user_id, keys, points, shares, answers)
 
 
-def sittings(*, session: Session, slug: str) -> list[Sitting]:
+def sittings(*, session: Session, slug: str, place: Place) -> list[Sitting]:
     """Each student's latest handed-in attempt at the assessment made in this request's offering
     (staff's own tries and a student's attempts in another offering left out)."""
     rows = session.scalars(
@@ -101,8 +102,8 @@ def sittings(*, session: Session, slug: str) -> list[Sitting]:
             AssessmentAttempt.assessment_slug == slug,
             AssessmentAttempt.status == "submitted",
             AssessmentAttempt.results.is_not(None),
-            students_here(),
-            work_here(session, AssessmentAttempt.offering_id),
+            students_here(place),
+            work_here(session, AssessmentAttempt.offering_id, place),
         )
         .order_by(AssessmentAttempt.user_id, AssessmentAttempt.number)
     )
@@ -235,10 +236,12 @@ def assessment_stats(
     )
 
 
-def stats_for(*, session: Session, spec: AssessmentFile, course: Course) -> AssessmentStats:
+def stats_for(
+    *, session: Session, spec: AssessmentFile, course: Course, place: Place
+) -> AssessmentStats:
     """The assessment's item statistics from its stored attempts (this request's offering)."""
     return assessment_stats(
-        spec=spec, course=course, taken=sittings(session=session, slug=spec.slug)
+        spec=spec, course=course, taken=sittings(session=session, slug=spec.slug, place=place)
     )
 
 

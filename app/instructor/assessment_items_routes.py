@@ -20,6 +20,7 @@ from app.db import SessionDep
 from app.instructor.assessment_items import AssessmentStats, stats_for
 from app.instructor.gradebook_csv import csv_cell
 from app.offerings.access import StaffUser
+from app.offerings.place import PlaceDep
 from app.web.api import errors
 
 router = APIRouter(tags=["instructor"])
@@ -79,10 +80,10 @@ def items_csv(stats: AssessmentStats) -> str:
     responses={200: {"content": {"text/csv": {}}}, **errors(401, 403, 404, 422, html=True)},
 )
 def assessment_items_csv(
-    slug: str, session: SessionDep, course: CourseDep, user: StaffUser
+    slug: str, session: SessionDep, course: CourseDep, user: StaffUser, place: PlaceDep
 ) -> Response:
     """The assessment's item statistics as CSV (each student's latest handed-in attempt)."""
-    stats = stats_for(session=session, spec=spec_or_404(course, slug), course=course)
+    stats = stats_for(session=session, spec=spec_or_404(course, slug), course=course, place=place)
     return Response(
         items_csv(stats),
         media_type="text/csv; charset=utf-8",
@@ -92,7 +93,9 @@ def assessment_items_csv(
 
 @router.get("/api/instructor/assessments/{slug}/items", responses=errors(401, 403, 404, 422))
 def assessment_items(
-    slug: str, session: SessionDep, course: CourseDep, user: StaffUser
+    slug: str, session: SessionDep, course: CourseDep, user: StaffUser, place: PlaceDep
 ) -> dict[str, Any]:
     """The same statistics as JSON (shares 0 to 1; null where a number is undefined)."""
-    return asdict(stats_for(session=session, spec=spec_or_404(course, slug), course=course))
+    return asdict(
+        stats_for(session=session, spec=spec_or_404(course, slug), course=course, place=place)
+    )

@@ -29,7 +29,8 @@ from app.instructor.web import page, parse_due
 from app.jobs.base import JobQueue
 from app.jobs.deps import QueueDep
 from app.models_base import utcnow
-from app.offerings.access import InstructorUser, offering_prefix, work_here
+from app.offerings.access import InstructorUser, work_here
+from app.offerings.place import Place, PlaceDep
 from app.users.models import User
 from app.web.api import RowId, errors
 
@@ -59,9 +60,9 @@ def _hand_in_overdue(queue: JobQueue, session: Session, course: Course) -> None:
             )
 
 
-def _page_url(slug: str) -> str:
+def _page_url(slug: str, place: Place) -> str:
     """The assessment's page in the request's offering, so a form sent there comes back there."""
-    return f"{offering_prefix()}/instructor/assessments/{slug}"
+    return f"{place.prefix}/instructor/assessments/{slug}"
 
 
 def _render(
@@ -71,6 +72,7 @@ def _render(
     course: Course,
     user: User,
     spec: AssessmentFile,
+    place: Place,
     error: str = "",
     status_code: int = 200,
 ) -> Response:
@@ -80,7 +82,9 @@ def _render(
         .join(User, User.id == AssessmentAttempt.user_id)
         .where(
             AssessmentAttempt.assessment_slug == spec.slug,
-            work_here(session, AssessmentAttempt.offering_id),  # another offering's are hidden
+            work_here(
+                session, AssessmentAttempt.offering_id, place
+            ),  # another offering's are hidden
         )
         .order_by(User.email, AssessmentAttempt.number)
     ).all()
@@ -92,8 +96,10 @@ def _render(
         status_code=status_code,
         spec=spec,
         attempts=[(a, u, released(a, now)) for a, u in rows],
-        accommodations=accommodations.accommodations_of(session=session, slug=spec.slug),
-        items=stats_for(session=session, spec=spec, course=course),
+        accommodations=accommodations.accommodations_of(
+            session=session, slug=spec.slug, place=place
+        ),
+        items=stats_for(session=session, spec=spec, course=course, place=place),
         min_for_flags=MIN_FOR_FLAGS,
         error=error,
     )
@@ -101,12 +107,12 @@ def _render(
 
 @router.get("/instructor/assessments", include_in_schema=False)
 def list_page(
-    request: Request, session: SessionDep, course: CourseDep, user: InstructorUser
+    request: Request, session: SessionDep, course: CourseDep, user: InstructorUser, place: PlaceDep
 ) -> Response:
     """Every assessment with its window and how many attempts it has."""
     found = assessments_for(course)
     counts = {
-        s.slug: assessment_gradebook.attempt_count(session=session, slug=s.slug)
+        s.slug: assessment_gradebook.attempt_count(session=session, slug=s.slug, place=place)
         for s in found.ordered()
     }
     return page(
@@ -127,9 +133,10 @@ def detail_page(
     course: CourseDep,
     user: InstructorUser,
     queue: QueueDep,
+    place: PlaceDep,
 ) -> Response:
     """Attempts (overdue ones handed in first) and accommodations of one assessment."""
-    return _render(request, queue, session, course, user, spec_or_404(course, slug))
+    return _render(request, queue, session, course, user, spec_or_404(course, slug), place)
 
 
 @router.post("/instructor/assessments/{slug}/accommodations", include_in_schema=False)
@@ -140,6 +147,7 @@ async def accommodation_form(
     course: CourseDep,
     user: InstructorUser,
     queue: QueueDep,
+    place: PlaceDep,
 ) -> Response:
     """Set a student's accommodation from the page's form; a bad one is shown, not stored."""
     spec = spec_or_404(course, slug)
@@ -167,12 +175,13 @@ async def accommodation_form(
             reason=str(form.get("reason", "")),
             by=user,
             course_slug=course_slug_of(course),
+            place=place,
         )
     except AssessmentError as exc:
-        return _render(request, queue, session, course, user, spec, exc.message, exc.status)
+        return _render(request, queue, session, course, user, spec, place, exc.message, exc.status)
     except ValueError as exc:
-        return _render(request, queue, session, course, user, spec, str(exc), 422)
-    return RedirectResponse(f"{_page_url(slug)}#accommodations", status_code=303)
+        return _render(request, queue, session, course, user, spec, place, str(exc), 422)
+    return RedirectResponse(f"{_page_url(slug, place)}#accommodations", status_code=303)
 
 
 @router.post(
@@ -184,12 +193,15 @@ def accommodation_delete_form(
     session: SessionDep,
     course: CourseDep,
     user: InstructorUser,
+    place: PlaceDep,
 ) -> Response:
     """Remove a student's accommodation from the page."""
     spec_or_404(course, slug)
-    if not accommodations.remove_accommodation(session=session, slug=slug, user_id=user_id):
+    if not accommodations.remove_accommodation(
+        session=session, slug=slug, user_id=user_id, place=place
+    ):
         raise HTTPException(404, NO_ACCOMMODATION)
-    return RedirectResponse(f"{_page_url(slug)}#accommodations", status_code=303)
+    return RedirectResponse(f"{_page_url(slug, place)}#accommodations", status_code=303)
 
 
 @router.post("/instructor/assessments/{slug}/regrade", include_in_schema=False)
@@ -199,6 +211,7 @@ def regrade_form(
     course: CourseDep,
     user: InstructorUser,
     queue: QueueDep,
+    place: PlaceDep,
 ) -> Response:
     """Grade every handed-in attempt's questions again, each with its own recorded draw."""
     spec_or_404(course, slug)
@@ -209,20 +222,22 @@ def regrade_form(
         )
     ).all():
         regrade(session=session, course=course, attempt=attempt)
-    return RedirectResponse(_page_url(slug), status_code=303)
+    return RedirectResponse(_page_url(slug, place), status_code=303)
 
 
 @router.get(
     "/api/instructor/assessments/{slug}/accommodations", responses=errors(401, 403, 404, 422)
 )
 def list_api(
-    slug: str, session: SessionDep, course: CourseDep, user: InstructorUser
+    slug: str, session: SessionDep, course: CourseDep, user: InstructorUser, place: PlaceDep
 ) -> list[dict[str, Any]]:
     """Every accommodation on one assessment."""
     spec_or_404(course, slug)
     return [
         accommodations.view(row)
-        for row, _student in accommodations.accommodations_of(session=session, slug=slug)
+        for row, _student in accommodations.accommodations_of(
+            session=session, slug=slug, place=place
+        )
     ]
 
 
@@ -237,6 +252,7 @@ def set_api(
     session: SessionDep,
     course: CourseDep,
     user: InstructorUser,
+    place: PlaceDep,
 ) -> dict[str, Any]:
     """Give one student extra time and/or their own window (replaces an earlier one)."""
     row = accommodations.set_accommodation(
@@ -249,6 +265,7 @@ def set_api(
         reason=body.reason,
         by=user,
         course_slug=course_slug_of(course),
+        place=place,
     )
     return accommodations.view(row)
 
@@ -259,10 +276,17 @@ def set_api(
     responses=errors(401, 403, 404, 422),
 )
 def delete_api(
-    slug: str, user_id: RowId, session: SessionDep, course: CourseDep, user: InstructorUser
+    slug: str,
+    user_id: RowId,
+    session: SessionDep,
+    course: CourseDep,
+    user: InstructorUser,
+    place: PlaceDep,
 ) -> Response:
     """Remove one student's accommodation."""
     spec_or_404(course, slug)
-    if not accommodations.remove_accommodation(session=session, slug=slug, user_id=user_id):
+    if not accommodations.remove_accommodation(
+        session=session, slug=slug, user_id=user_id, place=place
+    ):
         raise HTTPException(404, NO_ACCOMMODATION)
     return Response(status_code=204)

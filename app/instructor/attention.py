@@ -18,6 +18,7 @@ from app.deadlines.rules import Dates, offering_dates
 from app.instructor.gradebook import SOLVED
 from app.models_base import as_utc
 from app.offerings.access import offering_id_here, students_here, work_here
+from app.offerings.place import Place
 from app.progress.models import HintReveal, QuizAttempt
 from app.submissions.models import PRACTICE, Submission
 from app.users.models import User
@@ -80,15 +81,15 @@ def time_on_task(moments: list[dt.datetime]) -> dt.timedelta:
     return total
 
 
-def _dates(session: Session, course: Course) -> Dates:
-    offering_id, _ = offering_id_here(session=session)
+def _dates(session: Session, course: Course, place: Place) -> Dates:
+    offering_id, _ = offering_id_here(session=session, place=place)
     content: dict[tuple[Any, str], dt.datetime | None] = {
         ("exercise", ex.meta.slug): ex.meta.due for ex in course.exercises if not ex.meta.draft
     }
     return offering_dates(session=session, offering_id=offering_id, content_dues=content)
 
 
-def _submissions(session: Session, found: dict[int, Signals]) -> None:
+def _submissions(session: Session, found: dict[int, Signals], place: Place) -> None:
     rows = session.execute(
         select(
             Submission.user_id,
@@ -100,8 +101,8 @@ def _submissions(session: Session, found: dict[int, Signals]) -> None:
         )
         .join(User, User.id == Submission.user_id)
         .where(
-            students_here(),
-            work_here(session, Submission.offering_id),
+            students_here(place),
+            work_here(session, Submission.offering_id, place),
             Submission.purpose == PRACTICE,  # an exam's answers are not practice
         )
         .order_by(Submission.created_at, Submission.id)
@@ -120,13 +121,13 @@ def _submissions(session: Session, found: dict[int, Signals]) -> None:
             signals.progressed(at)
 
 
-def _quizzes(session: Session, found: dict[int, Signals]) -> None:
+def _quizzes(session: Session, found: dict[int, Signals], place: Place) -> None:
     rows = session.execute(
         select(
             QuizAttempt.user_id, QuizAttempt.lesson_slug, QuizAttempt.score, QuizAttempt.created_at
         )
         .join(User, User.id == QuizAttempt.user_id)
-        .where(students_here(), work_here(session, QuizAttempt.offering_id))
+        .where(students_here(place), work_here(session, QuizAttempt.offering_id, place))
         .order_by(QuizAttempt.created_at, QuizAttempt.id)
     )
     for user_id, slug, score, created in rows:
@@ -141,11 +142,11 @@ def _quizzes(session: Session, found: dict[int, Signals]) -> None:
         signals.quiz_best.setdefault(slug, score)
 
 
-def _hints(session: Session, found: dict[int, Signals], slugs: set[str]) -> None:
+def _hints(session: Session, found: dict[int, Signals], slugs: set[str], place: Place) -> None:
     rows = session.execute(
         select(HintReveal.user_id, HintReveal.exercise_slug, HintReveal.created_at)
         .join(User, User.id == HintReveal.user_id)
-        .where(students_here(), HintReveal.exercise_slug.in_(slugs))
+        .where(students_here(place), HintReveal.exercise_slug.in_(slugs))
     )
     for user_id, _slug, created in rows:
         signals = found.get(user_id)
@@ -164,15 +165,15 @@ def _past_due(found: dict[int, Signals], dates: Dates, now: dt.datetime) -> None
                 signals.past_due.append(slug)
 
 
-def collect(*, session: Session, course: Course, now: dt.datetime) -> list[Signals]:
+def collect(*, session: Session, course: Course, now: dt.datetime, place: Place) -> list[Signals]:
     """Every student of this request's offering with their signals."""
-    students = session.scalars(select(User).where(students_here()))
+    students = session.scalars(select(User).where(students_here(place)))
     found = {u.id: Signals(u) for u in students}
     slugs = {ex.meta.slug for ex in course.exercises if not ex.meta.draft}
-    _submissions(session, found)
-    _quizzes(session, found)
-    _hints(session, found, slugs)
-    _past_due(found, _dates(session, course), now)
+    _submissions(session, found, place)
+    _quizzes(session, found, place)
+    _hints(session, found, slugs, place)
+    _past_due(found, _dates(session, course, place), now)
     return list(found.values())
 
 
@@ -240,10 +241,13 @@ def row(signals: Signals, *, slugs: set[str], now: dt.datetime) -> Row:
     )
 
 
-def ranked(*, session: Session, course: Course, now: dt.datetime) -> list[Row]:
+def ranked(*, session: Session, course: Course, now: dt.datetime, place: Place) -> list[Row]:
     """The offering's students, those who most need help first."""
     slugs = {ex.meta.slug for ex in course.exercises if not ex.meta.draft}
-    rows = [row(s, slugs=slugs, now=now) for s in collect(session=session, course=course, now=now)]
+    rows = [
+        row(s, slugs=slugs, now=now)
+        for s in collect(session=session, course=course, now=now, place=place)
+    ]
     return sorted(
         rows,
         key=lambda r: (

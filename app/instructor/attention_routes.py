@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from functools import partial
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
@@ -13,7 +14,8 @@ from app.db import SessionDep
 from app.instructor.attention import TIME_ON_TASK_TEXT, ranked
 from app.instructor.web import page
 from app.models_base import as_utc, utcnow
-from app.offerings.access import StaffUser, offering_prefix
+from app.offerings.access import StaffUser
+from app.offerings.place import Place, PlaceDep
 from app.web.api import errors
 
 router = APIRouter(tags=["instructor"])
@@ -22,38 +24,43 @@ AsOf = Annotated[
 ]
 
 
-def _student_url(user_id: int) -> str:
-    return f"{offering_prefix()}/instructor/students/{user_id}"
+def _student_url(user_id: int, place: Place) -> str:
+    return f"{place.prefix}/instructor/students/{user_id}"
 
 
 @router.get("/instructor/attention", include_in_schema=False)
 def attention_page(
-    request: Request, session: SessionDep, course: CourseDep, user: StaffUser, now: AsOf = None
+    request: Request,
+    session: SessionDep,
+    course: CourseDep,
+    user: StaffUser,
+    place: PlaceDep,
+    now: AsOf = None,
 ) -> Response:
     """Students ranked by the signals that say they need help, each linked to their work."""
-    rows = ranked(session=session, course=course, now=as_utc(now) if now else utcnow())
+    rows = ranked(session=session, course=course, now=as_utc(now) if now else utcnow(), place=place)
     return page(
         request,
         "instructor/attention.html",
         user,
         rows=rows,
-        student_url=_student_url,
+        student_url=partial(_student_url, place=place),
         how=TIME_ON_TASK_TEXT,
     )
 
 
 @router.get("/api/instructor/attention", responses=errors(401, 403, 422))
 def attention(
-    session: SessionDep, course: CourseDep, user: StaffUser, now: AsOf = None
+    session: SessionDep, course: CourseDep, user: StaffUser, place: PlaceDep, now: AsOf = None
 ) -> list[dict[str, Any]]:
     """The offering's students, those who most need help first, with the signals why."""
-    rows = ranked(session=session, course=course, now=as_utc(now) if now else utcnow())
+    rows = ranked(session=session, course=course, now=as_utc(now) if now else utcnow(), place=place)
     return [
         {
             "user_id": r.user.id,
             "name": r.user.name,
             "signals": {**r.signals, "reasons": r.reasons},
-            "url": _student_url(r.user.id),
+            "url": _student_url(r.user.id, place),
         }
         for r in rows
     ]

@@ -13,7 +13,8 @@ from app.content.service import CourseDep
 from app.db import SessionDep
 from app.instructor.overrides_routes import submission_here
 from app.instructor.students_routes import get_person, student_page
-from app.offerings.access import StaffUser, offering_prefix
+from app.offerings.access import StaffUser
+from app.offerings.place import PlaceDep
 from app.submissions.comments import (
     MAX_COMMENT_CHARS,
     CommentError,
@@ -45,9 +46,10 @@ def comment_api(
     body: Annotated[CommentIn, Body()],
     session: SessionDep,
     user: StaffUser,
+    place: PlaceDep,
 ) -> dict[str, Any]:
     """Write to the student about this submission; its score stays as it is."""
-    row = submission_here(session, submission_id)
+    row = submission_here(session, submission_id, place)
     comment = add_comment(
         session=session, submission=row, author=user, text=body.text, line=body.line
     )
@@ -61,12 +63,13 @@ def comment_form(
     session: SessionDep,
     course: CourseDep,
     user: StaffUser,
+    place: PlaceDep,
     text: FormStr = "",
     line: FormStr = "",
 ) -> Response:
     """The student page's comment form: the words and, optionally, a line number."""
-    row = submission_here(session, submission_id)
-    person = get_person(session, row.user_id)
+    row = submission_here(session, submission_id, place)
+    person = get_person(session, row.user_id, place)
     try:
         number = None
         if line.strip():
@@ -83,6 +86,7 @@ def comment_form(
             person=person,
             error=f"Submission {row.id}: {exc}",
             status_code=400,
+            place=place,
         )
-    target = f"{offering_prefix()}/instructor/students/{person.id}?saved=comment"
+    target = f"{place.prefix}/instructor/students/{person.id}?saved=comment"
     return RedirectResponse(f"{target}#submission-{row.id}", status_code=303)

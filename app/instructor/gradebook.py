@@ -31,7 +31,8 @@ from app.instructor.gradebook_rows import Gradebook as Gradebook
 from app.instructor.gradebook_rows import QuizCell as QuizCell
 from app.instructor.gradebook_rows import Row as Row
 from app.models_base import as_utc
-from app.offerings.access import offering_id_here, students_here
+from app.offerings.access import offering_id_here, students_here, work_here_parts
+from app.offerings.place import Place
 from app.progress.models import QuizAttempt
 from app.submissions.models import PRACTICE, RubricGrade, Submission
 from app.users.models import User
@@ -60,19 +61,8 @@ def _columns(course: Course) -> tuple[list[Column], list[Column]]:
     return exercises, quizzes
 
 
-def _in_offering(
-    session: Session, column: InstrumentedAttribute[int | None]
-) -> list[ColumnElement[bool]]:
-    """One condition per SELECT to UNION: the offering's rows, and in the first offering also
-    rows from before offerings. Plain equality, so an index on the column finds the rows."""
-    here, legacy = offering_id_here(session=session)
-    if here is None:
-        return []
-    return [column == here, *([column.is_(None)] if legacy else [])]
-
-
-def _dates(session: Session, exercises: list[Column], quizzes: list[Column]) -> Dates:
-    offering_id, _ = offering_id_here(session=session)
+def _dates(session: Session, exercises: list[Column], quizzes: list[Column], place: Place) -> Dates:
+    offering_id, _ = offering_id_here(session=session, place=place)
     content: dict[tuple[Kind, str], dt.datetime | None] = {
         ("exercise", c.slug): c.due for c in exercises
     }
@@ -219,12 +209,13 @@ def _fill_exercises(
     students: Students,
     columns: list[Column],
     dates: Dates,
+    place: Place,
 ) -> None:
     counted = (
         Submission.mode == "submit",
         Submission.status == "done",
         Submission.purpose == PRACTICE,  # an exam's code counts in the exam's column
-        or_(*_in_offering(session, Submission.offering_id), false()),
+        or_(*work_here_parts(session, Submission.offering_id, place), false()),
     )
     graded_by_hand = Submission.id.in_(select(RubricGrade.submission_id))
     slugs = [c.slug for c in columns]
@@ -272,7 +263,12 @@ def _mark_awaiting(
 
 
 def _fill_quizzes(
-    session: Session, rows: dict[int, Row], students: Students, quizzes: list[Column], dates: Dates
+    session: Session,
+    rows: dict[int, Row],
+    students: Students,
+    quizzes: list[Column],
+    dates: Dates,
+    place: Place,
 ) -> None:
     source = _Source(
         "quiz",
@@ -281,7 +277,7 @@ def _fill_quizzes(
         QuizAttempt.score,
         QuizAttempt.created_at,
         QuizAttempt.id,
-        (or_(*_in_offering(session, QuizAttempt.offering_id), false()),),
+        (or_(*work_here_parts(session, QuizAttempt.offering_id, place), false()),),
     )
     slugs = [q.slug for q in quizzes]
     found = _cells(session, source, students, slugs, dates)
@@ -294,6 +290,7 @@ def build_gradebook(
     *,
     session: Session,
     course: Course,
+    place: Place,
     student: str = "",
     exercise: str = "",
     sort: str = "student",
@@ -302,7 +299,7 @@ def build_gradebook(
     """Every student's row; `student` filters by name or email, `exercise` picks one column."""
     exercises, quizzes = _columns(course)
     users = session.execute(
-        select(User.id, User.name, User.email).where(students_here()).order_by(User.id)
+        select(User.id, User.name, User.email).where(students_here(place)).order_by(User.id)
     )
     needle = student.strip().lower()
     practice = frozenset(c.slug for c in exercises if c.practice)
@@ -311,14 +308,14 @@ def build_gradebook(
         for user_id, name, email in users
         if not needle or needle in name.lower() or needle in email.lower()
     }
-    students: Students = list(rows) if needle else select(User.id).where(students_here())
+    students: Students = list(rows) if needle else select(User.id).where(students_here(place))
     if rows:
-        dates = _dates(session, exercises, quizzes)
-        _fill_exercises(session, rows, students, exercises, dates)
-        _fill_quizzes(session, rows, students, quizzes, dates)
+        dates = _dates(session, exercises, quizzes, place)
+        _fill_exercises(session, rows, students, exercises, dates, place)
+        _fill_quizzes(session, rows, students, quizzes, dates, place)
     book_assessments = assessment_columns(course) if not exercise else []
     cells = assessment_cells(
-        session=session, slugs=[c.slug for c in book_assessments], user_ids=students
+        session=session, slugs=[c.slug for c in book_assessments], user_ids=students, place=place
     )
     for user_id, row in rows.items():
         row.assessments = cells.get(user_id, {})

@@ -7,7 +7,6 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request
 from starlette.responses import Response
 
-from app.content.service import CourseDep
 from app.db import SessionDep
 from app.instructor.course_grade import course_grade, scheme_for
 from app.instructor.gradebook import (
@@ -22,20 +21,23 @@ from app.instructor.gradebook_csv import gradebook_csv, student_ids
 from app.instructor.gradebook_html import table_body
 from app.instructor.web import page
 from app.models_base import as_utc
-from app.offerings.access import StaffUser, offering_id_here, offering_prefix
+from app.offerings.access import StaffUser, offering_id_here
+from app.offerings.place import Place, PlaceDep
 from app.web.api import errors
 
 router = APIRouter(tags=["instructor"])
 
 
 def _book(
-    session: SessionDep, course: CourseDep, student: str, exercise: str, sort: str, order: str
+    session: SessionDep, place: Place, student: str, exercise: str, sort: str, order: str
 ) -> Gradebook:
+    course = place.course
     if exercise and course.exercise(exercise) is None:
         raise HTTPException(404, f"There is no exercise called '{exercise}'.")
     book = build_gradebook(
         session=session,
         course=course,
+        place=place,
         student=student[:200],
         exercise=exercise,
         sort=sort,
@@ -50,7 +52,7 @@ def _book(
 def gradebook_page(
     request: Request,
     session: SessionDep,
-    course: CourseDep,
+    place: PlaceDep,
     user: StaffUser,
     student: str = "",
     exercise: str = "",
@@ -58,19 +60,21 @@ def gradebook_page(
     order: str = "asc",
 ) -> Response:
     """Every student's best score, attempts and solve time per exercise, quiz scores, totals."""
-    book = _book(session, course, student, exercise, sort, order)
-    scheme = scheme_for(session=session, offering_id=offering_id_here(session=session)[0])
+    book = _book(session, place, student, exercise, sort, order)
+    scheme = scheme_for(
+        session=session, offering_id=offering_id_here(session=session, place=place)[0]
+    )
     return page(
         request,
         "instructor/gradebook.html",
         user,
         book=book,
-        body=table_body(book, base=offering_prefix(), scheme=scheme),
+        body=table_body(book, base=place.prefix, scheme=scheme),
         student=student,
         exercise=exercise,
         sort=sort,
         order=order,
-        all_exercises=course.exercises,
+        all_exercises=place.course.exercises,
     )
 
 
@@ -81,7 +85,7 @@ def gradebook_page(
 )
 def gradebook_download(
     session: SessionDep,
-    course: CourseDep,
+    place: PlaceDep,
     user: StaffUser,
     student: str = "",
     exercise: str = "",
@@ -89,8 +93,10 @@ def gradebook_download(
     order: str = "asc",
 ) -> Response:
     """The same table as CSV (scores 0 to 1, times in UTC); safe to open in a spreadsheet."""
-    book = _book(session, course, student, exercise, sort, order)
-    scheme = scheme_for(session=session, offering_id=offering_id_here(session=session)[0])
+    book = _book(session, place, student, exercise, sort, order)
+    scheme = scheme_for(
+        session=session, offering_id=offering_id_here(session=session, place=place)[0]
+    )
     ids = student_ids(session=session, user_ids=[r.user_id for r in book.rows])
     return Response(
         gradebook_csv(book, scheme=scheme, student_ids=ids),
@@ -105,7 +111,7 @@ def gradebook_download(
 @router.get("/api/instructor/gradebook", responses=errors(401, 403, 404, 422))
 def gradebook_json(
     session: SessionDep,
-    course: CourseDep,
+    place: PlaceDep,
     user: StaffUser,
     student: str = "",
     exercise: str = "",
@@ -113,8 +119,10 @@ def gradebook_json(
     order: str = "asc",
 ) -> dict[str, Any]:
     """The gradebook as JSON: one entry per student with per-exercise and per-quiz cells."""
-    book = _book(session, course, student, exercise, sort, order)
-    scheme = scheme_for(session=session, offering_id=offering_id_here(session=session)[0])
+    book = _book(session, place, student, exercise, sort, order)
+    scheme = scheme_for(
+        session=session, offering_id=offering_id_here(session=session, place=place)[0]
+    )
     ids = student_ids(session=session, user_ids=[r.user_id for r in book.rows])
     return {
         "exercises": [c.slug for c in book.shown_exercises],

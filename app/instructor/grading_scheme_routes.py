@@ -13,7 +13,8 @@ from app.content.service import CourseDep
 from app.db import SessionDep
 from app.instructor.course_grade import CATEGORIES, SchemeError, checked, scheme_for, set_scheme
 from app.instructor.settings_routes import settings_response
-from app.offerings.access import InstructorMember, offering_prefix
+from app.offerings.access import InstructorMember
+from app.offerings.place import PlaceDep
 from app.web.api import errors
 
 router = APIRouter(tags=["instructor"])
@@ -53,7 +54,11 @@ def _number(text: str, what: str) -> float:
 
 @router.post("/instructor/settings/grading-scheme", include_in_schema=False)
 async def scheme_form(
-    request: Request, session: SessionDep, course: CourseDep, member: InstructorMember
+    request: Request,
+    session: SessionDep,
+    course: CourseDep,
+    member: InstructorMember,
+    place: PlaceDep,
 ) -> Response:
     """Save the scheme from the settings page's form."""
     form = {k: str(v) for k, v in (await request.form()).items()}
@@ -66,7 +71,13 @@ async def scheme_form(
         )
     except SchemeError as exc:
         return settings_response(
-            request, session=session, course=course, member=member, error=str(exc), status=400
+            request,
+            session=session,
+            course=course,
+            member=member,
+            error=str(exc),
+            status=400,
+            place=place,
         )
     set_scheme(session=session, offering_id=member.offering.id, scheme=scheme, by=member.user.id)
-    return RedirectResponse(f"{offering_prefix()}/instructor/settings?saved=scheme", 303)
+    return RedirectResponse(f"{place.prefix}/instructor/settings?saved=scheme", 303)

@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 from app.content.render import render_markdown
 from app.instructor.gradebook import SOLVED
 from app.offerings.access import students_here, work_here
+from app.offerings.place import Place
 from app.progress.models import QuizAttempt
 from app.quiz.service import fill
 from app.submissions.models import PRACTICE, Submission
@@ -233,22 +234,22 @@ def quiz_stats(
     return QuizStats(lesson=lesson, students=len(by_student), items=items, kr20=reliability)
 
 
-def latest_attempts(*, session: Session, lesson_slug: str) -> list[dict[str, Any]]:
+def latest_attempts(*, session: Session, lesson_slug: str, place: Place) -> list[dict[str, Any]]:
     """Each student's latest attempt at the quiz (instructors' own tries left out)."""
     rows = session.execute(
         select(QuizAttempt.user_id, QuizAttempt.results)
         .join(User, User.id == QuizAttempt.user_id)
         .where(
             QuizAttempt.lesson_slug == lesson_slug,
-            students_here(),
-            work_here(session, QuizAttempt.offering_id),
+            students_here(place),
+            work_here(session, QuizAttempt.offering_id, place),
         )
         .order_by(QuizAttempt.user_id, QuizAttempt.created_at, QuizAttempt.id)
     )
     return list({user_id: results for user_id, results in rows}.values())  # the last one wins
 
 
-def _quiz_shares(session: Session, lessons: Sequence[str]) -> dict[int, float]:
+def _quiz_shares(session: Session, lessons: Sequence[str], place: Place) -> dict[int, float]:
     """Each student's share right over their latest attempt at every quiz they took."""
     right: Counter[int] = Counter()
     asked: Counter[int] = Counter()
@@ -257,8 +258,8 @@ def _quiz_shares(session: Session, lessons: Sequence[str]) -> dict[int, float]:
         .join(User, User.id == QuizAttempt.user_id)
         .where(
             QuizAttempt.lesson_slug.in_(lessons),
-            students_here(),
-            work_here(session, QuizAttempt.offering_id),
+            students_here(place),
+            work_here(session, QuizAttempt.offering_id, place),
         )
         .order_by(QuizAttempt.created_at, QuizAttempt.id)
     )
@@ -271,7 +272,7 @@ def _quiz_shares(session: Session, lessons: Sequence[str]) -> dict[int, float]:
 
 
 def exercise_items(
-    *, session: Session, slugs: Sequence[str], quiz_lessons: Sequence[str]
+    *, session: Session, slugs: Sequence[str], quiz_lessons: Sequence[str], place: Place
 ) -> list[dict[str, Any]]:
     """Per exercise: students who submitted, share solved (latest submission), discrimination.
 
@@ -283,8 +284,8 @@ def exercise_items(
         select(Submission.user_id, Submission.exercise_slug, Submission.score)
         .join(User, User.id == Submission.user_id)
         .where(
-            students_here(),
-            work_here(session, Submission.offering_id),
+            students_here(place),
+            work_here(session, Submission.offering_id, place),
             Submission.exercise_slug.in_(slugs),
             Submission.mode == "submit",
             Submission.status == "done",
@@ -293,7 +294,7 @@ def exercise_items(
         .order_by(Submission.created_at, Submission.id)
     )
     latest = {(uid, slug): score or 0.0 for uid, slug, score in rows}
-    shares = _quiz_shares(session, quiz_lessons)
+    shares = _quiz_shares(session, quiz_lessons, place)
     items = []
     for slug in slugs:
         solved = {uid: float(score >= SOLVED) for (uid, s), score in latest.items() if s == slug}

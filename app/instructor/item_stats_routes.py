@@ -18,6 +18,7 @@ from app.instructor.item_stats import MIN_FOR_FLAGS, QuizStats, latest_attempts,
 from app.instructor.web import page
 from app.offerings.access import StaffMember, StaffUser
 from app.offerings.models import OfferingRole
+from app.offerings.place import Place, PlaceDep
 from app.web.api import errors
 
 router = APIRouter(tags=["instructor"])
@@ -30,17 +31,19 @@ def _quiz_lesson(course: Course, slug: str) -> Lesson:
     return lesson
 
 
-def _stats(session: Any, lesson: Lesson) -> QuizStats:
+def _stats(session: Any, lesson: Lesson, place: Place) -> QuizStats:
     slug = lesson.meta.slug
-    return quiz_stats(slug, lesson.meta.quiz, latest_attempts(session=session, lesson_slug=slug))
+    return quiz_stats(
+        slug, lesson.meta.quiz, latest_attempts(session=session, lesson_slug=slug, place=place)
+    )
 
 
 @router.get("/instructor/quizzes", include_in_schema=False)
 def quizzes_page(
-    request: Request, session: SessionDep, course: CourseDep, user: StaffUser
+    request: Request, session: SessionDep, course: CourseDep, user: StaffUser, place: PlaceDep
 ) -> Response:
     """Every quiz with its students, reliability and flagged questions."""
-    rows = [(les, _stats(session, les)) for les in course.lessons if les.meta.quiz]
+    rows = [(les, _stats(session, les, place)) for les in course.lessons if les.meta.quiz]
     return page(request, "instructor/quizzes.html", user, rows=rows, min_for_flags=MIN_FOR_FLAGS)
 
 
@@ -51,6 +54,7 @@ def quiz_page(
     session: SessionDep,
     course: CourseDep,
     member: StaffMember,
+    place: PlaceDep,
     regraded: int | None = None,
     changed: int = 0,
     exam: int = 0,
@@ -67,7 +71,7 @@ def quiz_page(
         changed=changed,
         exam_changed=exam,
         lesson=lesson,
-        stats=_stats(session, lesson),
+        stats=_stats(session, lesson, place),
         min_for_flags=MIN_FOR_FLAGS,
     )
 
@@ -120,9 +124,11 @@ def stats_csv(stats: QuizStats) -> str:
     "/instructor/quizzes/{slug}/items.csv",
     responses={200: {"content": {"text/csv": {}}}, **errors(401, 403, 404, 422, html=True)},
 )
-def quiz_csv(slug: str, session: SessionDep, course: CourseDep, user: StaffUser) -> Response:
+def quiz_csv(
+    slug: str, session: SessionDep, course: CourseDep, user: StaffUser, place: PlaceDep
+) -> Response:
     """The quiz's item statistics as CSV for a spreadsheet (students' latest attempts)."""
-    stats = _stats(session, _quiz_lesson(course, slug))
+    stats = _stats(session, _quiz_lesson(course, slug), place)
     return Response(
         stats_csv(stats),
         media_type="text/csv; charset=utf-8",
@@ -132,7 +138,7 @@ def quiz_csv(slug: str, session: SessionDep, course: CourseDep, user: StaffUser)
 
 @router.get("/api/instructor/quizzes/{slug}/items", responses=errors(401, 403, 404, 422))
 def quiz_items(
-    slug: str, session: SessionDep, course: CourseDep, user: StaffUser
+    slug: str, session: SessionDep, course: CourseDep, user: StaffUser, place: PlaceDep
 ) -> dict[str, Any]:
     """The same statistics as JSON (shares 0 to 1; null where a number is undefined)."""
-    return asdict(_stats(session, _quiz_lesson(course, slug)))
+    return asdict(_stats(session, _quiz_lesson(course, slug), place))

@@ -16,6 +16,7 @@ from app.instructor.deadlines import refresh_late_flags
 from app.instructor.models import ScoreOverride
 from app.models_base import as_utc, utcnow
 from app.offerings.access import offering_here, offering_id_here
+from app.offerings.place import Place
 from app.offerings.service import first_offering_id_query
 from app.submissions.models import Submission
 from app.users.models import User
@@ -119,12 +120,13 @@ def grant_extension(
     due_at: dt.datetime,
     reason: str,
     instructor: User,
+    place: Place,
 ) -> DeadlineExtension:
     """Give one student a later due date (replacing an earlier extension of the same item)."""
     if kind not in KINDS:
         raise InstructorError("An extension is for an 'exercise' or a 'quiz'.")
     checked: Kind = "exercise" if kind == "exercise" else "quiz"
-    offering_id, _ = offering_id_here(session=session)
+    offering_id, _ = offering_id_here(session=session, place=place)
     due = item_due(
         session=session,
         offering_id=offering_id,
@@ -159,10 +161,12 @@ def grant_extension(
     return row
 
 
-def remove_extension(*, session: Session, course: Course, extension_id: int, student: User) -> None:
+def remove_extension(
+    *, session: Session, course: Course, extension_id: int, student: User, place: Place
+) -> None:
     """Take an extension back; the content's due date applies again."""
     row = session.get(DeadlineExtension, extension_id)
-    offering_id, _ = offering_id_here(session=session)
+    offering_id, _ = offering_id_here(session=session, place=place)
     if (
         row is None
         or row.user_id != student.id
@@ -180,7 +184,7 @@ def remove_extension(*, session: Session, course: Course, extension_id: int, stu
         )
 
 
-def extensions_of(*, session: Session, user_id: int) -> list[DeadlineExtension]:
+def extensions_of(*, session: Session, user_id: int, place: Place) -> list[DeadlineExtension]:
     """A student's extensions in this request's offering, by item."""
     return list(
         session.scalars(
@@ -188,7 +192,7 @@ def extensions_of(*, session: Session, user_id: int) -> list[DeadlineExtension]:
             .where(
                 DeadlineExtension.user_id == user_id,
                 func.coalesce(DeadlineExtension.offering_id, first_offering_id_query())
-                == offering_here(),
+                == offering_here(place),
             )
             .order_by(DeadlineExtension.kind, DeadlineExtension.slug)
         )

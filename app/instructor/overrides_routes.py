@@ -19,7 +19,8 @@ from app.instructor.overrides import (
 )
 from app.instructor.students_routes import get_person, student_page
 from app.instructor.web import parse_due
-from app.offerings.access import StaffUser, offering_prefix, row_here
+from app.offerings.access import StaffUser, row_here
+from app.offerings.place import Place, PlaceDep
 from app.submissions.models import Submission
 from app.submissions.presenter import STAFF, submission_json
 from app.web.api import RowId, errors
@@ -28,10 +29,10 @@ router = APIRouter(tags=["instructor"])
 FormStr = Annotated[str, Form()]
 
 
-def submission_here(session: SessionDep, submission_id: int) -> Submission:
+def submission_here(session: SessionDep, submission_id: int, place: Place) -> Submission:
     """The submission, when it counts in this request's offering (else a plain 404)."""
     row = session.get(Submission, submission_id)
-    if row is None or not row_here(session, row.offering_id):
+    if row is None or not row_here(session, row.offering_id, place):
         raise HTTPException(404, "There is no submission with that id.")
     return row
 
@@ -53,9 +54,10 @@ def override_api(
     body: Annotated[OverrideIn, Body()],
     session: SessionDep,
     user: StaffUser,
+    place: PlaceDep,
 ) -> dict[str, Any]:
     """Set or remove a manual score; the answer is the submission as instructors see it."""
-    row = submission_here(session, submission_id)
+    row = submission_here(session, submission_id, place)
     set_override(  # an InstructorError is a 422 with its sentence (app/web/errors.py)
         session=session, submission=row, score=body.score, reason=body.reason, instructor=user
     )
@@ -69,13 +71,14 @@ def override_form(
     session: SessionDep,
     course: CourseDep,
     user: StaffUser,
+    place: PlaceDep,
     percent: FormStr = "",
     reason: FormStr = "",
     action: FormStr = "set",
 ) -> Response:
     """The student page's override form: a percentage and a reason, or 'remove'."""
-    row = submission_here(session, submission_id)
-    person = get_person(session, row.user_id)
+    row = submission_here(session, submission_id, place)
+    person = get_person(session, row.user_id, place)
     try:
         if action == "remove":
             score = None
@@ -94,9 +97,10 @@ def override_form(
             person=person,
             error=f"Submission {row.id}: {exc}",
             status_code=400,
+            place=place,
         )
     saved = "override-removed" if score is None else "override"
-    page_url = f"{offering_prefix()}/instructor/students/{person.id}"
+    page_url = f"{place.prefix}/instructor/students/{person.id}"
     target = f"{page_url}?saved={saved}#submission-{row.id}"
     return RedirectResponse(target, status_code=303)
 
@@ -119,9 +123,10 @@ def extension_api(
     session: SessionDep,
     course: CourseDep,
     user: StaffUser,
+    place: PlaceDep,
 ) -> dict[str, Any]:
     """Give one student a later due date for an exercise or a quiz."""
-    person = get_person(session, user_id)
+    person = get_person(session, user_id, place)
     row = grant_extension(
         session=session,
         course=course,
@@ -131,6 +136,7 @@ def extension_api(
         due_at=parse_due(body.due),
         reason=body.reason,
         instructor=user,
+        place=place,
     )
     return {"id": row.id, "kind": row.kind, "slug": row.slug, "due": row.due_at.isoformat()}
 
@@ -142,12 +148,13 @@ def extension_form(
     session: SessionDep,
     course: CourseDep,
     user: StaffUser,
+    place: PlaceDep,
     item: FormStr = "",
     due: FormStr = "",
     reason: FormStr = "",
 ) -> Response:
     """The student page's extension form: item ('exercise:slug' or 'quiz:slug') and date."""
-    person = get_person(session, user_id)
+    person = get_person(session, user_id, place)
     kind, _, slug = item.partition(":")
     try:
         grant_extension(
@@ -159,6 +166,7 @@ def extension_form(
             due_at=parse_due(due),
             reason=reason,
             instructor=user,
+            place=place,
         )
     except ValueError as exc:
         return student_page(
@@ -169,8 +177,9 @@ def extension_form(
             person=person,
             error=str(exc),
             status_code=400,
+            place=place,
         )
-    back = f"{offering_prefix()}/instructor/students/{person.id}?saved=extension"
+    back = f"{place.prefix}/instructor/students/{person.id}?saved=extension"
     return RedirectResponse(back, status_code=303)
 
 
@@ -184,11 +193,14 @@ def extension_delete(
     session: SessionDep,
     course: CourseDep,
     user: StaffUser,
+    place: PlaceDep,
 ) -> Response:
     """Take an extension back."""
-    person = get_person(session, user_id)
+    person = get_person(session, user_id, place)
     try:
-        remove_extension(session=session, course=course, extension_id=extension_id, student=person)
+        remove_extension(
+            session=session, course=course, extension_id=extension_id, student=person, place=place
+        )
     except InstructorError as exc:
         return student_page(
             request,
@@ -198,8 +210,9 @@ def extension_delete(
             person=person,
             error=str(exc),
             status_code=400,
+            place=place,
         )
     return RedirectResponse(
-        f"{offering_prefix()}/instructor/students/{person.id}?saved=extension-removed",
+        f"{place.prefix}/instructor/students/{person.id}?saved=extension-removed",
         status_code=303,
     )

@@ -21,6 +21,7 @@ from app.content.schemas import Question
 from app.events import grade_recorded
 from app.models_base import utcnow
 from app.offerings.access import work_here
+from app.offerings.place import Place
 from app.progress.models import QuizAttempt
 from app.quiz.service import grade_quiz
 
@@ -78,7 +79,9 @@ def _exam_key_changed(session: Session, course: Course, sitting: AssessmentAttem
     )
 
 
-def regrade_quiz(*, session: Session, course: Course, lesson_slug: str) -> QuizRegrade:
+def regrade_quiz(
+    *, session: Session, course: Course, lesson_slug: str, place: Place
+) -> QuizRegrade:
     """Regrade every attempt at the lesson's quiz made in this request's offering and course,
     then every handed-in exam attempt there that holds one of its questions."""
     lesson = course.lesson(lesson_slug)
@@ -88,7 +91,7 @@ def regrade_quiz(*, session: Session, course: Course, lesson_slug: str) -> QuizR
             select(QuizAttempt)
             .where(
                 QuizAttempt.lesson_slug == lesson_slug,
-                work_here(session, QuizAttempt.offering_id),
+                work_here(session, QuizAttempt.offering_id, place),
             )
             .order_by(QuizAttempt.id)
         )
@@ -102,7 +105,7 @@ def regrade_quiz(*, session: Session, course: Course, lesson_slug: str) -> QuizR
             select(AssessmentAttempt)
             .where(
                 AssessmentAttempt.status == "submitted",
-                work_here(session, AssessmentAttempt.offering_id),
+                work_here(session, AssessmentAttempt.offering_id, place),
             )
             .order_by(AssessmentAttempt.id)
         )

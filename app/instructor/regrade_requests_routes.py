@@ -14,7 +14,8 @@ from starlette.responses import Response
 from app.db import SessionDep
 from app.instructor.overrides import InstructorError, set_override
 from app.instructor.web import page
-from app.offerings.access import StaffUser, offering_prefix, work_here
+from app.offerings.access import StaffUser, work_here
+from app.offerings.place import Place, PlaceDep
 from app.submissions.models import RegradeRequest, Submission
 from app.submissions.regrade_requests import (
     MAX_REQUEST_CHARS,
@@ -29,22 +30,22 @@ router = APIRouter(tags=["instructor"])
 FormStr = Annotated[str, Form()]
 
 
-def _queue(session: Session) -> list[tuple[RegradeRequest, User]]:
+def _queue(session: Session, place: Place) -> list[tuple[RegradeRequest, User]]:
     """This offering's requests, unanswered first, oldest first within each."""
     query = (
         select(RegradeRequest, User)
         .join(User, User.id == RegradeRequest.user_id)
-        .where(work_here(session, RegradeRequest.offering_id))
+        .where(work_here(session, RegradeRequest.offering_id, place))
         .order_by(RegradeRequest.answered_at.is_not(None), RegradeRequest.id)
     )
     return [(r, u) for r, u in session.execute(query)]
 
 
-def _request_here(session: Session, request_id: int) -> RegradeRequest:
+def _request_here(session: Session, request_id: int, place: Place) -> RegradeRequest:
     """The request, when it belongs to this request's offering (else a plain 404)."""
     found = session.scalar(
         select(RegradeRequest).where(
-            RegradeRequest.id == request_id, work_here(session, RegradeRequest.offering_id)
+            RegradeRequest.id == request_id, work_here(session, RegradeRequest.offering_id, place)
         )
     )
     if found is None:
@@ -67,11 +68,11 @@ def _settle(
 
 
 @router.get("/api/instructor/regrade-requests", responses=errors(401, 403))
-def queue_api(session: SessionDep, user: StaffUser) -> list[dict[str, Any]]:
+def queue_api(session: SessionDep, user: StaffUser, place: PlaceDep) -> list[dict[str, Any]]:
     """Who asked, about what and when; unanswered first."""
     return [
         request_json(r) | {"student": u.name or u.email, "user_id": u.id}
-        for r, u in _queue(session)
+        for r, u in _queue(session, place)
     ]
 
 
@@ -88,17 +89,21 @@ class AnswerIn(BaseModel):
     "/api/instructor/regrade-requests/{request_id}/answer", responses=errors(401, 403, 404, 422)
 )
 def answer_api(
-    request_id: RowId, body: Annotated[AnswerIn, Body()], session: SessionDep, user: StaffUser
+    request_id: RowId,
+    body: Annotated[AnswerIn, Body()],
+    session: SessionDep,
+    user: StaffUser,
+    place: PlaceDep,
 ) -> dict[str, Any]:
     """Answer in place; the student sees it with their submission and on their home page."""
-    found = _request_here(session, request_id)
+    found = _request_here(session, request_id, place)
     return request_json(_settle(session, found, user, body.text, body.score))
 
 
 @router.get("/instructor/regrade-requests", include_in_schema=False)
-def queue_page(request: Request, session: SessionDep, user: StaffUser) -> Response:
+def queue_page(request: Request, session: SessionDep, user: StaffUser, place: PlaceDep) -> Response:
     """The queue, with an answer form on each open request."""
-    return page(request, "instructor/regrade_requests.html", user, lines=_queue(session))
+    return page(request, "instructor/regrade_requests.html", user, lines=_queue(session, place))
 
 
 @router.post("/instructor/regrade-requests/{request_id}/answer", include_in_schema=False)
@@ -107,11 +112,12 @@ def answer_form(
     request: Request,
     session: SessionDep,
     user: StaffUser,
+    place: PlaceDep,
     text: FormStr = "",
     percent: FormStr = "",
 ) -> Response:
     """The queue's answer form: words, and optionally a new score as a percentage."""
-    found = _request_here(session, request_id)
+    found = _request_here(session, request_id, place)
     try:
         score = None
         if percent.strip():
@@ -127,8 +133,8 @@ def answer_form(
             "instructor/regrade_requests.html",
             user,
             status_code=400,
-            lines=_queue(session),
+            lines=_queue(session, place),
             error=f"Request {request_id}: {exc}",
         )
-    target = f"{offering_prefix()}/instructor/regrade-requests#request-{request_id}"
+    target = f"{place.prefix}/instructor/regrade-requests#request-{request_id}"
     return RedirectResponse(target, status_code=303)

@@ -12,7 +12,8 @@ from app.content.service import CourseDep
 from app.db import SessionDep, database_now
 from app.instructor.regrade import job_view, latest_job, start_regrade
 from app.instructor.web import find_exercise
-from app.offerings.access import InstructorUser, offering_prefix
+from app.offerings.access import InstructorUser
+from app.offerings.place import PlaceDep
 from app.web.api import errors
 
 router = APIRouter(tags=["instructor"])
@@ -53,10 +54,10 @@ def regrade_status(
 
 @router.post("/instructor/exercises/{slug}/regrade", include_in_schema=False)
 def regrade_form(
-    slug: str, session: SessionDep, course: CourseDep, user: InstructorUser
+    slug: str, session: SessionDep, course: CourseDep, user: InstructorUser, place: PlaceDep
 ) -> Response:
     """The analytics page's button without JavaScript: start, then show the page again."""
     find_exercise(course, slug)
     start_regrade(session=session, slug=slug, instructor=user)
-    back = f"{offering_prefix()}/instructor/exercises/{slug}?regrade=started"
+    back = f"{place.prefix}/instructor/exercises/{slug}?regrade=started"
     return RedirectResponse(back, status_code=303)

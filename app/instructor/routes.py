@@ -35,16 +35,17 @@ from app.instructor.clusters import explain_routes
 from app.instructor.clusters import grading_routes as cluster_grading_routes
 from app.instructor.clusters import routes as clusters_routes
 from app.instructor.web import page
-from app.offerings.access import InstructorUser, StaffUser, offering_prefix
+from app.offerings.access import InstructorUser, StaffUser
+from app.offerings.place import PlaceDep
 from app.web.api import errors
 
 router = APIRouter()
 
 
 @router.get("/instructor", include_in_schema=False)
-def instructor_home(user: StaffUser) -> Response:
+def instructor_home(user: StaffUser, place: PlaceDep) -> Response:
     """The instructor area starts at the gradebook."""
-    return RedirectResponse(f"{offering_prefix()}/instructor/gradebook", status_code=303)
+    return RedirectResponse(f"{place.prefix}/instructor/gradebook", status_code=303)
 
 
 @router.get("/instructor/content", include_in_schema=False)

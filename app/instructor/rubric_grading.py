@@ -16,6 +16,7 @@ from app.events import grade_recorded
 from app.instructor.overrides import InstructorError
 from app.models_base import utcnow
 from app.offerings.access import students_here, work_here
+from app.offerings.place import Place
 from app.submissions.models import RubricGrade, Submission
 from app.users.models import User
 from graders import Rubric
@@ -85,7 +86,9 @@ def rubric_grade(*, session: Session, submission_id: int) -> RubricGrade | None:
     return session.get(RubricGrade, submission_id)
 
 
-def next_ungraded(*, session: Session, exercise: str, after: int = 0) -> Submission | None:
+def next_ungraded(
+    *, session: Session, exercise: str, place: Place, after: int = 0
+) -> Submission | None:
     """The next student's latest graded submission of this exercise that nobody graded by
     hand yet, in this request's offering (after a submission id, so "next" moves on)."""
     latest = (
@@ -94,8 +97,8 @@ def next_ungraded(*, session: Session, exercise: str, after: int = 0) -> Submiss
             Submission.exercise_slug == exercise,
             Submission.mode == "submit",
             Submission.status == "done",
-            work_here(session, Submission.offering_id),
-            Submission.user_id.in_(select(User.id).where(students_here())),
+            work_here(session, Submission.offering_id, place),
+            Submission.user_id.in_(select(User.id).where(students_here(place))),
         )
         .group_by(Submission.user_id)
     )

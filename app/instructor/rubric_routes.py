@@ -18,7 +18,8 @@ from app.instructor.overrides import InstructorError
 from app.instructor.overrides_routes import submission_here
 from app.instructor.rubric_grading import grade_by_rubric, next_ungraded, rubric_grade
 from app.instructor.web import find_exercise, page
-from app.offerings.access import StaffUser, offering_prefix
+from app.offerings.access import StaffUser
+from app.offerings.place import PlaceDep
 from app.submissions.comments import comments_on
 from app.submissions.models import Submission
 from app.users.models import User
@@ -55,9 +56,10 @@ def rubric_api(
     session: SessionDep,
     course: CourseDep,
     user: StaffUser,
+    place: PlaceDep,
 ) -> dict[str, Any]:
     """Grade by the rubric; the score becomes the tests' and the rubric's parts combined."""
-    row = submission_here(session, submission_id)
+    row = submission_here(session, submission_id, place)
     exercise, rubric = rubric_of(course, row.exercise_slug)
     result = grade_by_rubric(
         session=session,
@@ -73,15 +75,22 @@ def rubric_api(
 
 @router.get("/instructor/exercises/{slug}/grading", include_in_schema=False)
 def next_page(
-    slug: str, request: Request, session: SessionDep, course: CourseDep, user: StaffUser
+    slug: str,
+    request: Request,
+    session: SessionDep,
+    course: CourseDep,
+    user: StaffUser,
+    place: PlaceDep,
 ) -> Response:
     """Open the next student's latest submission nobody has graded by hand."""
     rubric_of(course, slug)
     after = int(request.query_params.get("after", "0") or 0)
-    found = next_ungraded(session=session, exercise=slug, after=after)
+    found = next_ungraded(session=session, exercise=slug, after=after, place=place)
     if found is None and after:
-        found = next_ungraded(session=session, exercise=slug)  # wrap round to the start
-    base = f"{offering_prefix()}/instructor/exercises/{slug}/grading"
+        found = next_ungraded(
+            session=session, exercise=slug, place=place
+        )  # wrap round to the start
+    base = f"{place.prefix}/instructor/exercises/{slug}/grading"
     if found is None:
         return page(request, "instructor/grading_done.html", user, slug=slug)
     return RedirectResponse(f"{base}/{found.id}", status_code=303)
@@ -122,9 +131,10 @@ def grading_page(
     session: SessionDep,
     course: CourseDep,
     user: StaffUser,
+    place: PlaceDep,
 ) -> Response:
     """One submission to grade by hand."""
-    row = submission_here(session, submission_id)
+    row = submission_here(session, submission_id, place)
     if row.exercise_slug != slug:
         raise HTTPException(404, "There is no submission with that id for this exercise.")
     return _grading_page(request, session, course, user, row)
@@ -137,9 +147,10 @@ async def rubric_form(
     session: SessionDep,
     course: CourseDep,
     user: StaffUser,
+    place: PlaceDep,
 ) -> Response:
     """Save the grading form, then go on to the next ungraded submission."""
-    row = submission_here(session, submission_id)
+    row = submission_here(session, submission_id, place)
     exercise, rubric = rubric_of(course, row.exercise_slug)
     form = await request.form()
     applied = [str(v) for v in form.getlist("item")]
@@ -155,5 +166,5 @@ async def rubric_form(
         )
     except InstructorError as exc:
         return _grading_page(request, session, course, user, row, error=str(exc), status_code=400)
-    base = f"{offering_prefix()}/instructor/exercises/{row.exercise_slug}/grading"
+    base = f"{place.prefix}/instructor/exercises/{row.exercise_slug}/grading"
     return RedirectResponse(f"{base}?after={row.id}", status_code=303)

@@ -16,7 +16,8 @@ from app.deadlines.policy import MODE_WORDS, MODES, PolicyError, checked, policy
 from app.instructor.course_grade import CATEGORIES, WORDS, scheme_for
 from app.instructor.settings import due_rows, set_offering_due
 from app.instructor.web import page, parse_due
-from app.offerings.access import InstructorMember, offering_prefix
+from app.offerings.access import InstructorMember
+from app.offerings.place import Place, PlaceDep
 from app.web.api import errors
 
 router = APIRouter(tags=["instructor"])
@@ -34,6 +35,7 @@ def _page(
     session: SessionDep,
     course: Course,
     member: InstructorMember,
+    place: Place,
     error: str | None = None,
     status_code: int = 200,
 ) -> Response:
@@ -49,7 +51,7 @@ def _page(
         dues=due_rows(session=session, course=course, offering_id=offering_id),
         scheme=scheme_for(session=session, offering_id=offering_id),
         categories=[(c, WORDS[c]) for c in CATEGORIES],
-        prefix=offering_prefix(),
+        prefix=place.prefix,
         error=error,
         saved=SAVED.get(request.query_params.get("saved", "")),
     )
@@ -57,10 +59,14 @@ def _page(
 
 @router.get("/instructor/settings", include_in_schema=False)
 def settings_page(
-    request: Request, session: SessionDep, course: CourseDep, member: InstructorMember
+    request: Request,
+    session: SessionDep,
+    course: CourseDep,
+    member: InstructorMember,
+    place: PlaceDep,
 ) -> Response:
     """The offering's late policy and due dates, each in a form."""
-    return _page(request, session=session, course=course, member=member)
+    return _page(request, session=session, course=course, member=member, place=place)
 
 
 def _number(text: str, name: str) -> float:
@@ -72,7 +78,11 @@ def _number(text: str, name: str) -> float:
 
 @router.post("/instructor/settings/late-policy", include_in_schema=False)
 async def policy_form(
-    request: Request, session: SessionDep, course: CourseDep, member: InstructorMember
+    request: Request,
+    session: SessionDep,
+    course: CourseDep,
+    member: InstructorMember,
+    place: PlaceDep,
 ) -> Response:
     """Save the late policy from the settings page's form."""
     form = await request.form()
@@ -86,16 +96,26 @@ async def policy_form(
         )
     except PolicyError as exc:
         return _page(
-            request, session=session, course=course, member=member, error=str(exc), status_code=400
+            request,
+            session=session,
+            course=course,
+            member=member,
+            error=str(exc),
+            status_code=400,
+            place=place,
         )
     set_policy(session=session, offering_id=member.offering.id, policy=policy, by=member.user.id)
-    back = f"{offering_prefix()}/instructor/settings?saved=policy"
+    back = f"{place.prefix}/instructor/settings?saved=policy"
     return RedirectResponse(back, status_code=303)
 
 
 @router.post("/instructor/settings/due-dates", include_in_schema=False)
 async def dues_form(
-    request: Request, session: SessionDep, course: CourseDep, member: InstructorMember
+    request: Request,
+    session: SessionDep,
+    course: CourseDep,
+    member: InstructorMember,
+    place: PlaceDep,
 ) -> Response:
     """Save the offering's own due dates; a blank field means the content's date."""
     form = await request.form()
@@ -117,9 +137,15 @@ async def dues_form(
             )
     except ValueError as exc:
         return _page(
-            request, session=session, course=course, member=member, error=str(exc), status_code=400
+            request,
+            session=session,
+            course=course,
+            member=member,
+            error=str(exc),
+            status_code=400,
+            place=place,
         )
-    back = f"{offering_prefix()}/instructor/settings?saved=dates"
+    back = f"{place.prefix}/instructor/settings?saved=dates"
     return RedirectResponse(back, status_code=303)
 
 
@@ -221,8 +247,15 @@ def settings_response(
     member: InstructorMember,
     error: str,
     status: int,
+    place: Place,
 ) -> Response:
     """The settings page with a form's error (other settings forms use it)."""
     return _page(
-        request, session=session, course=course, member=member, error=error, status_code=status
+        request,
+        session=session,
+        course=course,
+        member=member,
+        error=error,
+        status_code=status,
+        place=place,
     )

@@ -25,6 +25,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.offerings.access import students_here, work_here
+from app.offerings.place import Place
 from app.submissions.models import PRACTICE, Submission
 from app.users.models import User
 
@@ -79,7 +80,7 @@ class Pair:
     slices_b: tuple[tuple[int, int], ...]
 
 
-def finals(*, session: Session, slug: str) -> list[Final]:
+def finals(*, session: Session, slug: str, place: Place) -> list[Final]:
     """Each student's latest graded 'submit' submission of the exercise, per framework, among
     those made in this request's offering (never a student's from another offering)."""
     rows = session.execute(
@@ -97,8 +98,8 @@ def finals(*, session: Session, slug: str) -> list[Final]:
             Submission.mode == "submit",
             Submission.status == "done",
             Submission.purpose == PRACTICE,
-            students_here(),
-            work_here(session, Submission.offering_id),
+            students_here(place),
+            work_here(session, Submission.offering_id, place),
         )
         .order_by(Submission.created_at, Submission.id)
     )
@@ -198,14 +199,14 @@ _cache: dict[tuple[str, tuple[int, ...]], Comparison] = {}
 
 
 def compare_exercise(
-    *, session: Session, slug: str, shared_code: dict[str, list[str]]
+    *, session: Session, slug: str, shared_code: dict[str, list[str]], place: Place
 ) -> Comparison:
     """Every framework's pairs for the exercise; the same finals are compared only once.
 
     Why cached: 300 finals take seconds to compare, and an instructor moves between the list
     and the pairs; a new final submission changes the key, so the list is never stale.
     """
-    found = finals(session=session, slug=slug)
+    found = finals(session=session, slug=slug, place=place)
     key = (slug, tuple(sorted(f.submission_id for f in found)))
     cached = _cache.get(key)
     if cached is not None:

@@ -13,6 +13,7 @@ from app.db import SessionDep
 from app.instructor.similarity import Comparison, compare_exercise, segments
 from app.instructor.web import find_exercise, page
 from app.offerings.access import StaffUser
+from app.offerings.place import Place, PlaceDep
 from app.web.api import RowId, errors
 
 router = APIRouter(tags=["instructor"])
@@ -28,15 +29,20 @@ def shared_code(exercise: Exercise) -> dict[str, list[str]]:
     }
 
 
-def _compare(session: Any, exercise: Exercise) -> Comparison:
+def _compare(session: Any, exercise: Exercise, place: Place) -> Comparison:
     return compare_exercise(
-        session=session, slug=exercise.meta.slug, shared_code=shared_code(exercise)
+        session=session, slug=exercise.meta.slug, shared_code=shared_code(exercise), place=place
     )
 
 
 @router.get("/instructor/exercises/{slug}/similar", include_in_schema=False)
 def similar_page(
-    slug: str, request: Request, session: SessionDep, course: CourseDep, user: StaffUser
+    slug: str,
+    request: Request,
+    session: SessionDep,
+    course: CourseDep,
+    user: StaffUser,
+    place: PlaceDep,
 ) -> Response:
     """The most similar pairs of final submissions, per framework, with the caveat."""
     exercise = find_exercise(course, slug)
@@ -45,7 +51,7 @@ def similar_page(
         "instructor/similar.html",
         user,
         exercise=exercise,
-        comparison=_compare(session, exercise),
+        comparison=_compare(session, exercise, place),
         shown=SHOWN,
     )
 
@@ -59,10 +65,11 @@ def pair_page(
     session: SessionDep,
     course: CourseDep,
     user: StaffUser,
+    place: PlaceDep,
 ) -> Response:
     """Two final submissions side by side, the shared regions marked."""
     exercise = find_exercise(course, slug)
-    comparison = _compare(session, exercise)
+    comparison = _compare(session, exercise, place)
     pair = next(
         (
             p
@@ -89,10 +96,10 @@ def pair_page(
 
 @router.get("/api/instructor/exercises/{slug}/similarity", responses=errors(401, 403, 404, 422))
 def similarity(
-    slug: str, session: SessionDep, course: CourseDep, user: StaffUser
+    slug: str, session: SessionDep, course: CourseDep, user: StaffUser, place: PlaceDep
 ) -> list[dict[str, Any]]:
     """Pairs of final submissions, most similar first (score 0 to 1; leads, not verdicts)."""
-    comparison = _compare(session, find_exercise(course, slug))
+    comparison = _compare(session, find_exercise(course, slug), place)
     pairs = [p for group in comparison.pairs.values() for p in group]
     pairs.sort(key=lambda p: -p.score)
     return [

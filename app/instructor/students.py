@@ -16,6 +16,7 @@ from app.instructor.overrides import extensions_of, override_log
 from app.models_base import as_utc
 from app.offerings.access import offering_id_here, work_here
 from app.offerings.models import Enrollment, OfferingRole
+from app.offerings.place import Place
 from app.progress.models import QuizAttempt
 from app.submissions.models import Submission
 from app.users.models import User
@@ -60,9 +61,9 @@ class StudentView:
     extensions: list[DeadlineExtension]
 
 
-def list_people(*, session: Session) -> list[tuple[User, OfferingRole]]:
+def list_people(*, session: Session, place: Place) -> list[tuple[User, OfferingRole]]:
     """Everyone in this request's offering with their role there, students first, then by name."""
-    here, _ = offering_id_here(session=session)
+    here, _ = offering_id_here(session=session, place=place)
     rows = session.execute(
         select(User, Enrollment.role)
         .join(Enrollment, Enrollment.user_id == User.id)
@@ -90,11 +91,11 @@ def _history(session: Session, ids: list[int]) -> dict[int, list[SubmissionRepor
 
 
 def _deadlines(
-    session: Session, course: Course, extensions: list[DeadlineExtension]
+    session: Session, course: Course, extensions: list[DeadlineExtension], place: Place
 ) -> list[Deadline]:
     """Every item with a due date in this offering (its own date, else the content's)."""
     by_item = {(e.kind, e.slug): e for e in extensions}
-    offering_id, _ = offering_id_here(session=session)
+    offering_id, _ = offering_id_here(session=session, place=place)
     own_ex = offering_dues(session=session, offering_id=offering_id, kind="exercise")
     own_quiz = offering_dues(session=session, offering_id=offering_id, kind="quiz")
     found = [
@@ -113,12 +114,12 @@ def _deadlines(
 
 
 def student_view(
-    *, session: Session, course: Course, user: User, exercise: str = ""
+    *, session: Session, course: Course, user: User, place: Place, exercise: str = ""
 ) -> StudentView:
     """Submissions (newest first, per exercise), quiz attempts with answers, deadlines: only
     the work done in this request's offering (never the person's work elsewhere)."""
     query = select(Submission).where(
-        Submission.user_id == user.id, work_here(session, Submission.offering_id)
+        Submission.user_id == user.id, work_here(session, Submission.offering_id, place)
     )
     if exercise:
         query = query.where(Submission.exercise_slug == exercise)
@@ -129,8 +130,8 @@ def student_view(
     for row in rows:
         entry = SubmissionEntry(row, history.get(row.id, []), overrides.get(row.id, []))
         submissions.setdefault(row.exercise_slug, []).append(entry)
-    extensions = extensions_of(session=session, user_id=user.id)
-    deadlines = _deadlines(session, course, extensions)
+    extensions = extensions_of(session=session, user_id=user.id, place=place)
+    deadlines = _deadlines(session, course, extensions, place)
     quiz_due = {
         d.slug: (d.extension.due_at if d.extension else d.due)
         for d in deadlines
@@ -140,7 +141,9 @@ def student_view(
     if not exercise:
         attempts = session.scalars(
             select(QuizAttempt)
-            .where(QuizAttempt.user_id == user.id, work_here(session, QuizAttempt.offering_id))
+            .where(
+                QuizAttempt.user_id == user.id, work_here(session, QuizAttempt.offering_id, place)
+            )
             .order_by(QuizAttempt.created_at.desc(), QuizAttempt.id.desc())
         )
         for attempt in attempts:

@@ -18,10 +18,10 @@ from app.offerings.access import (
     StaffUser,
     is_member_here,
     offering_id_here,
-    offering_prefix,
     set_role_here,
 )
 from app.offerings.models import OfferingRole
+from app.offerings.place import Place, PlaceDep
 from app.offerings.service import role_in
 from app.submissions.comments import comments_by_submission
 from app.users.models import User
@@ -38,10 +38,10 @@ SAVED = {
 }
 
 
-def get_person(session: SessionDep, user_id: int) -> User:
+def get_person(session: SessionDep, user_id: int, place: Place) -> User:
     """The account with this id in this offering, or a 404 (other offerings' are hidden)."""
     person = session.get(User, user_id)
-    if person is None or not is_member_here(session, user_id):
+    if person is None or not is_member_here(session, user_id, place):
         raise HTTPException(404, "There is no account with that id.")
     return person
 
@@ -53,13 +53,14 @@ def student_page(
     course: Course,
     user: User,
     person: User,
+    place: Place,
     exercise: str = "",
     error: str | None = None,
     status_code: int = 200,
 ) -> Response:
     """Render one person's page, with a form error when an action failed."""
-    view = student_view(session=session, course=course, user=person, exercise=exercise)
-    here, _ = offering_id_here(session=session)
+    view = student_view(session=session, course=course, user=person, exercise=exercise, place=place)
+    here, _ = offering_id_here(session=session, place=place)
     held = None if here is None else role_in(session=session, user_id=person.id, offering_id=here)
     ids = [e.row.id for entries in view.submissions.values() for e in entries]
     return page(
@@ -78,9 +79,13 @@ def student_page(
 
 
 @router.get("/instructor/students", include_in_schema=False)
-def people_page(request: Request, session: SessionDep, user: StaffUser) -> Response:
+def people_page(
+    request: Request, session: SessionDep, user: StaffUser, place: PlaceDep
+) -> Response:
     """Every account with its role; each name opens that person's work."""
-    return page(request, "instructor/students.html", user, people=list_people(session=session))
+    return page(
+        request, "instructor/students.html", user, people=list_people(session=session, place=place)
+    )
 
 
 @router.get("/instructor/students/{user_id}", include_in_schema=False)
@@ -90,12 +95,19 @@ def student_detail(
     session: SessionDep,
     course: CourseDep,
     user: StaffUser,
+    place: PlaceDep,
     exercise: str = "",
 ) -> Response:
     """Every submission with code and full report, quiz attempts with answers, deadlines."""
-    person = get_person(session, user_id)
+    person = get_person(session, user_id, place)
     return student_page(
-        request, session=session, course=course, user=user, person=person, exercise=exercise
+        request,
+        session=session,
+        course=course,
+        user=user,
+        person=person,
+        exercise=exercise,
+        place=place,
     )
 
 
@@ -106,11 +118,12 @@ def change_role(
     session: SessionDep,
     course: CourseDep,
     user: InstructorUser,
+    place: PlaceDep,
     role: Annotated[str, Form()] = "",
 ) -> Response:
     """Promote a student to instructor of this offering, or back; nobody changes their own
     role. The role holds in this offering only (there is no global teaching role)."""
-    person = get_person(session, user_id)
+    person = get_person(session, user_id, place)
     problem = None
     if role not in (OfferingRole.student.value, OfferingRole.instructor.value):
         problem = "Choose the role 'student' or 'instructor'."
@@ -125,7 +138,8 @@ def change_role(
             person=person,
             error=problem,
             status_code=400,
+            place=place,
         )
-    set_role_here(session, person, OfferingRole(role))
-    back = f"{offering_prefix()}/instructor/students/{person.id}?saved=role"
+    set_role_here(session, person, OfferingRole(role), place)
+    back = f"{place.prefix}/instructor/students/{person.id}?saved=role"
     return RedirectResponse(back, status_code=303)

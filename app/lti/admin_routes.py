@@ -16,7 +16,8 @@ from app.lti.http import LmsError
 from app.lti.models import LtiContext, LtiGradePost, LtiLink
 from app.lti.registry import RegistrationError, platforms, register_platform
 from app.lti.roster import sync_roster
-from app.offerings.access import InstructorMember, Member, offering_prefix
+from app.offerings.access import InstructorMember, Member
+from app.offerings.place import Place, PlaceDep
 from app.offerings.service import first_offering_id_query
 from app.web.api import RowId
 from app.web.templating import render
@@ -46,6 +47,7 @@ def _page(
     session: SessionDep,
     member: Member,
     *,
+    place: Place,
     status: int = 200,
     message: str = "",
     error: str = "",
@@ -87,7 +89,7 @@ def _page(
         message=message,
         error=error,
         values=values or {},
-        base=offering_prefix(),
+        base=place.prefix,
         jwks_url=str(request.url_for("lti_jwks")),
         login_url=str(request.url_for("lti_login")),
         launch_url=str(request.url_for("lti_launch")),
@@ -95,56 +97,75 @@ def _page(
 
 
 @router.get("/instructor/lti")
-def lti_admin(request: Request, session: SessionDep, member: InstructorMember) -> Response:
+def lti_admin(
+    request: Request, session: SessionDep, member: InstructorMember, place: PlaceDep
+) -> Response:
     """Registered LMSs, this offering's LMS courses, their outbox and the registration form."""
-    return _page(request, session, member)
+    return _page(request, session, member, place=place)
 
 
 @router.post("/instructor/lti/platforms")
-async def lti_register(request: Request, session: SessionDep, member: InstructorMember) -> Response:
+async def lti_register(
+    request: Request, session: SessionDep, member: InstructorMember, place: PlaceDep
+) -> Response:
     """Register an LMS (same issuer + client id again updates it)."""
     form = await request.form()
     values = {name: str(form.get(name) or "") for name in FIELDS}
     try:
         platform, created = register_platform(session=session, **values)
     except RegistrationError as exc:
-        return _page(request, session, member, status=422, error=str(exc), values=values)
+        return _page(
+            request, session, member, status=422, error=str(exc), values=values, place=place
+        )
     verb = "Registered" if created else "Updated"
     message = f"{verb} {platform.issuer} ({platform.client_id})."
-    return _page(request, session, member, message=message)
+    return _page(request, session, member, message=message, place=place)
 
 
 @router.post("/instructor/lti/contexts/{context_id}/sync")
 def lti_sync(
-    request: Request, session: SessionDep, member: InstructorMember, context_id: RowId
+    request: Request,
+    session: SessionDep,
+    member: InstructorMember,
+    context_id: RowId,
+    place: PlaceDep,
 ) -> Response:
     """Pull the LMS course roster now."""
     context = _context(session, member, context_id)
     if context is None:
-        return _page(request, session, member, status=404, error=NO_SUCH_COURSE)
+        return _page(request, session, member, status=404, error=NO_SUCH_COURSE, place=place)
     try:
         result = sync_roster(session=session, context=context)
     except LmsError as exc:
-        return _page(request, session, member, status=502, error=f"Roster sync failed: {exc}")
+        return _page(
+            request, session, member, status=502, error=f"Roster sync failed: {exc}", place=place
+        )
     return _page(
         request,
         session,
         member,
         message=f"{context.title}: {result.members} members, {result.created} new accounts.",
+        place=place,
     )
 
 
 @router.post("/instructor/lti/contexts/{context_id}/policy")
 async def lti_policy(
-    request: Request, session: SessionDep, member: InstructorMember, context_id: RowId
+    request: Request,
+    session: SessionDep,
+    member: InstructorMember,
+    context_id: RowId,
+    place: PlaceDep,
 ) -> Response:
     """Send the best or the latest score of each student to this LMS course."""
     policy = str((await request.form()).get("policy") or "")
     context = _context(session, member, context_id)
     if context is None:
-        return _page(request, session, member, status=404, error=NO_SUCH_COURSE)
+        return _page(request, session, member, status=404, error=NO_SUCH_COURSE, place=place)
     if policy not in ("best", "latest"):
-        return _page(request, session, member, status=422, error="Choose best or latest.")
+        return _page(
+            request, session, member, status=422, error="Choose best or latest.", place=place
+        )
     context.score_policy = policy
     session.commit()
-    return RedirectResponse(f"{offering_prefix()}/instructor/lti", status_code=303)
+    return RedirectResponse(f"{place.prefix}/instructor/lti", status_code=303)

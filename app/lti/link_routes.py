@@ -22,7 +22,8 @@ from app.lti.links import (
     unlink,
 )
 from app.lti.registry import platforms
-from app.offerings.access import InstructorMember, Member, offering_prefix
+from app.offerings.access import InstructorMember, Member
+from app.offerings.place import Place, PlaceDep
 from app.web.api import RowId, errors
 from app.web.templating import render
 
@@ -67,6 +68,7 @@ def _page(
     session: Session,
     member: Member,
     *,
+    place: Place,
     status: int = 200,
     error: str = "",
     values: dict[str, str] | None = None,
@@ -78,7 +80,7 @@ def _page(
         user=member.user,
         offering=member.offering,
         state=_state(session, member),
-        prefix=offering_prefix(),
+        prefix=place.prefix,
         error=error,
         values=values or {},
         done=DONE.get(request.query_params.get("done", ""), ""),
@@ -86,9 +88,11 @@ def _page(
 
 
 @router.get("/instructor/lms", include_in_schema=False)
-def link_page(request: Request, session: SessionDep, member: InstructorMember) -> Response:
+def link_page(
+    request: Request, session: SessionDep, member: InstructorMember, place: PlaceDep
+) -> Response:
     """The LMS courses linked to this offering, and the forms to link one or remove a link."""
-    return _page(request, session, member)
+    return _page(request, session, member, place=place)
 
 
 def _number(text: str) -> int | None:
@@ -96,7 +100,9 @@ def _number(text: str) -> int | None:
 
 
 @router.post("/instructor/lms/link", include_in_schema=False)
-async def link_form(request: Request, session: SessionDep, member: InstructorMember) -> Response:
+async def link_form(
+    request: Request, session: SessionDep, member: InstructorMember, place: PlaceDep
+) -> Response:
     """Link an LMS course seen in launches (`context`), or one typed (`platform`,
     `deployment_id`, `context_id`)."""
     form = await request.form()
@@ -121,20 +127,32 @@ async def link_form(request: Request, session: SessionDep, member: InstructorMem
             raise LinkError(422, "Choose an LMS course seen in launches, or type one.")
     except LinkError as exc:
         session.rollback()
-        return _page(request, session, member, status=exc.status, error=exc.message, values=values)
-    return RedirectResponse(f"{offering_prefix()}/instructor/lms?done=linked", status_code=303)
+        return _page(
+            request,
+            session,
+            member,
+            status=exc.status,
+            error=exc.message,
+            values=values,
+            place=place,
+        )
+    return RedirectResponse(f"{place.prefix}/instructor/lms?done=linked", status_code=303)
 
 
 @router.post("/instructor/lms/contexts/{context_id}/unlink", include_in_schema=False)
 def unlink_form(
-    request: Request, session: SessionDep, member: InstructorMember, context_id: RowId
+    request: Request,
+    session: SessionDep,
+    member: InstructorMember,
+    context_id: RowId,
+    place: PlaceDep,
 ) -> Response:
     """Remove one LMS course's link to this offering."""
     try:
         unlink(session=session, offering_id=member.offering.id, context_id=context_id)
     except LinkError as exc:
-        return _page(request, session, member, status=exc.status, error=exc.message)
-    return RedirectResponse(f"{offering_prefix()}/instructor/lms?done=removed", status_code=303)
+        return _page(request, session, member, status=exc.status, error=exc.message, place=place)
+    return RedirectResponse(f"{place.prefix}/instructor/lms?done=removed", status_code=303)
 
 
 @router.get("/api/instructor/lms", responses=errors(401, 403))

@@ -2,15 +2,14 @@
 
 URLs without an offering mean the first one; `/offerings/{id}/instructor/...` and
 `/offerings/{id}/api/...` mean the same pages in offering `id` (the middleware below strips the
-prefix, so each page exists once and its check reads the offering from the request).
+prefix, so each page exists once; its check, and its Place, read the offering from the scope).
+Queries take that Place as an argument (app/offerings/place.py): no offering is global state.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -22,6 +21,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from app.db import SessionDep, release
 from app.errors import DomainError
 from app.offerings.models import STAFF, Offering, OfferingRole
+from app.offerings.place import SCOPE_KEY, Place, offering_named
 from app.offerings.service import (
     enroll,
     first_offering,
@@ -37,8 +37,6 @@ from app.users.deps import CurrentUser
 from app.users.models import User
 
 _PREFIX = re.compile(r"^/offerings/(\d{1,9})(/(?:instructor|api/)[^?]*)$")
-_current: ContextVar[int | None] = ContextVar("offering_id", default=None)
-SCOPE_KEY = "offering_id"
 
 STUDENTS_REFUSED = "This page is for instructors only."
 NOT_A_MEMBER = "You are not a member of this offering."
@@ -53,13 +51,14 @@ class OfferingAccessError(DomainError):
 
 
 class OfferingPrefixMiddleware:
-    """Serves `/offerings/{id}/<staff page>` by the staff page, remembering the offering."""
+    """Serves `/offerings/{id}/<staff page>` by the staff page, noting the offering in the scope
+    (from which `get_place` builds the request's Place)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Strip the prefix and note the offering for the checks and queries of this request."""
+        """Strip the prefix and note the offering in the request's scope."""
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
@@ -69,92 +68,73 @@ class OfferingPrefixMiddleware:
             return
         offering_id, rest = int(found[1]), found[2]
         scope = {**scope, "path": rest, "raw_path": rest.encode(), SCOPE_KEY: offering_id}
-        token = _current.set(offering_id)
-        try:
-            await self.app(scope, receive, send)
-        finally:
-            _current.reset(token)
+        await self.app(scope, receive, send)
 
 
-@contextmanager
-def offering_scope(offering_id: int | None) -> Iterator[None]:
-    """Staff queries inside the block read this offering, as under its URL (the command line)."""
-    token = _current.set(offering_id)
-    try:
-        yield
-    finally:
-        _current.reset(token)
+def offering_here(place: Place) -> int | ScalarSelect[int]:
+    """The place's offering id, or SQL for the first offering's (staff pages' queries)."""
+    return first_offering_id_query() if place.offering_id is None else place.offering_id
 
 
-def offering_in_request() -> int | None:
-    """The offering named in this request's URL; None: the first offering."""
-    return _current.get()
-
-
-def offering_prefix() -> str:
-    """'/offerings/{id}' when this request came through that offering's URL, else ''.
-
-    Staff pages' redirects start with it, so an instructor stays in the offering they work in
-    (templates read the same scope key: templates/instructor/_nav.html).
-    """
-    named = _current.get()
-    return "" if named is None else f"/offerings/{named}"
-
-
-def offering_here() -> int | ScalarSelect[int]:
-    """This request's offering id, or SQL for the first offering's (staff pages' queries)."""
-    named = _current.get()
-    return first_offering_id_query() if named is None else named
-
-
-def offering_id_here(*, session: Session) -> tuple[int | None, bool]:
-    """This request's offering id (None: there is no first offering), and whether rows written
+def offering_id_here(*, session: Session, place: Place) -> tuple[int | None, bool]:
+    """The place's offering id (None: there is no first offering), and whether rows written
     before offerings (offering_id NULL) count in it, as they do in the first one.
 
     An id rather than SQL, so that a query can say `offering_id = 7` and use an index on it.
     """
-    return offering_and_legacy(session=session, offering_id=_current.get())
+    return offering_and_legacy(session=session, offering_id=place.offering_id)
 
 
-def work_here(session: Session, column: InstrumentedAttribute[int | None]) -> ColumnElement[bool]:
-    """SQL: the work row was done in this request's offering (by its own offering_id)."""
-    here, legacy = offering_id_here(session=session)
+def work_here(
+    session: Session, column: InstrumentedAttribute[int | None], place: Place
+) -> ColumnElement[bool]:
+    """SQL: the work row was done in the place's offering (by its own offering_id)."""
+    here, legacy = offering_id_here(session=session, place=place)
     return work_in(column, here, legacy=legacy)
 
 
-def row_here(session: Session, offering_id: int | None) -> bool:
-    """Whether a row of work with this offering_id belongs to this request's offering (an
+def work_here_parts(
+    session: Session, column: InstrumentedAttribute[int | None], place: Place
+) -> list[ColumnElement[bool]]:
+    """One condition per SELECT to UNION: the place's offering's rows, and in the first offering
+    also rows from before offerings. Plain equality, so an index on the column finds the rows."""
+    here, legacy = offering_id_here(session=session, place=place)
+    if here is None:
+        return []
+    return [column == here, *([column.is_(None)] if legacy else [])]
+
+
+def row_here(session: Session, offering_id: int | None, place: Place) -> bool:
+    """Whether a row of work with this offering_id belongs to the place's offering (an
     object of another place is then looked up as if it did not exist: a plain 404)."""
-    here, legacy = offering_id_here(session=session)
+    here, legacy = offering_id_here(session=session, place=place)
     if here is None:
         return False
     return offering_id == here or (legacy and offering_id is None)
 
 
-def students_here() -> ColumnElement[bool]:
-    """SQL: the user is a student of this request's offering (staff pages' queries)."""
-    named = _current.get()
-    return students_of(first_offering_id_query() if named is None else named)
+def students_here(place: Place) -> ColumnElement[bool]:
+    """SQL: the user is a student of the place's offering (staff pages' queries)."""
+    return students_of(offering_here(place))
 
 
-def members_here() -> ColumnElement[bool]:
-    """SQL: the user holds any role in this request's offering."""
-    named = _current.get()
-    return members_of(first_offering_id_query() if named is None else named)
+def members_here(place: Place) -> ColumnElement[bool]:
+    """SQL: the user holds any role in the place's offering."""
+    return members_of(offering_here(place))
 
 
-def is_member_here(session: Session, user_id: int) -> bool:
-    """Whether the person is in this request's offering (a lookup by id from another is a 404)."""
+def is_member_here(session: Session, user_id: int, place: Place) -> bool:
+    """Whether the person is in the place's offering (a lookup by id from another is a 404)."""
     return bool(
         session.scalar(
-            select(func.count()).select_from(User).where(User.id == user_id, members_here())
+            select(func.count()).select_from(User).where(User.id == user_id, members_here(place))
         )
     )
 
 
-def set_role_here(session: Session, user: User, role: OfferingRole) -> None:
-    """Give the person this role in the request's offering (a role set here: no LMS undoes it)."""
-    named = _current.get()
+def set_role_here(session: Session, user: User, role: OfferingRole, place: Place) -> None:
+    """Give the person this role in the place's offering (a role set here: no LMS undoes it)."""
+    named = place.offering_id
     offering = (
         first_offering(session=session)
         if named is None
@@ -174,7 +154,7 @@ class Member:
 
 def member_here(request: Request, user: User, session: SessionDep) -> Member:
     """The asker's place in the request's offering (site admins act as its instructors)."""
-    named = request.scope.get(SCOPE_KEY)
+    named = offering_named(request)
     try:
         if named is None:
             offering = first_offering(session=session)

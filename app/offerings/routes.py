@@ -20,11 +20,11 @@ from app.offerings.access import (
     Member,
     OfferingAccessError,
     is_member_here,
-    offering_prefix,
 )
 from app.offerings.invitations import mail_links
 from app.offerings.models import STAFF, Offering
 from app.offerings.passwords import LinkRefused, link_for
+from app.offerings.place import Place, PlaceDep
 from app.offerings.roster import RosterResult, apply_roster, parse_roster
 from app.offerings.service import Membership, OfferingError, join_by_code, memberships
 from app.users.deps import CurrentUser, OptionalUser
@@ -225,16 +225,16 @@ def _links_csv(links: list[dict[str, Any]]) -> str:
 
 
 @router.get(ROSTER_PAGE, include_in_schema=False)
-def roster_page(request: Request, member: InstructorMember) -> Response:
+def roster_page(request: Request, member: InstructorMember, place: PlaceDep) -> Response:
     """Upload a roster (CSV email,name,role) to this offering."""
-    return _roster_form(request, member)
+    return _roster_form(request, member, place)
 
 
 def _roster_form(
-    request: Request, member: Member, status_code: int = 200, **context: Any
+    request: Request, member: Member, place: Place, status_code: int = 200, **context: Any
 ) -> Response:
     context.setdefault("errors", [])
-    context.setdefault("prefix", offering_prefix())
+    context.setdefault("prefix", place.prefix)
     return render(
         request,
         "offerings/roster.html",
@@ -250,6 +250,7 @@ def roster_upload_form(
     request: Request,
     session: SessionDep,
     member: InstructorMember,
+    place: PlaceDep,
     csv_text: Annotated[str, Form(alias="csv")] = "",
     file: Annotated[UploadFile | None, File()] = None,
 ) -> Response:
@@ -260,17 +261,18 @@ def roster_upload_form(
             text = file.file.read(1_000_001).decode("utf-8")
         except UnicodeDecodeError:
             problem = "The file is not UTF-8 text; save the roster as CSV (UTF-8) and try again."
-            return _roster_form(request, member, 422, errors=[problem])
+            return _roster_form(request, member, place, 422, errors=[problem])
     try:
         offering, result = _upload(session, member, text)
     except OfferingError as exc:  # the form again, with the sentence and what was pasted
         return _roster_form(
-            request, member, exc.status, errors=[exc.message], csv_text=text[:100_000]
+            request, member, place, exc.status, errors=[exc.message], csv_text=text[:100_000]
         )
     links = mailed_links(request, offering, [make_link(u) for u in result.people])
     return _roster_form(
         request,
         member,
+        place,
         result=result,
         links=links,
         links_csv=_links_csv(links),
@@ -284,16 +286,16 @@ def roster_upload_form(
     responses=errors(401, 403, 404, 422),
 )
 def password_link_api(
-    user_id: RowId, request: Request, session: SessionDep, member: InstructorMember
+    user_id: RowId, request: Request, session: SessionDep, member: InstructorMember, place: PlaceDep
 ) -> dict[str, Any]:
     """A one-time set-password (or reset) link for an account this offering's roster created,
     mailed to its owner when SMTP is set up (`mail` says whether it was)."""
-    return mailed_links(request, member.offering, [_link(session, member, user_id)])[0]
+    return mailed_links(request, member.offering, [_link(session, member, user_id, place)])[0]
 
 
-def _link(session: Session, member: Member, user_id: int) -> PasswordLink:
+def _link(session: Session, member: Member, user_id: int, place: Place) -> PasswordLink:
     person = session.get(User, user_id)
-    if person is None or not is_member_here(session, user_id):
+    if person is None or not is_member_here(session, user_id, place):
         raise OfferingError("there is no account with that id", status=404)
     try:
         return link_for(
@@ -309,14 +311,14 @@ def _link(session: Session, member: Member, user_id: int) -> PasswordLink:
 
 @router.post("/instructor/students/{user_id}/password-link", include_in_schema=False)
 def password_link_form(
-    user_id: RowId, request: Request, session: SessionDep, member: InstructorMember
+    user_id: RowId, request: Request, session: SessionDep, member: InstructorMember, place: PlaceDep
 ) -> Response:
     """The "reset password" button: show the link to copy and send."""
-    link = mailed_links(request, member.offering, [_link(session, member, user_id)])[0]
+    link = mailed_links(request, member.offering, [_link(session, member, user_id, place)])[0]
     return render(
         request,
         "offerings/password_link.html",
         user=member.user,
         link=link,
-        prefix=offering_prefix(),
+        prefix=place.prefix,
     )

@@ -11,7 +11,8 @@ from starlette.responses import Response
 from app.content.service import CourseDep
 from app.courses.first import course_slug_of
 from app.db import SessionDep
-from app.offerings.access import StaffUser, offering_prefix
+from app.offerings.access import StaffUser
+from app.offerings.place import PlaceDep
 from app.problems import service
 from app.users.deps import OptionalUser
 from app.web.api import RowId
@@ -32,6 +33,7 @@ def report_form(
     request: Request,
     session: SessionDep,
     course: CourseDep,
+    place: PlaceDep,
     user: OptionalUser,
     kind: FormStr = "",
     slug: FormStr = "",
@@ -62,6 +64,7 @@ def report_form(
             slug=slug,
             question_id=question or None,
             message=message,
+            place=place,
         )
     except service.ProblemError as exc:
         return render(
@@ -77,18 +80,18 @@ def report_form(
 
 @router.get("/instructor/problems")
 def problems_page(
-    request: Request, session: SessionDep, user: StaffUser, show: str = "open"
+    request: Request, session: SessionDep, place: PlaceDep, user: StaffUser, show: str = "open"
 ) -> Response:
     """Students' reports, open ones first (or the resolved ones), with submissions linked."""
     resolved = show == "resolved"
-    lines = service.list_reports(session=session, resolved=resolved)
+    lines = service.list_reports(session=session, resolved=resolved, place=place)
     return render(request, "instructor/problems.html", user=user, lines=lines, resolved=resolved)
 
 
 @router.post("/instructor/problems/{report_id}/resolve")
 def resolve_form(
-    report_id: RowId, session: SessionDep, user: StaffUser, reply: FormStr = ""
+    report_id: RowId, session: SessionDep, place: PlaceDep, user: StaffUser, reply: FormStr = ""
 ) -> Response:
     """Mark one report resolved (with a reply the student reads), then back to the list."""
-    service.resolve(session=session, report_id=report_id, instructor=user, reply=reply)
-    return RedirectResponse(f"{offering_prefix()}/instructor/problems", status_code=303)
+    service.resolve(session=session, report_id=report_id, instructor=user, place=place, reply=reply)
+    return RedirectResponse(f"{place.prefix}/instructor/problems", status_code=303)

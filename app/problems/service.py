@@ -11,7 +11,8 @@ from sqlalchemy.orm import Session
 from app.content.loader import Course
 from app.errors import DomainError
 from app.models_base import utcnow
-from app.offerings.access import offering_in_request, row_here, work_here
+from app.offerings.access import row_here, work_here
+from app.offerings.place import Place
 from app.offerings.service import offering_for_work
 from app.problems.models import ProblemReport
 from app.submissions.models import Submission
@@ -51,6 +52,7 @@ def report_problem(
     slug: str,
     question_id: str | None,
     message: str,
+    place: Place,
 ) -> ProblemReport:
     """Store a report in the offering the student works in (its staff alone see it); an
     exercise's report carries the student's latest submission of it in that course."""
@@ -63,7 +65,7 @@ def report_problem(
         )
     _check_target(course, kind, slug, question_id)
     offering_id = offering_for_work(
-        session=session, user_id=user.id, course_slug=course_slug, named=offering_in_request()
+        session=session, user_id=user.id, course_slug=course_slug, named=place.offering_id
     )
     if offering_id is None:
         raise ProblemError(
@@ -103,15 +105,15 @@ class ReportLine:
     student: str
 
 
-def list_reports(*, session: Session, resolved: bool) -> list[ReportLine]:
-    """Open (or resolved) reports filed in this offering, newest first, with their name."""
+def list_reports(*, session: Session, resolved: bool, place: Place) -> list[ReportLine]:
+    """Open (or resolved) reports filed in the place's offering, newest first, with their name."""
     done = ProblemReport.resolved_at.is_not(None)
     rows = session.execute(
         select(ProblemReport, User)
         .join(User, User.id == ProblemReport.user_id)
         .where(
             done if resolved else ProblemReport.resolved_at.is_(None),
-            work_here(session, ProblemReport.offering_id),
+            work_here(session, ProblemReport.offering_id, place),
         )
         .order_by(ProblemReport.id.desc())
     ).all()
@@ -122,12 +124,12 @@ MAX_REPLY_CHARS = 4000
 
 
 def resolve(
-    *, session: Session, report_id: int, instructor: User, reply: str = ""
+    *, session: Session, report_id: int, instructor: User, place: Place, reply: str = ""
 ) -> ProblemReport:
     """Mark a report resolved, with an optional reply the student reads on their home page
     (again is harmless: the first resolution stays; a later reply replaces the earlier)."""
     row = session.get(ProblemReport, report_id)
-    if row is None or not row_here(session, row.offering_id):
+    if row is None or not row_here(session, row.offering_id, place):
         raise ProblemError(404, "There is no report with that number.")
     words = reply.strip()
     if len(words) > MAX_REPLY_CHARS:

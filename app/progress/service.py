@@ -25,7 +25,7 @@ from app.courses.first import first_course_slug
 from app.db import ONE_STATEMENT
 from app.events import grade_recorded
 from app.models_base import utcnow
-from app.offerings.access import offering_in_request
+from app.offerings.place import Place
 from app.offerings.service import offering_for_work
 from app.progress.models import LessonRead, QuizAttempt
 
@@ -113,6 +113,7 @@ def save_quiz_attempt(
     results: dict[str, Any],
     score: float,
     graded_in: tuple[str, str | None] | None = None,
+    place: Place | None = None,
 ) -> QuizAttempt:
     """Store one graded attempt; retakes add rows, nothing is overwritten.
 
@@ -128,7 +129,7 @@ def save_quiz_attempt(
         session=session,
         user_id=user_id,
         course_slug=graded_in[0] if graded_in is not None else first_course_slug(),
-        named=offering_in_request(),
+        named=place.offering_id if place is not None else None,
     )
     session.add(attempt)
     # Same transaction as the attempt: the LMS gradebook gets it even after a restart.

@@ -17,6 +17,7 @@ from app.content.service import CourseDep
 from app.courses.first import course_slug_of
 from app.courses.service import graded_in
 from app.db import SessionDep
+from app.offerings.place import PlaceDep
 from app.offerings.standing import staff_of_course
 from app.progress.models import QuizAttempt
 from app.progress.service import quiz_attempts
@@ -86,7 +87,12 @@ async def _submit(**kwargs: Any) -> tuple[QuizAttempt, service.GradedQuiz]:
 
 @router.post("/lessons/{slug}/quiz", include_in_schema=False)
 async def submit_form(
-    slug: str, request: Request, session: SessionDep, course: CourseDep, user: OptionalUser
+    slug: str,
+    request: Request,
+    session: SessionDep,
+    course: CourseDep,
+    place: PlaceDep,
+    user: OptionalUser,
 ) -> Response:
     """Grade the posted form, store the attempt, and show it on the lesson page."""
     lesson = _lesson(request, session, course, slug, user)
@@ -103,6 +109,7 @@ async def submit_form(
         user_id=user.id,
         graded_in=graded_in(request),
         due=lesson.meta.due,
+        place=place,
     )
     return RedirectResponse(f"/lessons/{slug}#quiz", status_code=303)
 
@@ -134,7 +141,12 @@ def _parse(body: bytes) -> QuizAnswersIn:
     },
 )
 async def submit_api(
-    slug: str, request: Request, session: SessionDep, course: CourseDep, user: CurrentUser
+    slug: str,
+    request: Request,
+    session: SessionDep,
+    course: CourseDep,
+    place: PlaceDep,
+    user: CurrentUser,
 ) -> JSONResponse:
     """Grade a quiz attempt sent as JSON and store it; 401 without login."""
     lesson = _lesson(request, session, course, slug, user)
@@ -147,6 +159,7 @@ async def submit_api(
         user_id=user.id,
         graded_in=graded_in(request),
         due=lesson.meta.due,
+        place=place,
     )
     return JSONResponse(
         {

@@ -16,7 +16,7 @@ from app.deadlines.policy import refusal_message
 from app.deadlines.rules import lateness
 from app.hooks import practice_closed
 from app.models_base import utcnow
-from app.offerings.access import offering_in_request
+from app.offerings.place import Place
 from app.offerings.service import offering_for_work
 from app.progress.models import QuizAttempt
 from app.progress.service import save_quiz_attempt
@@ -152,6 +152,7 @@ def submit_attempt(
     user_id: int,
     graded_in: tuple[str, str | None] | None = None,
     due: dt.datetime | None = None,
+    place: Place | None = None,
 ) -> tuple[QuizAttempt, GradedQuiz]:
     """Grade and store one attempt (`graded_in`: course slug and content version; `due`: the
     content's due date, which the offering's own date and late policy may change).
@@ -172,6 +173,7 @@ def submit_attempt(
         lesson_slug=lesson_slug,
         due=due,
         course_slug=graded_in[0] if graded_in is not None else None,
+        place=place,
     )
     graded = grade_quiz(questions, answers, user_id=user_id)
     attempt = save_quiz_attempt(
@@ -182,6 +184,7 @@ def submit_attempt(
         results={"questions": graded.questions, "ignored": graded.ignored},
         score=graded.score,
         graded_in=graded_in,
+        place=place,
     )
     return attempt, graded
 
@@ -198,13 +201,14 @@ def refuse_if_closed(
     lesson_slug: str,
     due: dt.datetime | None,
     course_slug: str | None,
+    place: Place | None = None,
 ) -> None:
     """Raise QuizRefused when the offering refuses late work and this quiz is past due."""
     offering_id = offering_for_work(
         session=session,
         user_id=user_id,
         course_slug=course_slug or first_course_slug(),
-        named=offering_in_request(),
+        named=place.offering_id if place is not None else None,
     )
     standing = lateness(
         session=session,

@@ -20,6 +20,7 @@ from app.db import SessionDep
 from app.deadlines.term import ItemDue
 from app.jobs.deps import QueueDep
 from app.models_base import utcnow
+from app.offerings.place import PlaceDep
 from app.offerings.standing import staff_of_course, staff_of_work
 from app.progress.hint_routes import hint_state
 from app.site.term_view import my_term
@@ -158,6 +159,7 @@ def submit_form(
     request: Request,
     session: SessionDep,
     course: CourseDep,
+    place: PlaceDep,
     user: OptionalUser,
     queue: QueueDep,
     code: FormStr = "",
@@ -196,6 +198,7 @@ def submit_form(
             framework=chosen,
             mode=mode,
             key=client_id,
+            place=place,
         )
     except SubmissionError as exc:
         if exc.status == 422 and chosen not in exercise.meta.frameworks:

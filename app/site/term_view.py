@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 from app.content.loader import Exercise, Lesson
 from app.courses.service import graded_in
 from app.deadlines.term import ItemDue, StudentTerm, student_term_for_work
-from app.offerings.access import offering_in_request
+from app.offerings.place import offering_named
 from app.progress.summary import CourseProgress
 from app.users.models import User
 
@@ -23,7 +23,7 @@ def my_term(request: Request, *, session: Session, user: User | None) -> Student
         return None
     course_slug, _ = graded_in(request)
     return student_term_for_work(
-        session=session, user_id=user.id, course_slug=course_slug, named=offering_in_request()
+        session=session, user_id=user.id, course_slug=course_slug, named=offering_named(request)
     )
 
 

@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 from app.config import get_settings
 from app.content.loader import Course
 from app.courses.service import graded_in
+from app.offerings.place import Place
 from app.submissions import service
 from app.submissions.models import Submission
 from app.users.models import User
@@ -150,6 +151,7 @@ def accept(
     mode: str,
     key: str | None,
     course_slug: str | None = None,
+    place: Place | None = None,
 ) -> Accepted:
     """Validate, limit and store; a repeat of a recent key returns the earlier submission.
 
@@ -159,7 +161,7 @@ def accept(
     where = graded_in(request, course_slug)  # (course slug, content version)
     key = (key or "").strip()[:MAX_KEY_CHARS] or None
     if key is None:
-        row = _create(limiter, session, course, user, exercise, code, framework, mode, where)
+        row = _create(limiter, session, course, user, exercise, code, framework, mode, where, place)
         return Accepted(row, False)
     print_ = fingerprint(f"{where[0]}/{exercise}", framework, mode, code)
     with guard.lock:
@@ -168,7 +170,7 @@ def accept(
             found = service.visible_submission(session=session, user=user, submission_id=earlier)
             if found is not None:
                 return Accepted(found, True)
-        row = _create(limiter, session, course, user, exercise, code, framework, mode, where)
+        row = _create(limiter, session, course, user, exercise, code, framework, mode, where, place)
         guard.remember(user.id, key, print_, row.id)
         return Accepted(row, False)
 
@@ -183,6 +185,7 @@ def _create(
     framework: str | None,
     mode: str,
     where: tuple[str, str | None],
+    place: Place | None,
 ) -> Submission:
     rate_key = f"user:{user.id}"
     wait = limiter.hit(rate_key)
@@ -203,6 +206,7 @@ def _create(
             framework=framework,
             mode=mode,
             max_bytes=get_settings().max_code_bytes,
+            place=place,
             course_slug=where[0],
             content_version=where[1],
         )

@@ -18,6 +18,7 @@ from app.courses.service import content_of, course_or_404
 from app.db import SessionDep, session_factory
 from app.jobs.deps import QueueDep
 from app.models_base import utcnow
+from app.offerings.place import PlaceDep
 from app.submissions import (
     draft_routes,
     figure_routes,
@@ -77,6 +78,7 @@ def create(
     request: Request,
     session: SessionDep,
     course: CourseDep,
+    place: PlaceDep,
     user: CurrentUser,
     queue: QueueDep,
     idempotency_key: Annotated[str | None, Header(max_length=intake.MAX_KEY_CHARS)] = None,
@@ -102,6 +104,7 @@ def create(
         framework=body.framework,
         mode=body.mode,
         key=idempotency_key or body.client_id,
+        place=place,
     )
     row = accepted.row
     headers = {"idempotent-replayed": "true"} if accepted.repeated else {}

@@ -16,7 +16,7 @@ from app.errors import DomainError
 from app.hooks import practice_closed, result_held
 from app.jobs import live
 from app.models_base import utcnow
-from app.offerings.access import offering_in_request
+from app.offerings.place import Place
 from app.offerings.service import first_offering_id_query, is_staff, offering_for_work, role_in
 from app.offerings.standing import staff_of_course, staff_of_work
 from app.submissions.locks import lock_reason
@@ -44,12 +44,14 @@ def create_submission(
     content_version: str | None = None,
     purpose: str = PRACTICE,
     offering_id: int | None = None,
+    place: Place | None = None,
 ) -> Submission:
     """Validate, then store the row as 'queued' (the caller queues the job after commit).
 
     An assessment's answer (`purpose` names its attempt, `offering_id` the attempt's offering)
     is graded under the assessment's rules: the exercise's practice due date and late policy
     neither refuse, flag nor penalise it, and it is never copied into the practice draft.
+    Practice counts in the offering `place` names (None: the student's newest of the course).
     """
     found = course.exercise(exercise)
     slug_here = course_slug or first_course_slug()
@@ -100,7 +102,7 @@ def create_submission(
         session=session,
         user_id=user.id,
         course_slug=course_slug or first_course_slug(),
-        named=offering_in_request(),
+        named=place.offering_id if place is not None else None,
     )
     # Deadlines: the offering's dates and late policy (accept and flag, penalty, or refuse).
     standing = lateness(

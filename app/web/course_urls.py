@@ -6,6 +6,8 @@ course registry, so the URL rules live with the other HTTP utilities.
 
 from __future__ import annotations
 
+import re
+
 PREFIX = "/courses/"
 # The routes a course's pages use; anything else under /courses/{course}/ is a 404.
 ROUTED = (
@@ -18,10 +20,14 @@ ROUTED = (
     "/api/exercises",
     "/assessments",
     "/api/assessments",
-    "/instructor/assessments",
-    "/api/instructor/assessments",
+    "/instructor/",
+    "/api/instructor/",
+    "/api/content/",
     "/problems",
 )
+# A course's staff pages in one of its offerings: /courses/{course}/offerings/{id}/instructor/...
+# (the offering middleware, inside the course one, then strips /offerings/{id}).
+OFFERING = re.compile(r"^/offerings/\d{1,9}(?=/)")
 API_PREFIX = "/api/courses/"
 # /api/courses/{course}/lessons and .../exercises are routes of their own (app/courses/routes.py).
 API_OWN = ("/lessons", "/exercises")
@@ -36,7 +42,8 @@ def split(path: str) -> tuple[str, str] | None:
         return None
     slug, _, rest = path[len(PREFIX) :].partition("/")
     rest = "/" + rest
-    if not slug or not (rest == "/" or rest.startswith(ROUTED) or rest + "/" in ROUTED):
+    inner = OFFERING.sub("", rest, count=1)
+    if not slug or not (rest == "/" or inner.startswith(ROUTED) or inner + "/" in ROUTED):
         return None
     return slug, rest
 
@@ -56,6 +63,7 @@ def prefixed(location: str, base: str) -> str:
     """A redirect inside a course stays in it (the login page's `next` too)."""
     if location.startswith(LOGIN_NEXT):
         return LOGIN_NEXT + prefixed(location[len(LOGIN_NEXT) :], base)
-    if location == "/" or location.startswith(("/?", "/#")) or location.startswith(ROUTED):
+    inner = OFFERING.sub("", location, count=1)
+    if location == "/" or location.startswith(("/?", "/#")) or inner.startswith(ROUTED):
         return base + location
     return location

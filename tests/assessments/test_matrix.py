@@ -33,8 +33,8 @@ from app.lti.grades import score_for
 from app.main import create_app
 from app.migrate import upgrade_head
 from app.models_base import as_utc
-from app.offerings.access import offering_scope
 from app.offerings.models import Enrollment, Offering, OfferingRole
+from app.offerings.place import Place as Where
 from app.offerings.service import first_offering
 from app.progress.models import QuizAttempt
 from app.submissions.models import Submission
@@ -265,16 +265,20 @@ def lists(w: World) -> None:
 
 def gradebook(w: World) -> None:
     """The exercise's practice column never counts the exam's code."""
-    with offering_scope(w.place.offering_id), _session() as session:
-        book = build_gradebook(session=session, course=w.place.course())
+    course = w.place.course()
+    with _session() as session:
+        book = build_gradebook(
+            session=session, course=course, place=Where(course, w.place.offering_id)
+        )
         [row] = [r for r in book.rows if r.email == ANN]
         cell = row.exercises.get(w.place.exercise)
         assert cell is None or (cell.attempts, cell.best) == (0, None)
 
 
 def analytics(w: World) -> None:
-    with offering_scope(w.place.offering_id), _session() as session:
-        stats = exercise_stats(session=session, slug=w.place.exercise)
+    where = Where(w.place.course(), w.place.offering_id)
+    with _session() as session:
+        stats = exercise_stats(session=session, slug=w.place.exercise, place=where)
         assert (stats.attempts, stats.students, stats.solvers) == (0, 0, 0)
 
 
@@ -283,14 +287,16 @@ def item_stats(w: World) -> None:
     course = w.place.course()
     spec = assessments_for(course).get("midterm")
     assert spec is not None
-    with offering_scope(w.place.offering_id), _session() as session:
-        stats = stats_for(session=session, spec=spec, course=course)
+    with _session() as session:
+        where = Where(course, w.place.offering_id)
+        stats = stats_for(session=session, spec=spec, course=course, place=where)
     assert stats.students == (0 if w.phase == "running" else 1)
 
 
 def similarity(w: World) -> None:
-    with offering_scope(w.place.offering_id), _session() as session:
-        assert finals(session=session, slug=w.place.exercise) == []
+    where = Where(w.place.course(), w.place.offering_id)
+    with _session() as session:
+        assert finals(session=session, slug=w.place.exercise, place=where) == []
 
 
 def lms_exercise(w: World) -> None:

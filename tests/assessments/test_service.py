@@ -19,6 +19,7 @@ from app.content.service import load_from_settings
 from app.db import session_factory
 from app.models_base import as_utc
 from app.offerings.models import OfferingRole
+from app.offerings.place import Place
 from app.offerings.service import enroll, first_offering
 from app.users.models import Role, User
 from app.users.service import create_user
@@ -126,6 +127,7 @@ def test_extra_time_and_an_own_window(session: Session, course: Course) -> None:
         closes_at=None,
         reason="extra time",
         by=teacher,
+        place=Place(course),
     )
     own_opens = CLOSES + dt.timedelta(days=1)
     set_accommodation(
@@ -137,6 +139,7 @@ def test_extra_time_and_an_own_window(session: Session, course: Course) -> None:
         closes_at=own_opens + dt.timedelta(hours=2),
         reason="sick",
         by=teacher,
+        place=Place(course),
     )
     attempt = start(session, course, ann, OPENS)
     assert as_utc(attempt.deadline) == OPENS + dt.timedelta(minutes=90)
@@ -159,7 +162,13 @@ def test_bad_accommodations_are_refused_and_change_nothing(
         kwargs: dict[str, Any] = {"extra_minutes": 0, "opens_at": None, "closes_at": None, **change}
         with pytest.raises(AssessmentError) as refused:
             set_accommodation(
-                session=session, spec=spec(), user_id=ann.id, reason="", by=teacher, **kwargs
+                session=session,
+                spec=spec(),
+                user_id=ann.id,
+                reason="",
+                by=teacher,
+                place=Place(course),
+                **kwargs,
             )
         assert refused.value.status == 422 and refused.value.message.startswith(message)
     with pytest.raises(AssessmentError, match="There is no student with id"):
@@ -172,6 +181,7 @@ def test_bad_accommodations_are_refused_and_change_nothing(
             closes_at=None,
             reason="",
             by=teacher,
+            place=Place(course),
         )
     window = service.window_for(session=session, spec=spec(), user_id=ann.id, offering_id=None)
     assert window.extra_minutes == 0

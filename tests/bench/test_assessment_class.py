@@ -9,6 +9,7 @@ from app.bench.assessment_class import simulate_assessment
 from app.content.service import load_from_settings
 from app.db import session_factory
 from app.instructor.assessment_items import stats_for
+from app.offerings.place import Place
 
 
 def test_a_generated_class_sits_the_midterm_and_its_items_hang_together(data_dir: Path) -> None:
@@ -18,7 +19,7 @@ def test_a_generated_class_sits_the_midterm_and_its_items_hang_together(data_dir
     spec = assessments_for(course).get("midterm")
     assert spec is not None
     with session_factory()() as session:
-        stats = stats_for(session=session, spec=spec, course=course)
+        stats = stats_for(session=session, spec=spec, course=course, place=Place(course))
     assert stats.students == 60 and stats.reliability_students == 60
     by_part: dict[str, int] = {}
     for item in stats.items:

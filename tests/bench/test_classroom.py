@@ -8,13 +8,15 @@ from app.bench.classroom import simulate_class
 from app.content.service import load_from_settings
 from app.db import session_factory
 from app.instructor.item_stats import latest_attempts, quiz_stats
+from app.offerings.place import Place
 
 
 def test_a_generated_class_is_graded_as_meant_and_its_quizzes_are_reliable(
     data_dir: Path,
 ) -> None:
     made = simulate_class({"APP_DATA_DIR": str(data_dir)}, 40)
-    quizzes = [les for les in load_from_settings().lessons if les.meta.quiz]
+    course = load_from_settings()
+    quizzes = [les for les in course.lessons if les.meta.quiz]
     assert made["students"] == 40
     assert made["attempts"] == 40 * len(quizzes)
     # Every answer meant to be right was graded right and every wrong one wrong: the generator
@@ -25,7 +27,9 @@ def test_a_generated_class_is_graded_as_meant_and_its_quizzes_are_reliable(
         for lesson in quizzes:
             slug = lesson.meta.slug
             stats = quiz_stats(
-                slug, lesson.meta.quiz, latest_attempts(session=session, lesson_slug=slug)
+                slug,
+                lesson.meta.quiz,
+                latest_attempts(session=session, lesson_slug=slug, place=Place(course)),
             )
             assert stats.students == 40
             assert stats.kr20 is not None and stats.kr20 > 0.3, (slug, stats.kr20)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
-from app.content.service import reload_course
+from app.courses.service import reload_course
 from app.users.models import Role
 from tests.instructor.conftest import DRAFT, LESSON, person
 

@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 
 from app.config import ROOT
 from app.content.loader import load_course
-from app.content.service import reload_course
+from app.courses.service import reload_course
 from tests.submissions.test_api import WRONG, wait_done
 from tests.users.helpers import csrf_from, logged_in_client, make_instructor
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from app.content.service import reload_course
+from app.courses.service import reload_course
 from app.users.models import Role
 from tests.conftest import make_token
 from tests.submissions.test_api import WRONG, submit, wait_done

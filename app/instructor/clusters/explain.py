@@ -24,6 +24,7 @@ from app.instructor.clusters.service import ClusterView, exercise_clusters
 from app.instructor.models import RegradeJob
 from app.instructor.regrade import regrade_one
 from app.models_base import utcnow
+from app.offerings.place import Place
 from app.submissions.models import Submission
 from app.users.models import User
 from graders import Grader
@@ -155,10 +156,11 @@ def explain(
     instructor: User,
     refresh: Any,
     exercises_dir: Path,
+    place: Place,
 ) -> Explained | None:
     """Declare the cluster's mistake; None when there is no such cluster."""
     slug = exercise.meta.slug
-    view = exercise_clusters(session=session, slug=slug).find(key)
+    view = exercise_clusters(session=session, slug=slug, place=place).find(key)
     if view is None:
         return None
     path = exercise.path / "mistakes.yaml"

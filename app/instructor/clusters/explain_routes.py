@@ -18,7 +18,8 @@ from app.grading.service import get_grader
 from app.instructor.clusters.explain import Explained, ExplainRefused, explain
 from app.instructor.clusters.service import exercise_clusters
 from app.instructor.web import find_exercise, page
-from app.offerings.access import InstructorUser, offering_prefix
+from app.offerings.access import InstructorUser
+from app.offerings.place import Place, PlaceDep
 from app.web.api import errors
 
 router = APIRouter(tags=["instructor"])
@@ -40,6 +41,7 @@ def _explain(
     key: str,
     title: str,
     hint: str,
+    place: Place,
 ) -> Explained:
     """Run the explanation for either route; 404 when there is no such cluster."""
     exercise = find_exercise(course, slug)
@@ -59,6 +61,7 @@ def _explain(
         instructor=user,
         refresh=refresh,
         exercises_dir=exercises_dir_for(course_slug),
+        place=place,
     )
     if done is None:
         raise HTTPException(404, f"There is no group '{key}' of wrong answers to '{slug}'.")
@@ -78,11 +81,12 @@ def explain_cluster(
     session: SessionDep,
     course: CourseDep,
     user: InstructorUser,
+    place: PlaceDep,
 ) -> Any:
     """Declare the cluster's mistake with its representative program; 409 with the check's
     problems, nothing written, when the check fails."""
     try:
-        done = _explain(request, session, course, user, slug, key, body.title, body.hint)
+        done = _explain(request, session, course, user, slug, key, body.title, body.hint, place)
     except ExplainRefused as refused:
         return JSONResponse({"detail": str(refused), "problems": refused.problems}, 409)
     return {"mistake": done.mistake, "regraded": done.regraded}
@@ -98,13 +102,14 @@ def explain_form(
     session: SessionDep,
     course: CourseDep,
     user: InstructorUser,
+    place: PlaceDep,
 ) -> Response:
     """The clusters page's form without JavaScript: explain, then show the page again."""
-    back = f"{offering_prefix()}/instructor/exercises/{slug}/clusters"
+    back = f"{place.prefix}/instructor/exercises/{slug}/clusters"
     try:
-        done = _explain(request, session, course, user, slug, key, title, hint)
+        done = _explain(request, session, course, user, slug, key, title, hint, place)
     except ExplainRefused as refused:
-        found = exercise_clusters(session=session, slug=slug)
+        found = exercise_clusters(session=session, slug=slug, place=place)
         exercise = find_exercise(course, slug)
         return page(
             request,

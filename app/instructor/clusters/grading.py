@@ -9,6 +9,7 @@ from sqlalchemy.orm import Session
 from app.instructor.clusters.service import exercise_clusters
 from app.instructor.overrides import InstructorError
 from app.instructor.rubric_grading import grade_by_rubric
+from app.offerings.place import Place
 from app.submissions.models import Submission
 from app.users.models import User
 from graders import Rubric
@@ -25,11 +26,12 @@ def grade_cluster(
     applied: list[str],
     comment: str,
     grader: User,
+    place: Place,
     lab: bool = False,
 ) -> list[int] | None:
     """Apply the grading to every member's submission in the cluster; their ids, in order
     (None: no such cluster in this offering)."""
-    found = exercise_clusters(session=session, slug=slug).find(key)
+    found = exercise_clusters(session=session, slug=slug, place=place).find(key)
     if found is None:
         return None
     known = {item.id for item in rubric.items}

@@ -12,7 +12,8 @@ from app.content.service import CourseDep
 from app.db import SessionDep
 from app.instructor.clusters.grading import NO_CLUSTER, grade_cluster
 from app.instructor.rubric_routes import RubricIn, rubric_of
-from app.offerings.access import StaffUser, offering_prefix
+from app.offerings.access import StaffUser
+from app.offerings.place import PlaceDep
 from app.web.api import errors
 
 router = APIRouter(tags=["instructor"])
@@ -29,6 +30,7 @@ def grade_cluster_api(
     session: SessionDep,
     course: CourseDep,
     user: StaffUser,
+    place: PlaceDep,
 ) -> dict[str, Any]:
     """Apply one rubric grading and comment to each member submission of the cluster (each
     student's latest one in it): each gets its own rubric grade, which its student sees."""
@@ -41,6 +43,7 @@ def grade_cluster_api(
         applied=body.applied,
         comment=body.comment.strip(),
         grader=user,
+        place=place,
         lab=exercise.meta.entry.kind == "experiment",
     )
     if graded is None:
@@ -56,6 +59,7 @@ async def grade_cluster_form(
     session: SessionDep,
     course: CourseDep,
     user: StaffUser,
+    place: PlaceDep,
 ) -> Response:
     """The clusters page's form: grade the group, then show the page again, saying how many."""
     exercise, rubric = rubric_of(course, slug)
@@ -68,9 +72,10 @@ async def grade_cluster_form(
         applied=[str(v) for v in form.getlist("item")],
         comment=str(form.get("comment", "")).strip()[:4000],
         grader=user,
+        place=place,
         lab=exercise.meta.entry.kind == "experiment",
     )
     if graded is None:
         raise HTTPException(404, NO_CLUSTER)
-    back = f"{offering_prefix()}/instructor/exercises/{slug}/clusters"
+    back = f"{place.prefix}/instructor/exercises/{slug}/clusters"
     return RedirectResponse(f"{back}?graded={len(graded)}#cluster-{key}", status_code=303)

@@ -10,29 +10,30 @@ from sqlalchemy.orm import Session
 from app.instructor.clusters.grouping import Row
 from app.models_base import as_utc
 from app.offerings.access import students_here, work_here
+from app.offerings.place import Place
 from app.submissions.models import PRACTICE, Submission
 from app.users.models import User
 
 
-def clusterable(session: Session) -> list[ColumnElement[bool]]:
+def clusterable(session: Session, place: Place) -> list[ColumnElement[bool]]:
     """Which submissions clusters (and their regrades) may show: students' graded practice
     submissions sent in this request's offering. An exam's code answers are never clustered
     with practice (they are graded under the exam's rules and stay out of practice readers)."""
     return [
-        students_here(),
-        work_here(session, Submission.offering_id),
+        students_here(place),
+        work_here(session, Submission.offering_id, place),
         Submission.mode == "submit",
         Submission.status == "done",
         Submission.purpose == PRACTICE,
     ]
 
 
-def _scope(session: Session, *, slug: str) -> list[ColumnElement[bool]]:
+def _scope(session: Session, *, slug: str, place: Place) -> list[ColumnElement[bool]]:
     """The exercise's clusterable work (an offering belongs to one course)."""
-    return [*clusterable(session), Submission.exercise_slug == slug]
+    return [*clusterable(session, place), Submission.exercise_slug == slug]
 
 
-def wrong_rows(*, session: Session, slug: str) -> list[Row]:
+def wrong_rows(*, session: Session, slug: str, place: Place) -> list[Row]:
     """Every wrong submission with a behaviour key, oldest first."""
     found = session.execute(
         select(
@@ -46,7 +47,7 @@ def wrong_rows(*, session: Session, slug: str) -> list[Row]:
         )
         .join(User, User.id == Submission.user_id)
         .where(
-            *_scope(session, slug=slug),
+            *_scope(session, slug=slug, place=place),
             Submission.verdict != "accepted",
             Submission.behaviour_key.is_not(None),
         )
@@ -55,14 +56,14 @@ def wrong_rows(*, session: Session, slug: str) -> list[Row]:
     return [Row(r[0], r[1], r[2], str(r[3]), r[4], as_utc(r[5]), r[6]) for r in found]
 
 
-def unsigned_count(*, session: Session, slug: str) -> int:
+def unsigned_count(*, session: Session, slug: str, place: Place) -> int:
     """Wrong submissions graded before behaviour signatures (a regrade gives them one)."""
     return int(
         session.scalar(
             select(func.count(Submission.id))
             .join(User, User.id == Submission.user_id)
             .where(
-                *_scope(session, slug=slug),
+                *_scope(session, slug=slug, place=place),
                 Submission.verdict != "accepted",
                 Submission.behaviour_key.is_(None),
             )
@@ -71,14 +72,14 @@ def unsigned_count(*, session: Session, slug: str) -> int:
     )
 
 
-def solvers(*, session: Session, slug: str) -> set[int]:
+def solvers(*, session: Session, slug: str, place: Place) -> set[int]:
     """Students with an accepted submission to this exercise."""
     return set(
         session.scalars(
             select(Submission.user_id)
             .join(User, User.id == Submission.user_id)
             .where(
-                *_scope(session, slug=slug),
+                *_scope(session, slug=slug, place=place),
                 Submission.verdict == "accepted",
             )
         )

@@ -12,6 +12,7 @@ from app.db import SessionDep
 from app.instructor.clusters.service import cluster_json, exercise_clusters
 from app.instructor.web import find_exercise, page
 from app.offerings.access import StaffUser
+from app.offerings.place import PlaceDep
 from app.web.api import errors
 
 router = APIRouter(tags=["instructor"])
@@ -19,11 +20,16 @@ router = APIRouter(tags=["instructor"])
 
 @router.get("/instructor/exercises/{slug}/clusters", include_in_schema=False)
 def clusters_page(
-    slug: str, request: Request, session: SessionDep, course: CourseDep, user: StaffUser
+    slug: str,
+    request: Request,
+    session: SessionDep,
+    course: CourseDep,
+    user: StaffUser,
+    place: PlaceDep,
 ) -> Response:
     """Wrong answers grouped by behaviour: who, one program and the others diffed, a heatmap."""
     exercise = find_exercise(course, slug)
-    found = exercise_clusters(session=session, slug=slug)
+    found = exercise_clusters(session=session, slug=slug, place=place)
     return page(
         request, "instructor/clusters.html", user, exercise=exercise, found=found, refused=None
     )
@@ -31,9 +37,9 @@ def clusters_page(
 
 @router.get("/api/instructor/exercises/{slug}/clusters", responses=errors(401, 403, 404, 422))
 def clusters(
-    slug: str, session: SessionDep, course: CourseDep, user: StaffUser
+    slug: str, session: SessionDep, course: CourseDep, user: StaffUser, place: PlaceDep
 ) -> list[dict[str, Any]]:
     """Wrong submissions grouped by behaviour signature, the most students first."""
     find_exercise(course, slug)
-    found = exercise_clusters(session=session, slug=slug)
+    found = exercise_clusters(session=session, slug=slug, place=place)
     return [cluster_json(view, solved=found.solved) for view in found.clusters]

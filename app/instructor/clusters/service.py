@@ -9,6 +9,7 @@ from sqlalchemy.orm import Session
 
 from app.instructor.clusters import query
 from app.instructor.clusters.grouping import Cluster, group
+from app.offerings.place import Place
 from app.submissions.presenter import STAFF, present_report, read_report
 
 
@@ -54,14 +55,14 @@ def _view(cluster: Cluster, report: dict[str, Any]) -> ClusterView:
     )
 
 
-def exercise_clusters(*, session: Session, slug: str) -> ExerciseClusters:
+def exercise_clusters(*, session: Session, slug: str, place: Place) -> ExerciseClusters:
     """Group the offering's wrong submissions to this exercise by behaviour."""
-    clusters = group(query.wrong_rows(session=session, slug=slug))
+    clusters = group(query.wrong_rows(session=session, slug=slug, place=place))
     stored = query.reports(session=session, ids=[c.representative.submission_id for c in clusters])
     return ExerciseClusters(
         clusters=[_view(c, stored.get(c.representative.submission_id, {})) for c in clusters],
-        solved=query.solvers(session=session, slug=slug),
-        unsigned=query.unsigned_count(session=session, slug=slug),
+        solved=query.solvers(session=session, slug=slug, place=place),
+        unsigned=query.unsigned_count(session=session, slug=slug, place=place),
     )
 
 
