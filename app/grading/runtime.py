@@ -1,7 +1,7 @@
 """Wires queue, leases, reaper and status for one process, in either mode, from the settings.
 
 The web app (lifespan) and `python -m app worker` both build a `JobRuntime`; the only
-differences are whether this process grades and which queue carries the ids.
+differences are whether this process runs jobs and which queue carries them.
 """
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ from app.grading.beacon import Beacon
 from app.grading.lanes import lane_of
 from app.grading.reaper import Reaper
 from app.grading.runner import Held, Publisher, run_job
+from app.grading.tasks import run_task
 from app.jobs import live
-from app.jobs.base import JobQueue
+from app.jobs.base import GRADE, JobQueue, JobRef
 from app.jobs.embedded import EmbeddedQueue
 from app.jobs.lanes import LANES
 from app.jobs.redis_queue import RedisQueue
@@ -77,10 +78,12 @@ class JobRuntime:
             lease_seconds=settings.lease_seconds,
         )
 
-    def handle(self, submission_id: int) -> object:
-        """The job function both queues call."""
+    def handle(self, job: JobRef) -> object:
+        """The job function both queues call: a grade, or a typed job of the `jobs` table."""
+        if job.kind != GRADE:
+            return run_task(job.id, held=self.held, max_attempts=self.settings.max_job_attempts)
         return run_job(
-            submission_id,
+            job.id,
             held=self.held,
             publisher=self.publisher,
             max_attempts=self.settings.max_job_attempts,
