@@ -109,6 +109,7 @@ LAYERS: list[set[str]] = [
     {"wiring"},  # start-up: subscribes domains to lower ones' events, locks and scores
     {"instructor"},
     {"site", "authoring", "bench", "soak"},
+    {"jobkinds"},  # the typed jobs of the upper floors (regrade, a draft's check), for workers
     {"main", "models"},
     {"live_reload", "cli"},
     {"__main__"},

@@ -65,10 +65,12 @@ class Reaper:
         max_attempts: int,
         lease_seconds: float,
         grace_seconds: float | None = None,
+        background: tuple[str, ...] = (),
     ) -> None:
         self.queue = queue
         self.watch = LeaseWatch(lease_seconds=lease_seconds)  # lapsed leases, on a steady clock
         self.job_watch = LeaseWatch(lease_seconds=lease_seconds)  # the same for `jobs` rows
+        self.background = background  # of BACKGROUND_KINDS, those this deployment runs
         self.publisher = publisher
         self.interval = interval
         self.max_attempts = max_attempts
@@ -141,7 +143,7 @@ class Reaper:
 
     def _queue_background(self, session: Session) -> None:
         """Queue each background kind this deployment knows, unless one is queued or running."""
-        for kind in BACKGROUND_KINDS:
+        for kind in self.background:
             if JOB_KINDS.get(kind) is None or tasks.active(session=session, kind=kind):
                 continue
             job = tasks.create(session=session, kind=kind, payload={}, subject=kind)

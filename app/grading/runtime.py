@@ -12,7 +12,7 @@ from collections.abc import Callable
 from app.config import Settings
 from app.grading.beacon import Beacon
 from app.grading.lanes import lane_of
-from app.grading.reaper import Reaper
+from app.grading.reaper import BACKGROUND_KINDS, Reaper
 from app.grading.runner import Held, Publisher, run_job
 from app.grading.tasks import run_task
 from app.jobs import live
@@ -76,12 +76,20 @@ class JobRuntime:
             interval=settings.reaper_interval_seconds,
             max_attempts=settings.max_job_attempts,
             lease_seconds=settings.lease_seconds,
+            background=tuple(
+                k for k in BACKGROUND_KINDS if settings.lti_outbox_worker or k != "lms_post"
+            ),
         )
 
     def handle(self, job: JobRef) -> object:
         """The job function both queues call: a grade, or a typed job of the `jobs` table."""
         if job.kind != GRADE:
-            return run_task(job.id, held=self.held, max_attempts=self.settings.max_job_attempts)
+            return run_task(
+                job.id,
+                held=self.held,
+                max_attempts=self.settings.max_job_attempts,
+                enqueue=self.queue.enqueue,
+            )
         return run_job(
             job.id,
             held=self.held,

@@ -17,6 +17,7 @@ from app.db import session_factory
 from app.grading.runner import Held
 from app.hooks import JOB_KINDS
 from app.jobs import tasks
+from app.jobs.base import Ref
 from graders import PoolStopped
 
 log = logging.getLogger(__name__)
@@ -29,6 +30,7 @@ class TaskRun:
 
     claim: tasks.TaskClaim
     session_maker: Callable[[], Session]
+    enqueue: Callable[[Ref], None] = lambda job: None  # send further jobs (grades of a hand-in)
 
     @property
     def payload(self) -> dict[str, Any]:
@@ -41,7 +43,9 @@ class TaskRun:
             return tasks.progress(session=session, held=self.claim, result=result)
 
 
-def run_task(job_id: int, *, held: Held, max_attempts: int = 3) -> str | None:
+def run_task(
+    job_id: int, *, held: Held, max_attempts: int = 3, enqueue: Callable[[Ref], None] | None = None
+) -> str | None:
     """Run one typed job; safe to call any number of times for the same id. What happened."""
     maker = session_factory("background")
     with maker() as session:
@@ -59,7 +63,7 @@ def run_task(job_id: int, *, held: Held, max_attempts: int = 3) -> str | None:
             return "failed"
         log.info("job %s: %s (attempt %s)", job_id, claim.kind, claim.token)
         try:
-            result = work(TaskRun(claim, maker))
+            result = work(TaskRun(claim, maker, enqueue or (lambda job: None)))
         except PoolStopped:
             with maker() as session:
                 tasks.release(session=session, held=claim)

@@ -6,6 +6,7 @@ import datetime as dt
 import logging
 import threading
 from collections.abc import Callable
+from typing import Any
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from sqlalchemy import or_, select, update
@@ -354,6 +355,11 @@ def process_due(session_maker: Callable[[], Session]) -> int:
                 sent += 1
             session.commit()
     return sent
+
+
+def post_due_work(run: Any) -> dict[str, Any]:
+    """The `lms_post` job's work (`hooks.JOB_KINDS`): send every due grade post once."""
+    return {"sent": process_due(run.session_maker)}
 
 
 class OutboxWorker:
