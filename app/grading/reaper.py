@@ -38,6 +38,7 @@ log = logging.getLogger(__name__)
 STALE_SECONDS = 15 * 60  # a message waiting this long is assumed lost (dead-lettered) and resent
 # Typed jobs the reaper queues itself, once at a time, when a worker knows their kind.
 BACKGROUND_KINDS = ("hand_in", "lms_post")
+KEEP_BACKGROUND_SECONDS = 3600  # their finished rows are kept this long (to look into), then pruned
 
 
 @dataclass
@@ -143,9 +144,11 @@ class Reaper:
 
     def _queue_background(self, session: Session) -> None:
         """Queue each background kind this deployment knows, unless one is queued or running."""
+        kept = utcnow() - dt.timedelta(seconds=KEEP_BACKGROUND_SECONDS)
         for kind in self.background:
             if JOB_KINDS.get(kind) is None or tasks.active(session=session, kind=kind):
                 continue
+            tasks.prune(session=session, kind=kind, done_before=kept)
             job = tasks.create(session=session, kind=kind, payload={}, subject=kind)
             session.commit()
             self.queue.enqueue(tasks.ref_of(job))

@@ -13,7 +13,7 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
 from app.db import database_now
@@ -240,6 +240,17 @@ def active(*, session: Session, kind: str) -> bool:
     """A job of this kind is queued or running (a background kind runs once at a time)."""
     found = session.scalar(select(Job.id).where(Job.kind == kind, Job.state.in_(ACTIVE)).limit(1))
     return found is not None
+
+
+def prune(*, session: Session, kind: str, done_before: dt.datetime) -> int:
+    """Delete this kind's finished rows older than that (a background kind runs every few
+    seconds; its rows are not history). No commit: the caller's."""
+    gone = session.execute(
+        delete(Job).where(
+            Job.kind == kind, Job.state.in_(("done", "failed")), Job.finished_at < done_before
+        )
+    )
+    return int(gone.rowcount or 0)  # type: ignore[attr-defined]
 
 
 def view(job: Job) -> dict[str, Any]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-import threading
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlencode, urlsplit, urlunsplit
@@ -360,33 +359,3 @@ def process_due(session_maker: Callable[[], Session]) -> int:
 def post_due_work(run: Any) -> dict[str, Any]:
     """The `lms_post` job's work (`hooks.JOB_KINDS`): send every due grade post once."""
     return {"sent": process_due(run.session_maker)}
-
-
-class OutboxWorker:
-    """A background thread sending due grade posts every few seconds until stopped."""
-
-    def __init__(self, session_maker: Callable[[], Session], interval: float) -> None:
-        self._session_maker = session_maker
-        self._interval = interval
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> None:
-        """Start the loop (pending rows from before a restart are sent on the first round)."""
-        self._stop.clear()
-        self._thread = threading.Thread(target=self._loop, daemon=True, name="lti-outbox")
-        self._thread.start()
-
-    def _loop(self) -> None:
-        while not self._stop.is_set():
-            try:
-                process_due(self._session_maker)
-            except Exception:  # the database may be briefly away: try again next round
-                log.exception("the LTI grade outbox round failed")
-            self._stop.wait(self._interval)
-
-    def stop(self) -> None:
-        """Stop after the current round."""
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=30)
