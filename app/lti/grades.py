@@ -1,4 +1,4 @@
-"""Assignment and Grade Services: line items, the score to send, and the outbox loop."""
+"""Assignment and Grade Services: line items, the score to send, the outbox (`lms_post` jobs)."""
 
 from __future__ import annotations
 
