@@ -99,7 +99,7 @@ def api_save(
     """Save a draft of the file and check the course with it; 409 on a stale base (text kept).
 
     `check` is the text check, done now; `grading` (an exercise's file) is the grading check
-    queued as a job, polled at its `url` (`GET .../authoring/checks/{job}`), else null.
+    queued as a job, polled at its `url` (`GET .../authoring/checks/{job_id}`), else null.
     """
     saved = service.save_file(
         session=session,
@@ -116,11 +116,11 @@ def api_save(
     return saved
 
 
-@router.get(f"{BASE}/checks/{{job}}", responses=errors(401, 403, 404, 422))
-def api_check(job: RowId, session: SessionDep, a: EditorOf) -> dict[str, Any]:
+@router.get(f"{BASE}/checks/{{job_id}}", responses=errors(401, 403, 404, 422))
+def api_check(job_id: RowId, session: SessionDep, a: EditorOf) -> dict[str, Any]:
     """A draft's grading check: `state` (queued, running, done, failed), then `ok` and the
     problems, each {file, line, message}."""
-    return check_job.check_view(session=session, course_slug=a.source.slug, job_id=job)
+    return check_job.check_view(session=session, course_slug=a.source.slug, job_id=job_id)
 
 
 def refused(exc: PublishRefused) -> JSONResponse:
