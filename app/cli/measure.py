@@ -123,7 +123,7 @@ def add_parsers(sub: Any) -> None:
         "--scenario",
         choices=[
             *("cold", "sequential", "burst", "lab", "pages", "similarity", "items", "idle"),
-            *("platform", "clusters", "all"),
+            *("platform", "clusters", "authoring-check", "all"),
         ],
         default="all",
     )
