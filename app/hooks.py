@@ -368,6 +368,20 @@ JOB_KINDS: Registry[JobWork] = Registry(
 )
 
 
+class JobDue(Protocol):
+    """Whether a background kind has work now (read only); the reaper queues its job only then."""
+
+    def __call__(self, *, session: Session, now: dt.datetime) -> bool: ...
+
+
+JOB_DUE: Registry[JobDue] = Registry(
+    "job_due",
+    "By background job kind (hand_in, lms_post): whether there is work now, so the reaper "
+    "queues a job only when it has something to do.",
+    READ_ONLY,
+)
+
+
 def declared() -> list[Hook[Any] | Registry[Any]]:
     """Every extension point of the app (documentation and tests read this)."""
     return [
@@ -380,4 +394,5 @@ def declared() -> list[Hook[Any] | Registry[Any]]:
         PRACTICE_CLOSED,
         BACKGROUND,
         JOB_KINDS,
+        JOB_DUE,
     ]

@@ -37,6 +37,8 @@ REGISTERED: list[tuple[hooks.Registry[Any], str, Any]] = [
     # Typed jobs of the queue (the kinds above this floor are in app/jobkinds.py).
     (hooks.JOB_KINDS, "hand_in", assessment_clock.hand_in_work),
     (hooks.JOB_KINDS, "lms_post", lti_grades.post_due_work),
+    (hooks.JOB_DUE, "hand_in", assessment_clock.hand_in_due),
+    (hooks.JOB_DUE, "lms_post", lti_grades.posts_due),
 ]
 
 

@@ -55,6 +55,10 @@ class Registries:
                 "regrade": regrade.regrade_work,
                 "check": check_job.check_work,
             },
+            "job_due": {
+                "hand_in": assessment_clock.hand_in_due,
+                "lms_post": lti_grades.posts_due,
+            },
         }
 
 

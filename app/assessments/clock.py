@@ -53,6 +53,16 @@ def hand_in_overdue(
     return handed
 
 
+def hand_in_due(*, session: Session, now: dt.datetime) -> bool:
+    """Whether an open attempt is past its deadline (`hooks.JOB_DUE` of `hand_in`)."""
+    found = session.scalar(
+        select(AssessmentAttempt.id)
+        .where(AssessmentAttempt.status == "open", AssessmentAttempt.deadline <= now)
+        .limit(1)
+    )
+    return found is not None
+
+
 def hand_in_work(run: Any) -> dict[str, Any]:
     """The `hand_in` job's work (`hooks.JOB_KINDS`): hand in what is overdue now, by the
     server's clock, as page reads judge them; the answers' grades go on the queue."""

@@ -11,8 +11,8 @@ One pass, at most once per interval across the deployment (a lock shared through
 4. the same for typed jobs (rows of `jobs`: regrade, check, LMS post, hand-in), with the same
    lease rule; a typed job that keeps dying ends `failed` with a sentence saying why;
 5. the background kinds (`BACKGROUND_KINDS`: exam attempts past their deadline handed in, due
-   LMS grade posts sent) are queued as jobs when none is queued or running, so a worker does
-   them under a lease and nothing waits for a page read.
+   LMS grade posts sent) are queued as jobs when they have work (`hooks.JOB_DUE`) and none is
+   queued or running, so a worker does them under a lease and nothing waits for a page read.
 Everything it sends may also arrive by another path; `leases.claim` makes the extra run a no-op.
 """
 
@@ -29,7 +29,7 @@ from app.db import session_factory
 from app.grading import leases
 from app.grading.lease_watch import LeaseWatch
 from app.grading.runner import Publisher
-from app.hooks import JOB_KINDS, run_background
+from app.hooks import JOB_DUE, JOB_KINDS, run_background
 from app.jobs import tasks
 from app.jobs.base import GRADE, JobQueue, JobRef, as_ref
 from app.models_base import utcnow
@@ -144,9 +144,13 @@ class Reaper:
 
     def _queue_background(self, session: Session) -> None:
         """Queue each background kind this deployment knows, unless one is queued or running."""
-        kept = utcnow() - dt.timedelta(seconds=KEEP_BACKGROUND_SECONDS)
+        now = utcnow()
+        kept = now - dt.timedelta(seconds=KEEP_BACKGROUND_SECONDS)
         for kind in self.background:
             if JOB_KINDS.get(kind) is None or tasks.active(session=session, kind=kind):
+                continue
+            due = JOB_DUE.get(kind)
+            if due is not None and not due(session=session, now=now):
                 continue
             tasks.prune(session=session, kind=kind, done_before=kept)
             job = tasks.create(session=session, kind=kind, payload={}, subject=kind)

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
-from sqlalchemy import or_, select, update
+from sqlalchemy import ColumnElement, or_, select, update
 from sqlalchemy.orm import Session
 
 from app.config import get_settings
@@ -289,6 +289,16 @@ def send(*, session: Session, post: LtiGradePost) -> float | None:
     return score
 
 
+def _due(now: dt.datetime) -> ColumnElement[bool]:
+    """SQL: the post is due (pending and its time came, or sending with a lapsed lease)."""
+    beyond = now + dt.timedelta(seconds=2 * LEASE_SECONDS)
+    lapsed = or_(LtiGradePost.next_attempt_at <= now, LtiGradePost.next_attempt_at > beyond)
+    return or_(
+        (LtiGradePost.status == "pending") & (LtiGradePost.next_attempt_at <= now),
+        (LtiGradePost.status == "sending") & lapsed,
+    )
+
+
 def _claim(session: Session, now: dt.datetime) -> list[int]:
     """Take due rows (pending, or sending with a lapsed lease after a crash) for this process.
 
@@ -298,12 +308,7 @@ def _claim(session: Session, now: dt.datetime) -> list[int]:
     grade would wait for as long as the jump. Sending a score twice is harmless (the
     LMS keeps the latest); stranding it is not.
     """
-    beyond = now + dt.timedelta(seconds=2 * LEASE_SECONDS)
-    lapsed = or_(LtiGradePost.next_attempt_at <= now, LtiGradePost.next_attempt_at > beyond)
-    due_now = or_(
-        (LtiGradePost.status == "pending") & (LtiGradePost.next_attempt_at <= now),
-        (LtiGradePost.status == "sending") & lapsed,
-    )
+    due_now = _due(now)
     due = session.scalars(
         select(LtiGradePost.id).where(due_now).order_by(LtiGradePost.next_attempt_at).limit(50)
     ).all()
@@ -354,6 +359,13 @@ def process_due(session_maker: Callable[[], Session]) -> int:
                 sent += 1
             session.commit()
     return sent
+
+
+def posts_due(*, session: Session, now: dt.datetime) -> bool:
+    """Whether a grade post is due (`hooks.JOB_DUE` of `lms_post`), by the database's clock."""
+    del now  # the outbox keeps the database's time
+    found = session.scalar(select(LtiGradePost.id).where(_due(database_now(session))).limit(1))
+    return found is not None
 
 
 def post_due_work(run: Any) -> dict[str, Any]:
