@@ -176,7 +176,10 @@ def _scenario(
     name: str, run_: Any, options: Options, results: dict[str, Any]
 ) -> dict[str, dict[str, Any]]:
     if name == "authoring-check":
-        idle.wait_pool(run_)
+        try:
+            idle.wait_pool(run_, timeout=120)
+        except TimeoutError as exc:  # a loaded machine: the warm-up save fills what it needs
+            print(f"  not every interpreter started ({exc}); measuring anyway", flush=True)
         editor = "bench-0@example.org"
         cli_in(run_.env, "courses", "editor", "add", authoring_check.COURSE, editor)
         found = authoring_check.run_authoring_check(run_, options.samples, run_.api.tokens[0])
