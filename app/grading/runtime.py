@@ -84,12 +84,15 @@ class JobRuntime:
     def handle(self, job: JobRef) -> object:
         """The job function both queues call: a grade, or a typed job of the `jobs` table."""
         if job.kind != GRADE:
-            return run_task(
+            done = run_task(
                 job.id,
                 held=self.held,
                 max_attempts=self.settings.max_job_attempts,
                 enqueue=self.queue.enqueue,
             )
+            if done == "retry":  # sent again now: a record of the last send may outlive it
+                self.queue.enqueue(job)
+            return done
         return run_job(
             job.id,
             held=self.held,

@@ -78,7 +78,7 @@ def run_task(
             with maker() as session:
                 if claim.token < max_attempts:
                     tasks.release(session=session, held=claim, error=last)
-                    return "retry"  # the reaper sends it again (a queued row with no message)
+                    return "retry"  # the caller sends it again (else the reaper would)
                 message = tasks.FAILED.format(n=claim.token, last=last)
                 tasks.fail(session=session, held=claim, message=message)
             return "failed"
