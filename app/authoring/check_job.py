@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 from app.authoring import drafts
 from app.authoring.check import Found, overlay
 from app.authoring.grading_check import Check, exercise_checks, judge_check
+from app.authoring.paths import EXERCISE_TEXT
 from app.content.loader import Problem, load_course
 from app.courses.registry import CourseSource
 from app.courses.service import process_registry
@@ -101,11 +102,25 @@ def _located(problem: Problem, check: Check, root: Path) -> Found:
     return Found(problem.path, line, problem.message)
 
 
-def run_check(*, folder: Path, texts: dict[str, str], slug: str) -> dict[str, Any]:
-    """Grade the exercise's checks on the drafts' overlay with this process's grader."""
+def grading_inputs_drafted(texts: dict[str, str], slug: str) -> bool:
+    """Whether a draft changes what grades this exercise (anything but its statement,
+    discussion and hints)."""
+    return any(exercise_of(path) == slug and not EXERCISE_TEXT.fullmatch(path) for path in texts)
+
+
+def run_check(
+    *, folder: Path, texts: dict[str, str], slug: str, served: Path | None = None
+) -> dict[str, Any]:
+    """Grade the exercise's checks on the drafts' overlay with this process's grader.
+
+    `served`: the served exercises folder. When no draft touches what grades the exercise, it
+    grades from there: the same files, with the pool's warm interpreters and cached outputs.
+    """
     started = time.perf_counter()
     with overlay(folder, texts) as root:
         exercises_dir = root / "exercises"
+        drafted = served is None or grading_inputs_drafted(texts, slug)
+        grade_dir = exercises_dir if drafted else served
         course = load_course(root / "lessons", exercises_dir)
         exercise = course.exercise(slug)
         if exercise is None:
@@ -125,7 +140,7 @@ def run_check(*, folder: Path, texts: dict[str, str], slug: str) -> dict[str, An
                         exercise=slug,
                         code=c.code,
                         framework=c.framework,
-                        exercises_dir=exercises_dir,
+                        exercises_dir=grade_dir,
                     ): c
                     for c in checks
                 }
@@ -135,7 +150,8 @@ def run_check(*, folder: Path, texts: dict[str, str], slug: str) -> dict[str, An
                     if problem is not None:
                         problems.append(_located(problem, check, root))
         finally:
-            grader.forget(slug, exercises_dir)  # the overlay is gone after this
+            if drafted:
+                grader.forget(slug, exercises_dir)  # the overlay is gone after this
         return _result(problems, len(checks), started)
 
 
@@ -164,4 +180,4 @@ def check_work(run: Any) -> dict[str, Any]:
         raise JobFailed(f"The course '{course}' is not served here any more.")
     with run.session_maker() as session:
         texts = {d.path: d.text for d in drafts.drafts_of(session=session, course_slug=course)}
-    return run_check(folder=source.folder, texts=texts, slug=slug)
+    return run_check(folder=source.folder, texts=texts, slug=slug, served=source.exercises_dir)

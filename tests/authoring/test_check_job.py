@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from app.authoring import drafts
+from app.authoring import check_job, drafts
 from app.db import session_factory
 from app.jobs.models import Job
 from app.users.models import User
@@ -89,3 +89,12 @@ def test_a_lesson_has_no_grading_check_and_others_cannot_poll(authoring: Authori
         assert a.client.get(url, headers=who).status_code == 403
     assert a.client.get(f"{API}/checks/999999", headers=a.editor).status_code == 404
     assert a.client.get(url, headers=a.admin).status_code == 200
+
+
+def test_only_drafts_of_grading_files_take_the_check_off_the_served_folder() -> None:
+    text_only = {f"{FOLDER}/statement.md": "x", f"{FOLDER}/hints/1.md": "x", "lessons/a.md": "x"}
+    assert not check_job.grading_inputs_drafted(text_only, "split-heads")
+    assert check_job.grading_inputs_drafted(
+        {**text_only, f"{FOLDER}/solutions/numpy.py": "x"}, "split-heads"
+    )
+    assert not check_job.grading_inputs_drafted({"exercises/other/cases.py": "x"}, "split-heads")
