@@ -183,7 +183,7 @@ def _scenario(
         editor = "bench-0@example.org"
         cli_in(run_.env, "courses", "editor", "add", authoring_check.COURSE, editor)
         found = authoring_check.run_authoring_check(run_, options.samples, run_.api.tokens[0])
-        print("\n".join(authoring_check.table(found)), flush=True)  # after the loop's name line
+        print("\n".join(authoring_check.table(found)), flush=True)
         results["authoring_check"] = found
         return {}
     if name == "cold":
