@@ -242,7 +242,8 @@ class Settings(BaseSettings):
         ),
     )
     lti_outbox_worker: bool = Field(
-        default=True, description="Run the loop that posts grades to LMSs in the web process."
+        default=True,
+        description="Queue `lms_post` jobs that post due grades to LMSs (run by the workers).",
     )
     lti_outbox_interval_seconds: float = Field(
         default=5.0, gt=0, description="How often the grade outbox is looked at."

@@ -348,6 +348,40 @@ def run_background(
     return done
 
 
+# --- Typed jobs of the queue --------------------------------------------------------------
+
+
+class JobWork(Protocol):
+    """Does one typed job in a worker (`run` is the `app.grading.tasks.TaskRun`: its claim, a
+    progress callback and a session maker); returns what the job produced, stored on its row.
+    It opens, commits and closes its own sessions; it may raise `app.jobs.tasks.JobFailed` to
+    fail at once, any other error runs it again (up to the deployment's attempts)."""
+
+    def __call__(self, run: Any, /) -> dict[str, Any] | None: ...
+
+
+JOB_KINDS: Registry[JobWork] = Registry(
+    "job_kinds",
+    "By job kind: the work a worker does for a typed job of the queue (regrade, check, "
+    "lms_post, hand_in; a grade is the submission lifecycle itself).",
+    OWN_SESSION,
+)
+
+
+class JobDue(Protocol):
+    """Whether a background kind has work now (read only); the reaper queues its job only then."""
+
+    def __call__(self, *, session: Session, now: dt.datetime) -> bool: ...
+
+
+JOB_DUE: Registry[JobDue] = Registry(
+    "job_due",
+    "By background job kind (hand_in, lms_post): whether there is work now, so the reaper "
+    "queues a job only when it has something to do.",
+    READ_ONLY,
+)
+
+
 def declared() -> list[Hook[Any] | Registry[Any]]:
     """Every extension point of the app (documentation and tests read this)."""
     return [
@@ -359,4 +393,6 @@ def declared() -> list[Hook[Any] | Registry[Any]]:
         RESULT_HOLD,
         PRACTICE_CLOSED,
         BACKGROUND,
+        JOB_KINDS,
+        JOB_DUE,
     ]

@@ -20,15 +20,14 @@ from app.courses import offerings_admin, roles_admin, teach_routes
 from app.courses import routes as course_routes
 from app.courses.prefix import CoursePrefixMiddleware
 from app.courses.service import app_registry, course_or_404, start_watcher
-from app.db import session_factory
 from app.grading.runtime import JobRuntime
 from app.grading.service import get_grader, shutdown_grader
 from app.instructor import routes as instructor_routes
+from app.jobkinds import wire_kinds
 from app.jobs.logs import configure_logging
 from app.lti import admin_routes as lti_admin_routes
 from app.lti import link_routes as lti_link_routes
 from app.lti import routes as lti_routes
-from app.lti.grades import OutboxWorker
 from app.offerings import routes as offering_routes
 from app.offerings.access import OfferingPrefixMiddleware
 from app.problems import routes as problem_routes
@@ -85,14 +84,10 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     session_cache.start_listening()  # scale-out: each web process hears the others' logouts
     if jobs.grade and settings.pool_warm_on_start:
         await asyncio.to_thread(get_grader)
-    outbox = OutboxWorker(session_factory("background"), settings.lti_outbox_interval_seconds)
-    if settings.lti_outbox_worker:
-        outbox.start()  # grade posts to LMSs, including those left pending by a restart
     try:
         yield
     finally:
         await templates_compiled
-        outbox.stop()
         if course_watcher is not None:
             course_watcher.stop()
         await jobs.watcher.stop()
@@ -112,6 +107,7 @@ def create_app() -> FastAPI:
     )
     settings = get_settings()
     wire()  # events, locks and scores across floors, before any request or job (app/wiring.py)
+    wire_kinds()  # the typed jobs of the upper floors (regrade, check)
     app.state.course_lookup = course_or_404  # CourseDep of /courses/{course}/ (content is below)
     app.state.submission_limiter, app.state.submission_repeats = intake.new_guards()
     app.state.auth_limiter = auth_limiter()  # AuthLimiterDep: failed logins and sign-ups

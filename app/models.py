@@ -6,6 +6,7 @@ from app.courses.models import CourseFolder
 from app.db import Base
 from app.deadlines.models import DeadlineExtension, LatePolicy, OfferingDue
 from app.instructor.models import RegradeJob, ScoreOverride, SubmissionReport
+from app.jobs.models import Job
 from app.lti.models import (
     LtiContext,
     LtiDeployment,
@@ -37,6 +38,7 @@ __all__ = [
     "Draft",
     "Enrollment",
     "HintReveal",
+    "Job",
     "LatePolicy",
     "LessonRead",
     "LtiContext",

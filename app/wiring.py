@@ -14,6 +14,7 @@ from app.assessments import clock as assessment_clock
 from app.assessments import links as assessment_links
 from app.assessments import locks as assessment_locks
 from app.assessments import scoring as assessment_scoring
+from app.lti import grades as lti_grades
 from app.lti import outbox as lti_outbox
 from app.offerings import passwords as offering_passwords
 from app.offerings import service as offerings
@@ -28,12 +29,16 @@ PLUGS: list[tuple[hooks.Hook[Any], Any]] = [
     (hooks.LOCKS, assessment_locks.exam_lock),
     (hooks.PRACTICE_CLOSED, assessment_locks.practice_lock),
     (hooks.RESULT_HOLD, assessment_locks.result_hold),
-    (hooks.BACKGROUND, assessment_clock.hand_in_overdue),
 ]
 # (keyed extension point, key, value)
 REGISTERED: list[tuple[hooks.Registry[Any], str, Any]] = [
     (hooks.SCORE_READERS, assessment_scoring.KIND, assessment_scoring.released_score),
     (hooks.LINK_KINDS, assessment_links.ASSESSMENT_LINKS.kind, assessment_links.ASSESSMENT_LINKS),
+    # Typed jobs of the queue (the kinds above this floor are in app/jobkinds.py).
+    (hooks.JOB_KINDS, "hand_in", assessment_clock.hand_in_work),
+    (hooks.JOB_KINDS, "lms_post", lti_grades.post_due_work),
+    (hooks.JOB_DUE, "hand_in", assessment_clock.hand_in_due),
+    (hooks.JOB_DUE, "lms_post", lti_grades.posts_due),
 ]
 
 

@@ -14,7 +14,11 @@ from app.assessments import clock as assessment_clock
 from app.assessments import links as assessment_links
 from app.assessments import locks as assessment_locks
 from app.assessments import scoring as assessment_scoring
+from app.authoring import check_job
 from app.db import session_factory
+from app.instructor import regrade
+from app.jobkinds import wire_kinds
+from app.lti import grades as lti_grades
 from app.lti import outbox
 from app.main import create_app
 from app.offerings import service as offerings
@@ -41,10 +45,20 @@ class Registries:
             "locks": [assessment_locks.exam_lock],
             "result_hold": [assessment_locks.result_hold],
             "practice_closed": [assessment_locks.practice_lock],
-            "background": [assessment_clock.hand_in_overdue],
+            "background": [],  # exam hand-in is a typed job now (`hand_in`)
         } and self.keyed == {
             "score_readers": {"assessment": assessment_scoring.released_score},
             "link_kinds": {"assessment": assessment_links.ASSESSMENT_LINKS},
+            "job_kinds": {
+                "hand_in": assessment_clock.hand_in_work,
+                "lms_post": lti_grades.post_due_work,
+                "regrade": regrade.regrade_work,
+                "check": check_job.check_work,
+            },
+            "job_due": {
+                "hand_in": assessment_clock.hand_in_due,
+                "lms_post": lti_grades.posts_due,
+            },
         }
 
 
@@ -65,7 +79,9 @@ def empty(monkeypatch: pytest.MonkeyPatch) -> Registries:
 def test_wiring_twice_registers_each_once(empty: Registries) -> None:
     assert not empty.wired()
     wire()
+    wire_kinds()
     wire()  # the web app may start twice in one process
+    wire_kinds()
     assert empty.wired()
 
 

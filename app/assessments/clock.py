@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -18,7 +19,7 @@ from app.assessments.models import AssessmentAttempt
 from app.assessments.schema import AssessmentFile
 from app.courses.service import process_registry
 from app.lti.outbox import queue_grade
-from app.models_base import as_utc
+from app.models_base import as_utc, utcnow
 from app.offerings.service import in_offering
 
 
@@ -50,6 +51,25 @@ def hand_in_overdue(
             ):
                 handed += 1
     return handed
+
+
+def hand_in_due(*, session: Session, now: dt.datetime) -> bool:
+    """Whether an open attempt is past its deadline (`hooks.JOB_DUE` of `hand_in`)."""
+    found = session.scalar(
+        select(AssessmentAttempt.id)
+        .where(AssessmentAttempt.status == "open", AssessmentAttempt.deadline <= now)
+        .limit(1)
+    )
+    return found is not None
+
+
+def hand_in_work(run: Any) -> dict[str, Any]:
+    """The `hand_in` job's work (`hooks.JOB_KINDS`): hand in what is overdue now, by the
+    server's clock, as page reads judge them; the answers' grades go on the queue."""
+    now = utcnow()
+    return {
+        "handed_in": hand_in_overdue(session_maker=run.session_maker, now=now, enqueue=run.enqueue)
+    }
 
 
 def _attempts(session: Session, slug: str, offering_id: int | None) -> list[AssessmentAttempt]:

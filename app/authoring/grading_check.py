@@ -40,17 +40,20 @@ class Check:
 
 def checks_for(course: Course) -> list[Check]:
     """Every solution and starter per offered framework, and every declared mistake."""
+    return [check for exercise in course.exercises for check in exercise_checks(exercise)]
+
+
+def exercise_checks(exercise: Exercise) -> list[Check]:
+    """One exercise's checks: what `validate` grades for it (and a draft's check job)."""
     found: list[Check] = []
-    for exercise in course.exercises:
-        for framework in exercise.meta.frameworks:
-            if framework in exercise.solutions:
-                found.append(Check(exercise, "solution", framework, exercise.solutions[framework]))
-            if framework in exercise.starters:
-                found.append(Check(exercise, "starter", framework, exercise.starters[framework]))
-        for mistake in exercise.mistakes:
-            found.append(Check(exercise, "mistake", mistake.framework, mistake.code, mistake.id))
-        found += variant_checks(exercise)
-    return found
+    for framework in exercise.meta.frameworks:
+        if framework in exercise.solutions:
+            found.append(Check(exercise, "solution", framework, exercise.solutions[framework]))
+        if framework in exercise.starters:
+            found.append(Check(exercise, "starter", framework, exercise.starters[framework]))
+    for mistake in exercise.mistakes:
+        found.append(Check(exercise, "mistake", mistake.framework, mistake.code, mistake.id))
+    return found + variant_checks(exercise)
 
 
 def variant_checks(exercise: Exercise) -> list[Check]:

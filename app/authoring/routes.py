@@ -9,7 +9,7 @@ from fastapi import APIRouter, Body, Depends, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.authoring import drafts, editors, paths, service
+from app.authoring import check_job, drafts, editors, paths, service
 from app.authoring.publish import PublishRefused
 from app.content.loader import Course
 from app.courses.registry import CourseSource
@@ -17,6 +17,7 @@ from app.courses.routes import refresh_here
 from app.courses.service import course_or_404, request_registry
 from app.db import SessionDep
 from app.errors import DomainError
+from app.jobs.deps import QueueDep
 from app.offerings.access import SiteAdmin
 from app.users.deps import CurrentUser
 from app.users.models import User
@@ -93,10 +94,14 @@ def api_file(path: str, session: SessionDep, a: EditorOf) -> dict[str, Any]:
 
 @router.put(f"{BASE}/files/{{path:path}}", responses=errors(401, 403, 404, 409, 413, 422))
 def api_save(
-    path: str, body: Annotated[FileIn, Body()], session: SessionDep, a: EditorOf
+    path: str, body: Annotated[FileIn, Body()], session: SessionDep, a: EditorOf, queue: QueueDep
 ) -> dict[str, Any]:
-    """Save a draft of the file and check the course with it; 409 on a stale base (text kept)."""
-    return service.save_file(
+    """Save a draft of the file and check the course with it; 409 on a stale base (text kept).
+
+    `check` is the text check, done now; `grading` (an exercise's file) is the grading check
+    queued as a job, polled at its `url` (`GET .../authoring/checks/{job_id}`), else null.
+    """
+    saved = service.save_file(
         session=session,
         source=a.source,
         content=a.content,
@@ -105,6 +110,17 @@ def api_save(
         base=body.base,
         user=a.user,
     )
+    saved["grading"] = check_job.queue_check(
+        session=session, queue=queue, source=a.source, path=saved["path"], user=a.user
+    )
+    return saved
+
+
+@router.get(f"{BASE}/checks/{{job_id}}", responses=errors(401, 403, 404, 422))
+def api_check(job_id: RowId, session: SessionDep, a: EditorOf) -> dict[str, Any]:
+    """A draft's grading check: `state` (queued, running, done, failed), then `ok` and the
+    problems, each {file, line, message}."""
+    return check_job.check_view(session=session, course_slug=a.source.slug, job_id=job_id)
 
 
 def refused(exc: PublishRefused) -> JSONResponse:

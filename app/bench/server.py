@@ -172,6 +172,11 @@ def _cli(env: dict[str, str], *args: str) -> str:
     return out.stdout.strip().splitlines()[-1]
 
 
+def cli_in(env: dict[str, str], *args: str) -> str:
+    """Run `python -m app ARGS` against the deployment (a scenario's own set-up)."""
+    return _cli(env, *args)
+
+
 def _spawn(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [sys.executable, "-m", "app", *args],

@@ -13,6 +13,7 @@ from sqlalchemy.exc import OperationalError
 from app.cli import authoring, courses, grading, lti, measure, offerings, server, stats, users
 from app.cli.common import fail as _fail
 from app.config import get_settings
+from app.jobkinds import wire_kinds
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -48,6 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     from app.db import DataDirError, ensure_data_dir
     from app.wiring import wire
 
+    wire_kinds()  # the typed jobs of the upper floors, which a `worker` runs
     wire()  # a command (`worker`, `users create`, ...) records grades and creates accounts too
 
     try:

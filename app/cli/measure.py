@@ -123,7 +123,7 @@ def add_parsers(sub: Any) -> None:
         "--scenario",
         choices=[
             *("cold", "sequential", "burst", "lab", "pages", "similarity", "items", "idle"),
-            *("platform", "clusters", "page-cpu", "all"),
+            *("platform", "clusters", "page-cpu", "authoring-check", "all"),
         ],
         default="all",
     )

@@ -15,7 +15,7 @@ from app.courses.service import exercises_dir_for
 from app.db import session_factory
 from app.grading import leases
 from app.grading.service import get_grader
-from app.jobs import live
+from app.jobs import live, tasks
 from graders import Mode, PoolStopped, UnknownExercise, UnknownFramework, file_level
 
 log = logging.getLogger(__name__)
@@ -29,11 +29,13 @@ class Publisher(Protocol):
 
 
 class Held:
-    """Jobs held by this process ({id: token}), with a thread that keeps their leases alive."""
+    """Jobs held by this process ({id: token}: submissions, and rows of `jobs`), with a thread
+    that keeps their leases alive."""
 
     def __init__(self, lease_seconds: float) -> None:
         self.lease_seconds = lease_seconds
         self._jobs: dict[int, int] = {}
+        self._tasks: dict[int, int] = {}
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -48,6 +50,16 @@ class Held:
         with self._lock:
             self._jobs.pop(submission_id, None)
 
+    def add_task(self, claim: tasks.TaskClaim) -> None:
+        """Start renewing the lease of a typed job."""
+        with self._lock:
+            self._tasks[claim.job_id] = claim.token
+
+    def remove_task(self, job_id: int) -> None:
+        """Stop renewing a typed job's lease."""
+        with self._lock:
+            self._tasks.pop(job_id, None)
+
     def ids(self) -> list[int]:
         """Submission ids being graded here now."""
         with self._lock:
@@ -56,11 +68,14 @@ class Held:
     def renew_now(self) -> list[int]:
         """Extend every held lease once; returns the ids whose lease was lost."""
         with self._lock:
-            held = dict(self._jobs)
-        if not held:
+            held, typed = dict(self._jobs), dict(self._tasks)
+        if not held and not typed:
             return []
         with session_factory("background")() as session:
             lost = leases.renew(session=session, held=held, lease_seconds=self.lease_seconds)
+            gone = tasks.renew(session=session, held=typed, lease_seconds=self.lease_seconds)
+            for job_id in gone:
+                log.warning("job %s: lease lost; another run may finish it", job_id)
         for submission_id in lost:
             log.warning(
                 "submission %s: lease lost; another run may finish it",

@@ -1,7 +1,7 @@
 """Wires queue, leases, reaper and status for one process, in either mode, from the settings.
 
 The web app (lifespan) and `python -m app worker` both build a `JobRuntime`; the only
-differences are whether this process grades and which queue carries the ids.
+differences are whether this process runs jobs and which queue carries them.
 """
 
 from __future__ import annotations
@@ -12,10 +12,11 @@ from collections.abc import Callable
 from app.config import Settings
 from app.grading.beacon import Beacon
 from app.grading.lanes import lane_of
-from app.grading.reaper import Reaper
+from app.grading.reaper import BACKGROUND_KINDS, Reaper
 from app.grading.runner import Held, Publisher, run_job
+from app.grading.tasks import run_task
 from app.jobs import live
-from app.jobs.base import JobQueue
+from app.jobs.base import GRADE, JobQueue, JobRef
 from app.jobs.embedded import EmbeddedQueue
 from app.jobs.lanes import LANES
 from app.jobs.redis_queue import RedisQueue
@@ -75,12 +76,25 @@ class JobRuntime:
             interval=settings.reaper_interval_seconds,
             max_attempts=settings.max_job_attempts,
             lease_seconds=settings.lease_seconds,
+            background=tuple(
+                k for k in BACKGROUND_KINDS if settings.lti_outbox_worker or k != "lms_post"
+            ),
         )
 
-    def handle(self, submission_id: int) -> object:
-        """The job function both queues call."""
+    def handle(self, job: JobRef) -> object:
+        """The job function both queues call: a grade, or a typed job of the `jobs` table."""
+        if job.kind != GRADE:
+            done = run_task(
+                job.id,
+                held=self.held,
+                max_attempts=self.settings.max_job_attempts,
+                enqueue=self.queue.enqueue,
+            )
+            if done == "retry":  # sent again now: a record of the last send may outlive it
+                self.queue.enqueue(job)
+            return done
         return run_job(
-            submission_id,
+            job.id,
             held=self.held,
             publisher=self.publisher,
             max_attempts=self.settings.max_job_attempts,

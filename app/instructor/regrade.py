@@ -1,8 +1,11 @@
-"""Re-grade every stored submission of an exercise after its tests change, in the background.
+"""Re-grade every stored submission of an exercise after its tests change, as a job on the queue.
 
-The job row is the truth: progress is counted there, each replaced report goes to the history
-table, and a job whose thread died (a restart) is resumed where it stopped. Grading is one
-submission at a time so students' own submissions keep most of the grader pool.
+The regrade row is the truth: progress is counted there, each replaced report goes to the history
+table. It runs as a typed `regrade` job (app/jobs/tasks.py) in a worker, never in the web
+process: under the one lease rule a killed worker's regrade is run again by the reaper and
+resumes where it stopped. Grading is one submission at a time so students' own submissions keep
+most of the grader pool. A changed score is a recorded grade (`hooks.GRADE_RECORDED`), so the
+LMS outbox queues its post.
 """
 
 from __future__ import annotations
@@ -10,7 +13,6 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import logging
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -23,7 +25,12 @@ from app.courses.service import exercises_dir_for, process_registry
 from app.courses.version import content_version
 from app.db import database_now, session_factory
 from app.grading.service import get_grader
+from app.hooks import grade_recorded
 from app.instructor.models import RegradeJob, SubmissionReport
+from app.jobs import tasks
+from app.jobs.base import JobQueue
+from app.jobs.models import Job
+from app.jobs.tasks import JobFailed
 from app.models_base import as_utc, utcnow
 from app.submissions.models import Submission, behaviour_key_of
 from app.users.models import User
@@ -93,13 +100,47 @@ def _graded_ids(session: Session, slug: str) -> list[int]:
     )
 
 
-def start_thread(job_id: int) -> None:
-    """Run a job on its own daemon thread so no web worker waits for it."""
-    threading.Thread(target=run_job, args=(job_id,), daemon=True, name=f"regrade-{job_id}").start()
+KIND = "regrade"
+
+
+def subject_of(regrade_id: int) -> str:
+    """The `jobs` row's subject for this regrade."""
+    return f"regrade:{regrade_id}"
+
+
+def on_queue(
+    *, session: Session, queue: JobQueue, course_slug: str | None, offering_id: int | None, by: int
+) -> Launcher:
+    """A launcher that queues the regrade as a `regrade` job (once: a queued or running job of
+    the same regrade is left to finish)."""
+
+    def launch(regrade_id: int) -> None:
+        job = tasks.latest(session=session, subject=subject_of(regrade_id))
+        if job is None or job.state not in tasks.ACTIVE:
+            job = tasks.create(
+                session=session,
+                kind=KIND,
+                payload={"regrade": regrade_id},
+                subject=subject_of(regrade_id),
+                course_slug=course_slug,
+                offering_id=offering_id,
+                created_by=by,
+            )
+            session.commit()
+        queue.enqueue(tasks.ref_of(job))
+
+    return launch
+
+
+def task_of(*, session: Session, regrade: RegradeJob | None) -> Job | None:
+    """The queue's job of this regrade (its id is what `GET /api/jobs/{id}` answers)."""
+    return (
+        None if regrade is None else tasks.latest(session=session, subject=subject_of(regrade.id))
+    )
 
 
 def start_regrade(
-    *, session: Session, slug: str, instructor: User, launch: Launcher = start_thread
+    *, session: Session, slug: str, instructor: User, launch: Launcher
 ) -> tuple[RegradeJob, bool]:
     """Start (or resume) the exercise's regrade; (job, False) when one is already running."""
     job = latest_job(session=session, slug=slug)
@@ -140,7 +181,8 @@ def version_on_disk(course_slug: str | None) -> str | None:
 
 
 def regrade_one(*, session: Session, grader: Grader, submission_id: int, job_id: int) -> bool:
-    """Grade one stored submission again; True when its score changed."""
+    """Grade one stored submission again; True when its score changed (then the grade is
+    recorded, in the same transaction, so the LMS gets the new score)."""
     row = session.get(Submission, submission_id)
     if row is None or row.status != "done":
         return False
@@ -175,8 +217,18 @@ def regrade_one(*, session: Session, grader: Grader, submission_id: int, job_id:
     row.content_version = version_on_disk(row.course_slug) or row.content_version
     # An instructor's override stays in force; otherwise the new report decides.
     row.score = row.override_score if row.override_score is not None else report["score"]
+    changed = before != row.score
+    if changed and row.mode == "submit":
+        grade_recorded(
+            session=session,
+            user_id=row.user_id,
+            kind="exercise",
+            slug=row.exercise_slug,
+            submission_id=row.id,
+            purpose=row.purpose,
+        )
     session.commit()
-    return before != row.score
+    return changed
 
 
 def _remaining(session: Session, job: RegradeJob) -> list[int]:
@@ -194,8 +246,12 @@ def _record_error(job: RegradeJob, submission_id: int, message: str) -> None:
         job.errors = [*(job.errors or []), {"submission_id": submission_id, "message": message}]
 
 
-def run_job(job_id: int) -> None:
-    """Work through the job's submissions; an error is recorded per submission, never fatal."""
+def run_job(job_id: int, report: Callable[[dict[str, Any]], object] | None = None) -> None:
+    """Work through the job's submissions; an error is recorded per submission, never fatal.
+
+    `report` hears the progress after each submission. A grader that is stopping raises
+    PoolStopped: the queue gives the job back and it resumes where it stopped.
+    """
     with session_factory("background")() as session:
         job = session.get(RegradeJob, job_id)
         if job is None:
@@ -218,7 +274,7 @@ def run_job(job_id: int) -> None:
                 except PoolStopped:
                     session.rollback()
                     log.info("regrade %s paused: the grader is shutting down", job_id)
-                    return  # stays 'running'; resumed by the next start once stale
+                    raise  # stays 'running'; the queue runs it again, from where it stopped
                 except Exception as exc:
                     session.rollback()
                     log.warning("regrade %s: submission %s failed", job_id, submission_id)
@@ -226,14 +282,41 @@ def run_job(job_id: int) -> None:
                 job.done += 1
                 job.heartbeat_at = database_now(session)
                 session.commit()
+                if report is not None:
+                    report(_counts(job))
             job.status, job.finished_at = "done", utcnow()
             session.commit()
             log.info("regrade %s of %s: %s changed", job_id, job.exercise_slug, job.changed)
+        except PoolStopped:
+            raise
         except Exception:
             log.exception("regrade %s failed", job_id)
             session.rollback()
             job.status, job.finished_at = "failed", utcnow()
             session.commit()
+
+
+def _counts(job: RegradeJob) -> dict[str, Any]:
+    return {
+        "regrade": job.id,
+        "exercise": job.exercise_slug,
+        "status": job.status,
+        "done": job.done,
+        "total": job.total,
+        "changed": job.changed,
+        "failed": job.failed,
+    }
+
+
+def regrade_work(run: Any) -> dict[str, Any]:
+    """The `regrade` kind's work in a worker (`hooks.JOB_KINDS`): the regrade, to its end."""
+    regrade_id = int(run.payload["regrade"])
+    run_job(regrade_id, report=run.progress)
+    with session_factory("background")() as session:
+        job = session.get(RegradeJob, regrade_id)
+        if job is None:
+            raise JobFailed(f"regrade {regrade_id} was deleted")
+        return _counts(job)
 
 
 def active_count(*, session: Session) -> int:

@@ -6,15 +6,22 @@ from typing import Any
 
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse, RedirectResponse
+from sqlalchemy.orm import Session
 from starlette.responses import Response
 
 from app.content.service import CourseDep
 from app.db import SessionDep, database_now
-from app.instructor.regrade import job_view, latest_job, start_regrade
+from app.errors import DomainError
+from app.instructor.models import RegradeJob
+from app.instructor.regrade import Launcher, job_view, latest_job, on_queue, start_regrade, task_of
 from app.instructor.web import find_exercise
-from app.offerings.access import InstructorUser
-from app.offerings.place import PlaceDep
-from app.web.api import errors
+from app.jobs import tasks
+from app.jobs.base import JobQueue
+from app.jobs.deps import QueueDep
+from app.jobs.models import Job
+from app.offerings.access import InstructorUser, offering_id_here, row_here
+from app.offerings.place import Place, PlaceDep
+from app.web.api import RowId, errors
 
 router = APIRouter(tags=["instructor"])
 
@@ -31,16 +38,45 @@ router = APIRouter(tags=["instructor"])
     },
 )
 def regrade(
-    slug: str, session: SessionDep, course: CourseDep, user: InstructorUser
+    slug: str,
+    session: SessionDep,
+    course: CourseDep,
+    user: InstructorUser,
+    queue: QueueDep,
+    place: PlaceDep,
 ) -> JSONResponse:
-    """Re-grade every stored submission of the exercise in the background (202 at once).
+    """Re-grade every stored submission of the exercise as a job on the queue (202 at once).
 
-    If a regrade of this exercise is already running the answer is 200 with its progress.
+    The answer names the queue's job (`job`, followed at `GET /api/jobs/{job}`). If a regrade
+    of this exercise is already running the answer is 200 with its progress.
     """
     find_exercise(course, slug)
-    job, started = start_regrade(session=session, slug=slug, instructor=user)
-    view = job_view(job, slug, now=database_now(session))
+    launch = launcher(session, course.slug, user.id, queue, place)
+    job, started = start_regrade(session=session, slug=slug, instructor=user, launch=launch)
+    view = with_task(session, job_view(job, slug, now=database_now(session)), job)
     return JSONResponse(view, status_code=202 if started else 200)
+
+
+def launcher(
+    session: Session, course_slug: str | None, by: int, queue: JobQueue, place: Place
+) -> Launcher:
+    """Queue the regrade as a job of this offering (whose staff may follow it)."""
+    offering_id, _ = offering_id_here(session=session, place=place)
+    return on_queue(
+        session=session, queue=queue, course_slug=course_slug, offering_id=offering_id, by=by
+    )
+
+
+def with_task(session: Session, view: dict[str, Any], job: RegradeJob | None) -> dict[str, Any]:
+    """The progress, with the queue's job that runs it and where to follow it."""
+    task = task_of(session=session, regrade=job)
+    if task is not None:
+        view["job"] = task.id
+        view["job_url"] = f"/api/jobs/{task.id}"
+        view["job_state"] = task.state
+        if task.state == "failed":
+            view["error"] = task.error
+    return view
 
 
 @router.get("/api/exercises/{slug}/regrade", responses=errors(401, 403, 404, 422))
@@ -49,15 +85,44 @@ def regrade_status(
 ) -> dict[str, Any]:
     """Progress of the newest regrade: status, done/total, changed scores, failures."""
     find_exercise(course, slug)
-    return job_view(latest_job(session=session, slug=slug), slug, now=database_now(session))
+    job = latest_job(session=session, slug=slug)
+    return with_task(session, job_view(job, slug, now=database_now(session)), job)
 
 
 @router.post("/instructor/exercises/{slug}/regrade", include_in_schema=False)
 def regrade_form(
-    slug: str, session: SessionDep, course: CourseDep, user: InstructorUser, place: PlaceDep
+    slug: str,
+    session: SessionDep,
+    course: CourseDep,
+    user: InstructorUser,
+    queue: QueueDep,
+    place: PlaceDep,
 ) -> Response:
     """The analytics page's button without JavaScript: start, then show the page again."""
     find_exercise(course, slug)
-    start_regrade(session=session, slug=slug, instructor=user)
+    launch = launcher(session, course.slug, user.id, queue, place)
+    start_regrade(session=session, slug=slug, instructor=user, launch=launch)
     back = f"{place.prefix}/instructor/exercises/{slug}?regrade=started"
     return RedirectResponse(back, status_code=303)
+
+
+STAFF_KINDS = ("regrade",)  # jobs staff start in an offering (a draft's check is its editors')
+
+
+@router.get("/api/jobs/{job_id}", responses=errors(401, 403, 404, 422))
+def job_status(
+    job_id: RowId, session: SessionDep, course: CourseDep, user: InstructorUser, place: PlaceDep
+) -> dict[str, Any]:
+    """A job an instructor of this offering started: its state, progress (`result`) and error.
+
+    Another offering's or course's job is answered as if it did not exist (404).
+    """
+    job = session.get(Job, job_id)
+    if (
+        job is None
+        or job.kind not in STAFF_KINDS
+        or job.course_slug != course.slug
+        or not row_here(session, job.offering_id, place)
+    ):
+        raise DomainError(404, "There is no such job here.")
+    return tasks.view(job)

@@ -8,7 +8,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
-from app.jobs.base import Handler
+from app.jobs.base import GRADE, Handler, JobRef, Ref, as_ref
 from app.jobs.lanes import EXPERIMENTS, GRADING, LANES
 
 EXPERIMENT_THREADS = 1  # experiments train one at a time, on threads of their own
@@ -17,43 +17,46 @@ log = logging.getLogger(__name__)
 
 
 class EmbeddedQueue:
-    """In-process FIFOs of submission ids, one per lane; one id waits at most once."""
+    """In-process FIFOs of typed jobs, one per lane; one job waits at most once."""
 
     def __init__(self, lane_of: Callable[[int], str] | None = None) -> None:
-        self._queues: dict[str, queue.Queue[int | None]] = {
+        self._queues: dict[str, queue.Queue[JobRef | None]] = {
             GRADING: queue.Queue(),
             EXPERIMENTS: queue.Queue(),
         }
         self._lane_of = lane_of
-        self._waiting: dict[int, float] = {}
+        self._waiting: dict[JobRef, float] = {}
         self._lock = threading.Lock()
         self._threads: list[tuple[threading.Thread, str]] = []
         self._stopping = threading.Event()
 
-    def enqueue(self, submission_id: int) -> None:
-        """Queue one job in its lane (a second request for a waiting id is dropped)."""
+    def enqueue(self, job: Ref) -> None:
+        """Queue one job in its lane (a second request for a waiting job is dropped); typed jobs
+        other than grades take the ordinary lane."""
+        ref = as_ref(job)
         with self._lock:
-            if submission_id in self._waiting:
+            if ref in self._waiting:
                 return
-            self._waiting[submission_id] = time.monotonic()
-        lane = self._lane_of(submission_id) if self._lane_of is not None else GRADING
-        self._queues[lane if lane in self._queues else GRADING].put(submission_id)
+            self._waiting[ref] = time.monotonic()
+        grade = ref.kind == GRADE and self._lane_of is not None
+        lane = self._lane_of(ref.id) if grade and self._lane_of is not None else GRADING
+        self._queues[lane if lane in self._queues else GRADING].put(ref)
 
     def depth(self) -> int:
         """Jobs waiting."""
         with self._lock:
             return len(self._waiting)
 
-    def unsent(self, ids: Sequence[int], stale_seconds: float) -> list[int]:
-        """Ids not waiting here (a job can only be lost here when the process restarts)."""
+    def unsent(self, ids: Sequence[Ref], stale_seconds: float) -> list[Ref]:
+        """Jobs not waiting here (a job can only be lost here when the process restarts)."""
         with self._lock:
-            return [i for i in ids if i not in self._waiting]
+            return [i for i in ids if as_ref(i) not in self._waiting]
 
-    def waiting(self, older_than_seconds: float) -> list[int]:
+    def waiting(self, older_than_seconds: float) -> list[JobRef]:
         """Nothing to sweep: the in-memory set is exact."""
         return []
 
-    def forget(self, ids: Sequence[int]) -> None:
+    def forget(self, ids: Sequence[Ref]) -> None:
         """Nothing to sweep: the in-memory set is exact."""
 
     def try_lock(self, name: str, seconds: float) -> bool:
@@ -78,7 +81,7 @@ class EmbeddedQueue:
         while not self._stopping.is_set():
             item = self._queues[lane].get()
             if item is None or self._stopping.is_set():
-                return  # an id taken here stays queued in the database for the next start
+                return  # a job taken here stays queued in the database for the next start
             with self._lock:
                 self._waiting.pop(item, None)
             try:

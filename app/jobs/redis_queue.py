@@ -1,4 +1,7 @@
-"""The distributed queue: Dramatiq on Redis carries ids; a sorted set records what was sent.
+"""The distributed queue: Dramatiq on Redis carries typed jobs; a sorted set records what was sent.
+
+A message is a job's key (`JobRef.key`): a submission id alone for a grade (the format of old,
+so messages sent before an upgrade still run), `kind:id` for a row of the `jobs` table.
 
 Dramatiq acknowledges a message only after the job returns, and moves the unacknowledged
 messages of a worker whose heartbeat stopped back to the queue ("queue maintenance"). We run
@@ -6,7 +9,7 @@ that maintenance on every broker command (it is two small sorted-set reads when 
 a SIGKILLed worker's prefetched messages come back within `heartbeat_timeout`. The job it was
 running is covered by the row's lease instead (see `reaper`).
 
-`<prefix>:jobs:sent` holds the ids sent and not yet picked up (score: when sent). After a Redis
+`<prefix>:jobs:sent` holds the keys sent and not yet picked up (score: when sent). After a Redis
 restart it is empty like the queue itself, so the reaper can tell which queued rows lost their
 message and send them again.
 """
@@ -24,7 +27,7 @@ import redis
 from dramatiq.brokers.redis import MAINTENANCE_SCALE
 from dramatiq.middleware import Retries, TimeLimit
 
-from app.jobs.base import Handler
+from app.jobs.base import GRADE, Handler, JobRef, Ref, as_ref, parse_key
 from app.jobs.lanes import EXPERIMENTS, GRADING
 from app.jobs.redis_wake import WakingRedisBroker
 
@@ -68,13 +71,13 @@ class RedisQueue:
             maintenance_chance=MAINTENANCE_SCALE,
             middleware=[TimeLimit(), Retries(max_retries=10, min_backoff=1000, max_backoff=60000)],
         )
-        self.actor: dramatiq.Actor[[int], None] = dramatiq.actor(
+        self.actor: dramatiq.Actor[[int | str], None] = dramatiq.actor(
             broker=self.broker,
             actor_name=ACTOR_NAME,
             queue_name=QUEUE_NAME,
             time_limit=JOB_TIME_LIMIT_MS,
         )(self._on_message)
-        self.experiment_actor: dramatiq.Actor[[int], None] = dramatiq.actor(
+        self.experiment_actor: dramatiq.Actor[[int | str], None] = dramatiq.actor(
             broker=self.broker,
             actor_name=EXPERIMENT_ACTOR,
             queue_name=EXPERIMENT_QUEUE,
@@ -84,53 +87,57 @@ class RedisQueue:
         self._handler: Handler | None = None
         self._workers: list[dramatiq.Worker] = []
 
-    def enqueue(self, submission_id: int) -> None:
+    def enqueue(self, job: Ref) -> None:
         """Send the message, then record it (a crash in between only causes a harmless resend)."""
-        lane = self._lane_of(submission_id) if self._lane_of is not None else GRADING
+        ref = as_ref(job)
+        grade = ref.kind == GRADE
+        lane = self._lane_of(ref.id) if grade and self._lane_of is not None else GRADING
+        message: int | str = ref.id if grade else ref.key()
         try:
-            (self.experiment_actor if lane == EXPERIMENTS else self.actor).send(submission_id)
-            self.client.zadd(self.sent_key, {str(submission_id): time.time()})
+            (self.experiment_actor if lane == EXPERIMENTS else self.actor).send(message)
+            self.client.zadd(self.sent_key, {ref.key(): time.time()})
         except (redis.RedisError, dramatiq.errors.DramatiqError) as exc:
             log.warning(
-                "could not queue submission %s (%s); it stays queued and will be sent again",
-                submission_id,
+                "could not queue job %s (%s); it stays queued and will be sent again",
+                ref.key(),
                 exc,
-                extra={"submission_id": submission_id},
+                extra={"job": ref.key()},
             )
 
     def depth(self) -> int:
         """Jobs sent and not yet picked up."""
         return int(self.client.zcard(self.sent_key))
 
-    def unsent(self, ids: Sequence[int], stale_seconds: float) -> list[int]:
-        """Queued ids with no record of a message, or whose message is older than stale."""
+    def unsent(self, ids: Sequence[Ref], stale_seconds: float) -> list[Ref]:
+        """Queued jobs with no record of a message, or whose message is older than stale."""
         if not ids:
             return []
-        scores = self.client.zmscore(self.sent_key, [str(i) for i in ids])
+        scores = self.client.zmscore(self.sent_key, [as_ref(i).key() for i in ids])
         oldest = time.time() - stale_seconds
         return [i for i, score in zip(ids, scores, strict=True) if score is None or score < oldest]
 
-    def waiting(self, older_than_seconds: float) -> list[int]:
-        """Ids recorded as sent before that age (for the reaper's sweep)."""
+    def waiting(self, older_than_seconds: float) -> list[JobRef]:
+        """Jobs recorded as sent before that age (for the reaper's sweep)."""
         members = self.client.zrangebyscore(self.sent_key, "-inf", time.time() - older_than_seconds)
-        return [int(m) for m in cast(list[bytes], members)]
+        return [parse_key(m) for m in cast(list[bytes], members)]
 
-    def forget(self, ids: Sequence[int]) -> None:
-        """Drop the records of ids that no longer wait."""
+    def forget(self, ids: Sequence[Ref]) -> None:
+        """Drop the records of jobs that no longer wait."""
         if ids:
-            self.client.zrem(self.sent_key, *[str(i) for i in ids])
+            self.client.zrem(self.sent_key, *[as_ref(i).key() for i in ids])
 
     def try_lock(self, name: str, seconds: float) -> bool:
         """SET NX with an expiry: one holder per deployment until it expires."""
         key = f"{self.prefix}:lock:{name}"
         return bool(self.client.set(key, uuid.uuid4().hex, nx=True, px=int(seconds * 1000)))
 
-    def _on_message(self, submission_id: int) -> None:
+    def _on_message(self, message: int | str) -> None:
         """Dramatiq calls this in a worker thread; the ack follows when it returns."""
-        self.client.zrem(self.sent_key, str(submission_id))
+        ref: JobRef = parse_key(message)
+        self.client.zrem(self.sent_key, ref.key())
         if self._handler is None:
-            raise RuntimeError("this process does not grade")
-        self._handler(submission_id)
+            raise RuntimeError("this process does not run jobs")
+        self._handler(ref)
 
     def start_consumers(
         self, concurrency: int, handler: Handler, lanes: Sequence[str] = (GRADING,)

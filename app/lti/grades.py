@@ -1,14 +1,14 @@
-"""Assignment and Grade Services: line items, the score to send, and the outbox loop."""
+"""Assignment and Grade Services: line items, the score to send, the outbox (`lms_post` jobs)."""
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
-import threading
 from collections.abc import Callable
+from typing import Any
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
-from sqlalchemy import or_, select, update
+from sqlalchemy import ColumnElement, or_, select, update
 from sqlalchemy.orm import Session
 
 from app.config import get_settings
@@ -302,6 +302,16 @@ def send(*, session: Session, post: LtiGradePost) -> float | None:
     return score
 
 
+def _due(now: dt.datetime) -> ColumnElement[bool]:
+    """SQL: the post is due (pending and its time came, or sending with a lapsed lease)."""
+    beyond = now + dt.timedelta(seconds=2 * LEASE_SECONDS)
+    lapsed = or_(LtiGradePost.next_attempt_at <= now, LtiGradePost.next_attempt_at > beyond)
+    return or_(
+        (LtiGradePost.status == "pending") & (LtiGradePost.next_attempt_at <= now),
+        (LtiGradePost.status == "sending") & lapsed,
+    )
+
+
 def _claim(session: Session, now: dt.datetime) -> list[int]:
     """Take due rows (pending, or sending with a lapsed lease after a crash) for this process.
 
@@ -311,12 +321,7 @@ def _claim(session: Session, now: dt.datetime) -> list[int]:
     grade would wait for as long as the jump. Sending a score twice is harmless (the
     LMS keeps the latest); stranding it is not.
     """
-    beyond = now + dt.timedelta(seconds=2 * LEASE_SECONDS)
-    lapsed = or_(LtiGradePost.next_attempt_at <= now, LtiGradePost.next_attempt_at > beyond)
-    due_now = or_(
-        (LtiGradePost.status == "pending") & (LtiGradePost.next_attempt_at <= now),
-        (LtiGradePost.status == "sending") & lapsed,
-    )
+    due_now = _due(now)
     due = session.scalars(
         select(LtiGradePost.id).where(due_now).order_by(LtiGradePost.next_attempt_at).limit(50)
     ).all()
@@ -369,31 +374,13 @@ def process_due(session_maker: Callable[[], Session]) -> int:
     return sent
 
 
-class OutboxWorker:
-    """A background thread sending due grade posts every few seconds until stopped."""
+def posts_due(*, session: Session, now: dt.datetime) -> bool:
+    """Whether a grade post is due (`hooks.JOB_DUE` of `lms_post`), by the database's clock."""
+    del now  # the outbox keeps the database's time
+    found = session.scalar(select(LtiGradePost.id).where(_due(database_now(session))).limit(1))
+    return found is not None
 
-    def __init__(self, session_maker: Callable[[], Session], interval: float) -> None:
-        self._session_maker = session_maker
-        self._interval = interval
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
 
-    def start(self) -> None:
-        """Start the loop (pending rows from before a restart are sent on the first round)."""
-        self._stop.clear()
-        self._thread = threading.Thread(target=self._loop, daemon=True, name="lti-outbox")
-        self._thread.start()
-
-    def _loop(self) -> None:
-        while not self._stop.is_set():
-            try:
-                process_due(self._session_maker)
-            except Exception:  # the database may be briefly away: try again next round
-                log.exception("the LTI grade outbox round failed")
-            self._stop.wait(self._interval)
-
-    def stop(self) -> None:
-        """Stop after the current round."""
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=30)
+def post_due_work(run: Any) -> dict[str, Any]:
+    """The `lms_post` job's work (`hooks.JOB_KINDS`): send every due grade post once."""
+    return {"sent": process_due(run.session_maker)}

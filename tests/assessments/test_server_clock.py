@@ -18,8 +18,12 @@ from sqlalchemy import select
 from app.assessments import service
 from app.assessments.models import AssessmentAttempt
 from app.db import session_factory
-from app.grading.reaper import Reaper
+from app.grading.reaper import BACKGROUND_KINDS, Reaper
+from app.grading.runner import Held
+from app.grading.tasks import run_task
+from app.jobs.base import JobRef
 from app.jobs.deps import get_queue
+from app.jobs.models import Job
 from app.main import create_app
 from app.migrate import upgrade_head
 from app.models_base import as_utc
@@ -98,8 +102,25 @@ def _overdue(attempt_id: int) -> dt.datetime:
 
 
 def _reaper_pass(queue: RecordingQueue) -> None:
-    reaper = Reaper(queue, Silent(), interval=60, max_attempts=3, lease_seconds=60)  # type: ignore[arg-type]
+    """The reaper queues a `hand_in` job (once: none is queued or running); a worker runs it."""
+    reaper = Reaper(
+        queue,  # type: ignore[arg-type]
+        Silent(),
+        interval=60,
+        max_attempts=3,
+        lease_seconds=60,
+        background=BACKGROUND_KINDS,
+    )
     assert reaper.run_once(force=True) is not None
+    assert reaper.run_once(force=True) is not None  # the job waits: not queued twice
+    handed_in = [j for j in queue.ids if isinstance(j, JobRef) and j.kind == "hand_in"]
+    assert len(handed_in) == 1
+    queue.ids.remove(handed_in[0])
+    done = run_task(handed_in[0].id, held=Held(60), enqueue=queue.enqueue)
+    assert done == "stored"
+    with session_factory()() as session:
+        job = session.get(Job, handed_in[0].id)
+        assert job is not None and (job.state, job.result) == ("done", {"handed_in": 1})
 
 
 def test_an_overdue_attempt_is_handed_in_by_the_background_pass(

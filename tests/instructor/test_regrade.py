@@ -7,9 +7,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
+from app import hooks
 from app.db import database_now, session_factory
 from app.instructor.models import RegradeJob, SubmissionReport
 from app.instructor.regrade import job_view, run_job, start_regrade, version_on_disk
@@ -47,6 +49,13 @@ def _wait(check: Any, timeout: float = 120) -> Any:
     raise AssertionError("timed out")
 
 
+def _recorder(into: list[int | None]) -> Any:
+    def record(event: hooks.GradeRecorded) -> None:
+        into.append(event.submission_id)
+
+    return record
+
+
 def _graded(client: TestClient, headers: dict[str, str], code: str) -> dict[str, Any]:
     sid = client.post(
         "/api/submissions", json={"exercise": EXERCISE, "code": code}, headers=headers
@@ -59,7 +68,13 @@ def _graded(client: TestClient, headers: dict[str, str], code: str) -> dict[str,
     return _wait(done)  # type: ignore[no-any-return]
 
 
-def test_regrade_updates_scores_and_keeps_history(app_client: TestClient, course_dir: Path) -> None:
+def test_regrade_updates_scores_and_keeps_history(
+    app_client: TestClient, course_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    recorded: list[int | None] = []  # what the LMS outbox hears: one post per changed score
+    monkeypatch.setattr(
+        hooks.GRADE_RECORDED, "plugs", [*hooks.GRADE_RECORDED.plugs, _recorder(recorded)]
+    )
     _, student = person("stu@example.org", "Stu")
     teacher = person("t@example.org", "T", Role.instructor)[1]
     good = _graded(app_client, student, GOOD)
@@ -89,6 +104,9 @@ def test_regrade_updates_scores_and_keeps_history(app_client: TestClient, course
     started = app_client.post(f"/api/exercises/{EXERCISE}/regrade", headers=teacher)
     assert started.status_code == 202, started.text
     assert started.json()["total"] == 4
+    queued_job = started.json()["job"]
+    assert started.json()["job_url"] == f"/api/jobs/{queued_job}"
+    before = len(recorded)
 
     def finished() -> Any:
         body = app_client.get(f"/api/exercises/{EXERCISE}/regrade", headers=teacher).json()
@@ -96,6 +114,12 @@ def test_regrade_updates_scores_and_keeps_history(app_client: TestClient, course
 
     job = _wait(finished)
     assert (job["done"], job["total"], job["changed"], job["failed"]) == (4, 4, 1, 1)
+    assert recorded[before:] == [partial["id"]]  # the one changed score (the override stays)
+    task = app_client.get(f"/api/jobs/{queued_job}", headers=teacher).json()
+    assert (task["kind"], task["state"], task["attempts"]) == ("regrade", "done", 1)
+    assert (task["result"]["done"], task["result"]["changed"]) == (4, 1)
+    assert app_client.get(f"/api/jobs/{queued_job}", headers=student).status_code == 403
+    assert app_client.get("/api/jobs/999999", headers=teacher).status_code == 404
     assert job["errors"][0]["submission_id"] == broken and "torch" in job["errors"][0]["message"]
 
     after = {

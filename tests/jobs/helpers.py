@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable
 
 from app.config import ROOT
+from app.jobs.base import Ref
 
 GOOD = (ROOT / "exercises/position-embedding-gather/solutions/numpy.py").read_text()
 WRONG = (
@@ -29,10 +30,10 @@ class RecordingQueue:
     """Stands in for the app's job queue (`app.dependency_overrides[get_queue]`): only records."""
 
     def __init__(self) -> None:
-        self.ids: list[int] = []
+        self.ids: list[Ref] = []
 
-    def enqueue(self, submission_id: int) -> None:
-        """Record the id; nothing is graded."""
+    def enqueue(self, submission_id: Ref) -> None:
+        """Record the job (a submission id, or a typed job); nothing is run."""
         self.ids.append(submission_id)
 
     def depth(self) -> int:

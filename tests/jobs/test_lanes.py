@@ -7,6 +7,7 @@ import time
 
 from app.config import ROOT
 from app.jobs import live
+from app.jobs.base import JobRef
 from app.jobs.embedded import EmbeddedQueue
 from app.jobs.lanes import EXPERIMENTS, GRADING, exercise_lane
 from tests.jobs.conftest import RedisSpace
@@ -25,11 +26,11 @@ def test_ordinary_jobs_pass_a_running_experiment() -> None:
     done: list[int] = []
     lock = threading.Lock()
 
-    def handler(submission_id: int) -> None:
-        if submission_id >= 100:  # an experiment: holds its thread until released
+    def handler(job: JobRef) -> None:  # a grade of submission `job.id`
+        if job.id >= 100:  # an experiment: holds its thread until released
             release.wait(30)
         with lock:
-            done.append(submission_id)
+            done.append(job.id)
 
     queue = EmbeddedQueue(lambda i: EXPERIMENTS if i >= 100 else GRADING)
     queue.start_consumers(1, handler)
@@ -55,7 +56,7 @@ def test_ordinary_jobs_pass_a_running_experiment() -> None:
 
 
 def test_a_worker_takes_only_its_lanes() -> None:
-    taken: list[int] = []
+    taken: list[JobRef] = []
     queue = EmbeddedQueue(lambda i: EXPERIMENTS if i >= 100 else GRADING)
     queue.start_consumers(1, taken.append, lanes=(GRADING,))
     queue.enqueue(100)
@@ -64,7 +65,7 @@ def test_a_worker_takes_only_its_lanes() -> None:
     while not taken and time.monotonic() < deadline:
         time.sleep(0.02)
     queue.stop(5)
-    assert taken == [1] and queue.depth() == 1
+    assert taken == [JobRef("grade", 1)] and queue.depth() == 1
 
 
 def test_progress_reported_by_a_worker_is_read_by_the_web(redis_space: RedisSpace) -> None:

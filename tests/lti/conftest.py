@@ -33,6 +33,7 @@ def platform(data_dir: Path) -> Iterator[Platform]:
 def lti_client(platform: Platform, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClient]:
     """HTTPS so Secure cookies are kept; a fast outbox loop; the LMS may frame us."""
     monkeypatch.setenv("LTI_OUTBOX_INTERVAL_SECONDS", "0.1")
+    monkeypatch.setenv("REAPER_INTERVAL_SECONDS", "0.2")  # it queues the `lms_post` jobs
     monkeypatch.setenv("LTI_RETRY_BASE_SECONDS", "0.1")
     monkeypatch.setenv("LTI_FRAME_ANCESTORS", f'["{platform.url}"]')
     get_settings.cache_clear()

@@ -129,6 +129,7 @@ def _world() -> World:
             "context_id": "999999",
             "report_id": "999999",
             "request_id": "999999",
+            "job_id": "999999",
             "key": "no-such-key",
             "a": str(submission),
             "b": str(submission),

@@ -19,6 +19,7 @@ from fastapi.testclient import TestClient
 from app.assessments.models import AssessmentAttempt
 from app.db import session_factory
 from app.deadlines.models import DeadlineExtension
+from app.jobs.models import Job
 from app.lti.models import LtiContext, LtiPlatform
 from app.main import create_app
 from app.offerings.models import Offering, OfferingRole
@@ -199,6 +200,15 @@ def _place(offering_id: int, tag: str, platform_id: int) -> Place:
             text=f"SECRET_REGRADE_{tag}",
         )
         session.add(regrade)
+        job = Job(  # an instructor's regrade, queued in that offering
+            kind="regrade",
+            payload={"regrade": 1},
+            state="done",
+            course_slug=offering.course_slug,
+            offering_id=offering.id,
+            result={"note": f"SECRET_JOB_{tag}"},
+        )
+        session.add(job)
         session.commit()
         ids = {
             "user_id": victims[0].id,
@@ -210,8 +220,10 @@ def _place(offering_id: int, tag: str, platform_id: int) -> Place:
             "request_id": regrade.id,
             "attempt_id": attempt.id,
             "context_id": context.id,
+            "job_id": job.id,
         }
         secrets = (f"SECRET_REPORT_{tag}", f"SECRET_REGRADE_{tag}", "424242", "737373")
+        secrets += (f"SECRET_JOB_{tag}",)
         return Place(ids, exercise, (*emails, code, *secrets))
 
 
@@ -293,6 +305,7 @@ def _url(path: str, place: Place, first: int) -> str:
     names = {
         "slug": place.exercise,
         "name": "accuracy",
+        "course": FIRST,  # the authoring routes' course (a draft's check is looked up by id)
         **{k: str(v) for k, v in place.ids.items()},
     }
     if path.startswith("/instructor/assessments/"):
@@ -326,6 +339,8 @@ def test_every_route_with_an_id_is_in_the_matrix() -> None:
         "/submissions/{submission_id}/figures/{name}.svg",
         "/api/submissions/{submission_id}/writeup",
         "/exercises/{slug}/results/{submission_id}/writeup",
+        "/api/jobs/{job_id}",
+        "/api/courses/{course}/authoring/checks/{job_id}",
     ):
         assert expected in paths
     assert all(reason for reason in (*NOT_OBJECT_IDS.values(), *LEFT_OUT.values()))

@@ -1,7 +1,7 @@
 """a lab's write-up: the text a student hands in with a lab run, graded by a person with
 the lab's rubric (issue 49)
 
-Revision ID: 0020_h49_lab_writeup
+Revision ID: 0020_lab_writeup
 Revises: 0019_authoring
 Create Date: 2026-11-26 14:00:00.000000
 
@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0020_h49_lab_writeup"
+revision: str = "0020_lab_writeup"
 down_revision: str | None = "0019_authoring"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None

@@ -1,0 +1,100 @@
+"""Check on save: an exercise's file queues its grading check as a job that a worker runs; the
+editor polls it and sees each problem with its file and line."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from app.authoring import check_job, drafts
+from app.db import session_factory
+from app.jobs.models import Job
+from app.users.models import User
+from tests.authoring.conftest import Authoring
+from tests.authoring.course import SLUG
+
+API = "/api/courses/tiny-course/authoring"
+FOLDER = "exercises/split-heads"
+STATEMENT = f"{FOLDER}/statement.md"
+
+
+def _plant(a: Authoring, path: str, text: str) -> None:
+    """A draft of a code file, as the editor will save it once code runs sandboxed (point 7)."""
+    with session_factory()() as session:
+        editor = session.query(User).filter_by(email="editor@example.org").one()
+        current = drafts.load(session=session, folder=a.folder, course_slug=SLUG, path=path)
+        drafts.save(
+            session=session,
+            folder=a.folder,
+            course_slug=SLUG,
+            path=path,
+            text=text,
+            base=current.revision,
+            user=editor,
+        )
+
+
+def _save(a: Authoring, path: str, text: str) -> dict[str, Any]:
+    base = a.client.get(f"{API}/files/{path}", headers=a.editor).json()["revision"]
+    saved = a.client.put(f"{API}/files/{path}", json={"text": text, "base": base}, headers=a.editor)
+    assert saved.status_code == 200, saved.text
+    return saved.json()  # type: ignore[no-any-return]
+
+
+def _finished(a: Authoring, url: str, timeout: float = 400) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        body = a.client.get(url, headers=a.editor).json()
+        if body["state"] in ("done", "failed"):
+            return body  # type: ignore[no-any-return]
+        time.sleep(0.2)
+    raise AssertionError("the check did not finish")
+
+
+def test_a_solution_that_fails_its_own_tests_is_named_with_file_and_line(
+    authoring: Authoring,
+) -> None:
+    a = authoring
+    statement = (a.folder / STATEMENT).read_text("utf-8")
+
+    solution = (a.folder / FOLDER / "solutions/numpy.py").read_text("utf-8")
+    planted = solution.replace("return ", "return 2 * ", 1)
+    assert planted != solution
+    _plant(a, f"{FOLDER}/solutions/numpy.py", planted)
+    saved = _save(a, STATEMENT, statement + "\nAnd another.\n")
+    assert saved["check"] == {"ok": True, "problems": []}  # the text check, as documented
+    assert saved["grading"]["state"] == "queued"
+    job = saved["grading"]["job"]
+    assert saved["grading"]["url"] == f"{API}/checks/{job}"
+    found = _finished(a, saved["grading"]["url"])
+    assert found["state"] == "done" and found["ok"] is False
+    mine = [p for p in found["problems"] if p["file"] == f"{FOLDER}/solutions/numpy.py"]
+    assert len(mine) == 1, found["problems"]
+    line = planted.splitlines()[mine[0]["line"] - 1]
+    assert line.startswith("def split_heads(")
+    assert mine[0]["message"].startswith("the model solution is not accepted: ")
+    with session_factory()() as session:  # run by the queue's worker, not the request
+        row = session.get(Job, job)
+        assert row is not None and (row.kind, row.attempts) == ("check", 1)
+
+
+def test_a_lesson_has_no_grading_check_and_others_cannot_poll(authoring: Authoring) -> None:
+    a = authoring
+    path = "lessons/first-steps.md"
+    text = (a.folder / path).read_text("utf-8")
+    assert _save(a, path, text + "\nMore.\n")["grading"] is None
+    statement = (a.folder / STATEMENT).read_text("utf-8")
+    url = _save(a, STATEMENT, statement + "\nMore.\n")["grading"]["url"]
+    for who in (a.instructor, a.student):
+        assert a.client.get(url, headers=who).status_code == 403
+    assert a.client.get(f"{API}/checks/999999", headers=a.editor).status_code == 404
+    assert a.client.get(url, headers=a.admin).status_code == 200
+
+
+def test_only_drafts_of_grading_files_take_the_check_off_the_served_folder() -> None:
+    text_only = {f"{FOLDER}/statement.md": "x", f"{FOLDER}/hints/1.md": "x", "lessons/a.md": "x"}
+    assert not check_job.grading_inputs_drafted(text_only, "split-heads")
+    assert check_job.grading_inputs_drafted(
+        {**text_only, f"{FOLDER}/solutions/numpy.py": "x"}, "split-heads"
+    )
+    assert not check_job.grading_inputs_drafted({"exercises/other/cases.py": "x"}, "split-heads")
