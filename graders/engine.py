@@ -137,8 +137,7 @@ class Grader:
                 folder = (exercises_dir or self.exercises_dir) / slug
                 if not slug or "/" in slug or slug.startswith(".") or not folder.is_dir():
                     raise UnknownExercise(slug)
-                spec = load_spec(folder)
-                spec.cache_dir = self.mistakes_cache_dir
+                spec = load_spec(folder, self.mistakes_cache_dir)
                 self._specs[key] = spec
             return self._specs[key]
 

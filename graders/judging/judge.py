@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import hashlib
 import signal
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
 from graders import protocol
 from graders.judging.compare import Reason, compare
 from graders.judging.feedback import describe, match_misconception
-from graders.judging.properties import explain, with_property
+from graders.judging.properties import PropertyCheck, sentences, tidy, with_property
 from graders.judging.shown import generated_input_text, inputs_only, preview, reveal
 from graders.judging.signature import (
     Signature,
@@ -20,7 +22,7 @@ from graders.judging.signature import (
     nearest_mistake,
     tests_behaviour,
 )
-from graders.judging.spec import Case, ExerciseSpec
+from graders.judging.spec import Case, ExerciseSpec, SpecError
 from graders.raw_run import RawRun
 from graders.report import Report, TestResult, Verdict, file_level, overall
 
@@ -29,6 +31,67 @@ SLOTS = protocol.SLOTS  # result ids are case_index * SLOTS + slot
 RESULT_BYTES = protocol.RESULT_BYTES
 MEMORY_BOUND_SHARE = 0.75  # out of time this close to the memory limit: memory is the cause
 IDLE_SHARE = 0.5  # out of time with less CPU than this share of the limit: it mostly waited
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A failed test whose case names a property: its sentence comes from the sandbox."""
+
+    test: TestResult
+    check: PropertyCheck
+    case: Case
+    received: np.ndarray
+    summary: str
+
+
+def _explain_all(pending: list[Pending]) -> None:
+    """Put each property's sentence first in its test's message; one sandbox run for all."""
+    if not pending:
+        return
+    found = sentences([(p.check, p.case.inputs, p.received) for p in pending])
+    for item, answer in zip(pending, found, strict=True):
+        sentence = tidy(answer, case_name=item.case.name, hidden=item.case.hidden)
+        item.test.message = with_property(sentence, item.summary)
+
+
+def _class_expected(
+    spec: ExerciseSpec, cases: list[Case], frames: dict[int, protocol.Result]
+) -> dict[int, np.ndarray]:
+    """reference.py's output for each class case that needs one, from one sandbox run.
+
+    It depends on the table the module used (the grader's own, or the module's parameters),
+    so it is computed per submission; equal inputs are remembered per exercise.
+    """
+    wanted: dict[int, dict[str, np.ndarray]] = {}
+    for case in cases:
+        base = case.index * SLOTS
+        out, params = frames.get(base), frames.get(base + 2)
+        if case.expect_error or not isinstance(out, np.ndarray):
+            continue
+        if not isinstance(params, np.ndarray):
+            continue
+        max_len, d_model = _int(case.inputs["max_len"]), _int(case.inputs["d_model"])
+        chosen = case.inputs.get("table")
+        table = chosen if isinstance(chosen, np.ndarray) else params.reshape(max_len, d_model)
+        x = case.inputs["x"]
+        wanted[case.index] = {"x": np.asarray(x), "table": np.asarray(table)}
+    memo = spec.reference_memo
+    keys = {i: _digest(args) for i, args in wanted.items()}
+    todo = [i for i in wanted if keys[i] not in memo]
+    if todo:
+        for index, value in zip(todo, spec.reference_on([wanted[i] for i in todo]), strict=True):
+            if not isinstance(value, np.ndarray):
+                raise SpecError(f"{spec.slug}/reference.py raised on case {index}: {value.message}")
+            memo[keys[index]] = value
+    return {i: memo[keys[i]] for i in wanted}
+
+
+def _digest(args: dict[str, np.ndarray]) -> bytes:
+    digest = hashlib.sha256()
+    for name, value in sorted(args.items()):
+        digest.update(f"{name}:{value.dtype.str}:{value.shape}".encode())
+        digest.update(np.ascontiguousarray(value).tobytes())
+    return digest.digest()
 
 
 def result_ids(spec: ExerciseSpec, cases: list[Case]) -> list[int]:
@@ -186,8 +249,10 @@ def _array_test(
     received: np.ndarray,
     mistakes: Callable[[], Mistakes],
     signatures: dict[int, Signature] | None = None,
+    pending: list[Pending] | None = None,
 ) -> TestResult:
-    """One output judged; its behaviour signature goes into `signatures` by case index."""
+    """One output judged; its behaviour signature goes into `signatures` by case index, and
+    its property check (if its case names one) into `pending`."""
     signatures = {} if signatures is None else signatures
     result = compare(expected, received, rtol=spec.rtol, atol=spec.atol)
     test = TestResult(
@@ -214,8 +279,8 @@ def _array_test(
     test.message, test.details = feedback.summary, list(feedback.details)
     check = spec.properties.get(case.property) if case.property else None
     if check is not None and result.reason not in (Reason.SHAPE_MISMATCH, Reason.DTYPE_MISMATCH):
-        sentence = explain(check, case.inputs, received, case_name=case.name, hidden=case.hidden)
-        test.message = with_property(sentence, feedback.summary)
+        if pending is not None:  # all of them in one sandbox run, once every test is judged
+            pending.append(Pending(test, check, case, received, feedback.summary))
     candidates: list[tuple[str, np.ndarray]] = []
     for mid, out in mistakes().items():
         wrong = out.get(case.index * SLOTS)
@@ -259,6 +324,8 @@ def _class_test(
     run: RawRun,
     mistakes: Callable[[], Mistakes],
     signatures: dict[int, Signature],
+    class_expected: dict[int, np.ndarray],
+    pending: list[Pending],
 ) -> TestResult:
     base = case.index * SLOTS
     out, count, params = frames.get(base), frames.get(base + 1), frames.get(base + 2)
@@ -292,11 +359,9 @@ def _class_test(
     if not isinstance(out, np.ndarray) or not isinstance(params, np.ndarray):
         verdict, message = _missing(run, run.time_limit_ms or spec.time_ms)
         return TestResult(name, hidden, False, verdict, message)
-    # The grader's own table (copied into the module before forward), else the module's own.
-    chosen = case.inputs.get("table")
-    table = chosen if isinstance(chosen, np.ndarray) else params.reshape(max_len, d_model)
-    expected = np.asarray(spec.reference()(x=case.inputs["x"], table=table))
-    return _array_test(spec, case, expected, out, mistakes, signatures)
+    # The reference on the grader's own table (copied into the module before forward), else on
+    # the module's own: computed in the sandbox for every case at once (_class_expected).
+    return _array_test(spec, case, class_expected[case.index], out, mistakes, signatures, pending)
 
 
 def judge_outputs(
@@ -312,21 +377,30 @@ def judge_outputs(
         early.behaviour = behaviour([failure_signature(early.verdict)])
         return early
     expected = spec.expected() if spec.entry_kind == "function" else {}
+    class_expected = _class_expected(spec, cases, run.frames) if spec.entry_kind == "class" else {}
     tests: list[TestResult] = []
     signatures: dict[int, Signature] = {}
+    pending: list[Pending] = []
     for case in cases:
         if spec.entry_kind == "class":
-            tests.append(_class_test(spec, case, run.frames, run, mistakes, signatures))
+            tests.append(
+                _class_test(
+                    spec, case, run.frames, run, mistakes, signatures, class_expected, pending
+                )
+            )
             continue
         got = run.frames.get(case.index * SLOTS)
         if isinstance(got, np.ndarray):
-            tests.append(_array_test(spec, case, expected[case.index], got, mistakes, signatures))
+            tests.append(
+                _array_test(spec, case, expected[case.index], got, mistakes, signatures, pending)
+            )
         elif isinstance(got, protocol.RaisedError):
             verdict, message = _raised(got)
             tests.append(TestResult(case.name, case.hidden, False, verdict, message))
         else:
             verdict, message = _missing(run, run.time_limit_ms or spec.time_ms)
             tests.append(TestResult(case.name, case.hidden, False, verdict, message))
+    _explain_all(pending)
     for case, test in zip(cases, tests, strict=True):
         if case.hidden and not test.passed and test.reveal is None:
             test.reveal = inputs_only(case)
