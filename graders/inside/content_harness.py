@@ -75,7 +75,8 @@ def _frames(write: Any, frames: list[bytes]) -> None:
 
 def _error(test: int, exc: BaseException) -> bytes:
     name = CONTENT_ERROR if isinstance(exc, ContentError) else type(exc).__name__
-    return protocol.encode_error(test, name, str(exc))
+    frame: bytes = protocol.encode_error(test, name, str(exc))
+    return frame
 
 
 def _text_array(text: str) -> Any:

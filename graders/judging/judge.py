@@ -279,8 +279,9 @@ def _array_test(
     test.message, test.details = feedback.summary, list(feedback.details)
     check = spec.properties.get(case.property) if case.property else None
     if check is not None and result.reason not in (Reason.SHAPE_MISMATCH, Reason.DTYPE_MISMATCH):
-        if pending is not None:  # all of them in one sandbox run, once every test is judged
-            pending.append(Pending(test, check, case, received, feedback.summary))
+        item = Pending(test, check, case, received, feedback.summary)
+        # With `pending`, every check of the report runs in one sandbox once all are judged.
+        _explain_all([item]) if pending is None else pending.append(item)
     candidates: list[tuple[str, np.ndarray]] = []
     for mid, out in mistakes().items():
         wrong = out.get(case.index * SLOTS)

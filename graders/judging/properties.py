@@ -73,7 +73,7 @@ def load_properties(folder: Path, slug: str, names: set[str]) -> dict[str, Prope
     batch = [_job(name, []) for name in checks]
     try:
         streams = content.run(folder, batch)
-        for name, stream in zip(checks, streams, strict=True):
+        for stream in streams:
             error = content.file_error(content.decode(stream, []))
             if error is not None:
                 raise PropertyError(f"{slug}/{PROPERTIES_FILE}: {content.describe(error)}")

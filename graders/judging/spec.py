@@ -229,7 +229,7 @@ def _rebuilt(item: dict[str, Any], arrays: list[np.ndarray]) -> Any:
             inputs[name] = ref["scalar"]
         else:
             inputs[name] = f"<{ref.get('other', 'unknown')}>"  # neither: _case refuses it
-    raw = {k: item[k] for k in ("hidden", "expect_error", "property") if k in item}
+    raw: dict[str, Any] = {k: item[k] for k in ("hidden", "expect_error", "property") if k in item}
     if item.get("name") is not None:
         raw["name"] = item["name"]
     return {**raw, "inputs": inputs}

@@ -173,7 +173,7 @@ def test_a_graded_submission_reports_no_secret(hostile: Path, tmp_path: Path) ->
 def test_a_content_file_that_raises_is_a_clear_problem(hostile: Path) -> None:
     path = hostile / "cases.py"
     path.write_text("raise RuntimeError('broken on purpose')\n" + path.read_text())
-    with pytest.raises(SpecError, match="cases.py.*broken on purpose"):
+    with pytest.raises(SpecError, match=r"cases\.py.*broken on purpose"):
         load_spec(hostile)
 
 
