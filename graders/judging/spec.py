@@ -11,10 +11,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 import tempfile
 import threading
+import types
 import zipfile
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -92,6 +95,21 @@ class ExerciseSpec:
     def reference_name(self) -> str:
         """The function of reference.py that computes an expected output."""
         return "reference" if self.entry_kind == "class" else self.entry_name
+
+    def reference(self) -> Callable[..., Any]:
+        """reference.py's function loaded in THIS process: for the repository's own tests of
+        its own content only. The grader never calls it (graders/judging/content.py runs
+        reference.py in the sandbox); tests/graders/test_content_sandbox.py checks the paths."""
+        path = self.folder / "reference.py"
+        module = types.ModuleType(f"reference_{self.slug.replace('-', '_')}")
+        module.__file__ = str(path)
+        sys.modules[module.__name__] = module  # dataclass-based classes look themselves up here
+        code = compile(path.read_text(encoding="utf-8"), str(path), "exec")
+        exec(code, module.__dict__)  # noqa: S102 - a test's own checkout
+        func = getattr(module, self.reference_name(), None)
+        if not callable(func):
+            raise SpecError(f"{self.slug}/reference.py does not define {self.reference_name()}()")
+        return func  # type: ignore[no-any-return]
 
     def reference_on(self, inputs: list[dict[str, Any]]) -> list[protocol.Result]:
         """reference.py on each of these inputs, in one sandbox run (an error per failure)."""
