@@ -44,11 +44,11 @@ def listener() -> Iterator[int]:
 def host(tmp_path: Path, listener: int, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     """The secrets a hostile content file looks for, placed as a deployment has them."""
     monkeypatch.setenv("SECRET_KEY", SECRET)
-    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path}/var/app.db")
-    (tmp_path / "var").mkdir()
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path}/hostvar/app.db")
+    (tmp_path / "hostvar").mkdir()
     settings = tmp_path / ".env"
     settings.write_text(f"SECRET_KEY={SECRET}\n")
-    database = tmp_path / "var" / "app.db"
+    database = tmp_path / "hostvar" / "app.db"
     with sqlite3.connect(database) as db:
         db.execute("create table secrets (value text)")
         db.execute("insert into secrets values (?)", (SECRET,))
