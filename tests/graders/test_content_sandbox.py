@@ -198,3 +198,26 @@ def test_content_sees_only_its_own_folder(hostile: Path, host: dict[str, str]) -
     spec = load_spec(hostile)
     assert spec.expected()
     assert not (hostile / "planted.py").exists()
+
+
+def test_the_jax_cache_filler_runs_the_model_solution_where_no_secret_is_visible(
+    hostile: Path, host: dict[str, str], tmp_path: Path
+) -> None:
+    """The filler runs solutions/jax.py (and JAX mistakes) on zeros; it may write its own part
+    of the cache only."""
+    from graders.host.jax_cache import fill
+    from graders.sandbox import base_env
+
+    solution = hostile / "solutions" / "jax.py"
+    solution.write_text(
+        probe(host)
+        + solution.read_text().replace("from __future__ import annotations", "")
+    )
+    other_part = tmp_path / "jax-cache" / "another-exercise"
+    other_part.mkdir(parents=True)
+    (other_part / "program").write_text("compiled")
+    fill(hostile.parent, tmp_path / "jax-cache", base_env())  # a leak raises, naming it
+    own = tmp_path / "jax-cache" / SLUG
+    assert (own / ".filled").is_file()
+    assert any(p.name.endswith("-cache") for p in own.iterdir())
+    assert (other_part / "program").read_text() == "compiled"
