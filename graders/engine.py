@@ -20,7 +20,7 @@ from graders.host.interpreter import PoolSettings
 from graders.host.pool import PoolUnavailable, WarmPool
 from graders.host.warmup import encode_warmup, warmup_bundles
 from graders.judging import mistake_runner
-from graders.judging.judge import Mistakes, judge_outputs, result_ids
+from graders.judging.judge import Mistakes, class_expected, judge_outputs, result_ids
 from graders.judging.spec import Case, ExerciseSpec, load_spec
 from graders.lab.experiments import Lab, Progress
 from graders.lab.lab_report import grade_experiment
@@ -292,6 +292,8 @@ class Grader:
                     continue  # no known mistakes to run: its goals are judged on measurements
                 if spec.entry_kind == "function":
                     spec.expected()
+                else:  # its reference on the tables its cases bring (a sandbox run), ahead
+                    class_expected(spec, spec.cases, None)
                 self.mistake_outputs(spec, background=True)
                 done += 1
             except Exception:  # a broken exercise is reported by validate

@@ -54,16 +54,22 @@ def _explain_all(pending: list[Pending]) -> None:
         item.test.message = with_property(sentence, item.summary)
 
 
-def _class_expected(
-    spec: ExerciseSpec, cases: list[Case], frames: dict[int, protocol.Result]
+def class_expected(
+    spec: ExerciseSpec, cases: list[Case], frames: dict[int, protocol.Result] | None
 ) -> dict[int, np.ndarray]:
     """reference.py's output for each class case that needs one, from one sandbox run.
 
     It depends on the table the module used (the grader's own, or the module's parameters),
-    so it is computed per submission; equal inputs are remembered per exercise.
+    so it is computed per submission; equal inputs are remembered per exercise. Without
+    `frames` (Grader.prime), the cases that bring their own table are computed ahead.
     """
     wanted: dict[int, dict[str, np.ndarray]] = {}
     for case in cases:
+        if frames is None:  # ahead of any submission: the cases that bring their own table
+            table = case.inputs.get("table")
+            if isinstance(table, np.ndarray) and not case.expect_error:
+                wanted[case.index] = {"x": np.asarray(case.inputs["x"]), "table": table}
+            continue
         base = case.index * SLOTS
         out, params = frames.get(base), frames.get(base + 2)
         if case.expect_error or not isinstance(out, np.ndarray):
@@ -325,7 +331,7 @@ def _class_test(
     run: RawRun,
     mistakes: Callable[[], Mistakes],
     signatures: dict[int, Signature],
-    class_expected: dict[int, np.ndarray],
+    by_table: dict[int, np.ndarray],
     pending: list[Pending],
 ) -> TestResult:
     base = case.index * SLOTS
@@ -361,8 +367,8 @@ def _class_test(
         verdict, message = _missing(run, run.time_limit_ms or spec.time_ms)
         return TestResult(name, hidden, False, verdict, message)
     # The reference on the grader's own table (copied into the module before forward), else on
-    # the module's own: computed in the sandbox for every case at once (_class_expected).
-    return _array_test(spec, case, class_expected[case.index], out, mistakes, signatures, pending)
+    # the module's own: computed in the sandbox for every case at once (class_expected).
+    return _array_test(spec, case, by_table[case.index], out, mistakes, signatures, pending)
 
 
 def judge_outputs(
@@ -378,16 +384,14 @@ def judge_outputs(
         early.behaviour = behaviour([failure_signature(early.verdict)])
         return early
     expected = spec.expected() if spec.entry_kind == "function" else {}
-    class_expected = _class_expected(spec, cases, run.frames) if spec.entry_kind == "class" else {}
+    by_table = class_expected(spec, cases, run.frames) if spec.entry_kind == "class" else {}
     tests: list[TestResult] = []
     signatures: dict[int, Signature] = {}
     pending: list[Pending] = []
     for case in cases:
         if spec.entry_kind == "class":
             tests.append(
-                _class_test(
-                    spec, case, run.frames, run, mistakes, signatures, class_expected, pending
-                )
+                _class_test(spec, case, run.frames, run, mistakes, signatures, by_table, pending)
             )
             continue
         got = run.frames.get(case.index * SLOTS)
