@@ -283,7 +283,7 @@ class Grader:
 
     def prime(self) -> int:
         """Load (or compute) every exercise's expected and known mistakes' outputs, outside the
-        pool, so no student's first job waits for a framework to start in a trusted child."""
+        pool, so no student's first job waits for a framework to start in a content sandbox."""
         done = 0
         for folder in sorted(p for p in self.exercises_dir.iterdir() if p.is_dir()):
             try:
@@ -303,7 +303,7 @@ class Grader:
     def mistake_outputs(
         self, spec: ExerciseSpec, *, background: bool = False
     ) -> dict[str, dict[int, protocol.Result]]:
-        """Outputs of each known mistake on every case, from a trusted process or the disk cache.
+        """Outputs of each known mistake on every case, from a content sandbox or the disk cache.
 
         Never through the sandbox pool (students' jobs do not wait behind them;
         graders/judging/mistake_runner.py), except a mistake whose code a student wrote

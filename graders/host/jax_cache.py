@@ -100,7 +100,7 @@ def stale(
 def fill(
     exercises_dir: Path, cache_dir: Path, env: dict[str, str], slugs: list[str] | None = None
 ) -> float:
-    """Fill the cache for `slugs` (default all) in a trusted child; returns the seconds it took.
+    """Fill the cache for `slugs` (default all) in sandboxes; returns the seconds it took.
 
     `env` holds the sandbox's settings (graders.sandbox.base_env), so the keys match.
     """

@@ -1,4 +1,5 @@
-"""Reference runs of the lab: the platform's schemes trained in a trusted child, cached on disk.
+"""Reference runs of the lab: the platform's schemes trained in a trusted child (the exercise's
+own reference.py in a sandbox), cached on disk.
 
 The grader process never starts torch (it forks sandboxes), so each run is a child process
 (`python -m graders.lab.experiment_reference FOLDER SCHEME`) that prints one JSON line. Results are
@@ -71,7 +72,7 @@ def cached(folder: Path, scheme: str, cache_dir: Path) -> dict[str, Any] | None:
 
 
 def load_or_run(folder: Path, scheme: str, cache_dir: Path | None) -> dict[str, Any]:
-    """One scheme's result from the cache, else trained now in a trusted child and stored."""
+    """One scheme's result from the cache, else trained now (the exercise's own in a sandbox)."""
     path = None
     if cache_dir is not None:
         path = cache_dir / f"{folder.name}--{scheme}--{content_hash(folder, scheme)}.json"
