@@ -210,8 +210,7 @@ def test_the_jax_cache_filler_runs_the_model_solution_where_no_secret_is_visible
 
     solution = hostile / "solutions" / "jax.py"
     solution.write_text(
-        probe(host)
-        + solution.read_text().replace("from __future__ import annotations", "")
+        probe(host) + solution.read_text().replace("from __future__ import annotations", "")
     )
     other_part = tmp_path / "jax-cache" / "another-exercise"
     other_part.mkdir(parents=True)
