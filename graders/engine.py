@@ -20,7 +20,8 @@ from graders.host.interpreter import PoolSettings
 from graders.host.pool import PoolUnavailable, WarmPool
 from graders.host.warmup import encode_warmup, warmup_bundles
 from graders.judging import mistake_runner
-from graders.judging.judge import Mistakes, class_expected, judge_outputs, result_ids
+from graders.judging.judge import Mistakes, judge_outputs, result_ids
+from graders.judging.sandboxed_content import class_expected
 from graders.judging.spec import Case, ExerciseSpec, load_spec
 from graders.lab.experiments import Lab, Progress
 from graders.lab.lab_report import grade_experiment

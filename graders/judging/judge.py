@@ -1,18 +1,16 @@
-"""Turns raw sandbox results into verdicts, outside the sandbox, against the trusted reference."""
+"""Turns raw sandbox results into verdicts, outside the sandbox, against the reference's outputs."""
 
 from __future__ import annotations
 
-import hashlib
 import signal
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 
 from graders import protocol
 from graders.judging.compare import Reason, compare
 from graders.judging.feedback import describe, match_misconception
-from graders.judging.properties import PropertyCheck, sentences, tidy, with_property
+from graders.judging.sandboxed_content import Pending, class_expected, explain_all
 from graders.judging.shown import generated_input_text, inputs_only, preview, reveal
 from graders.judging.signature import (
     Signature,
@@ -22,7 +20,7 @@ from graders.judging.signature import (
     nearest_mistake,
     tests_behaviour,
 )
-from graders.judging.spec import Case, ExerciseSpec, SpecError
+from graders.judging.spec import Case, ExerciseSpec
 from graders.raw_run import RawRun
 from graders.report import Report, TestResult, Verdict, file_level, overall
 
@@ -31,73 +29,6 @@ SLOTS = protocol.SLOTS  # result ids are case_index * SLOTS + slot
 RESULT_BYTES = protocol.RESULT_BYTES
 MEMORY_BOUND_SHARE = 0.75  # out of time this close to the memory limit: memory is the cause
 IDLE_SHARE = 0.5  # out of time with less CPU than this share of the limit: it mostly waited
-
-
-@dataclass(frozen=True)
-class Pending:
-    """A failed test whose case names a property: its sentence comes from the sandbox."""
-
-    test: TestResult
-    check: PropertyCheck
-    case: Case
-    received: np.ndarray
-    summary: str
-
-
-def _explain_all(pending: list[Pending]) -> None:
-    """Put each property's sentence first in its test's message; one sandbox run for all."""
-    if not pending:
-        return
-    found = sentences([(p.check, p.case.inputs, p.received) for p in pending])
-    for item, answer in zip(pending, found, strict=True):
-        sentence = tidy(answer, case_name=item.case.name, hidden=item.case.hidden)
-        item.test.message = with_property(sentence, item.summary)
-
-
-def class_expected(
-    spec: ExerciseSpec, cases: list[Case], frames: dict[int, protocol.Result] | None
-) -> dict[int, np.ndarray]:
-    """reference.py's output for each class case that needs one, from one sandbox run.
-
-    It depends on the table the module used (the grader's own, or the module's parameters),
-    so it is computed per submission; equal inputs are remembered per exercise. Without
-    `frames` (Grader.prime), the cases that bring their own table are computed ahead.
-    """
-    wanted: dict[int, dict[str, np.ndarray]] = {}
-    for case in cases:
-        if frames is None:  # ahead of any submission: the cases that bring their own table
-            table = case.inputs.get("table")
-            if isinstance(table, np.ndarray) and not case.expect_error:
-                wanted[case.index] = {"x": np.asarray(case.inputs["x"]), "table": table}
-            continue
-        base = case.index * SLOTS
-        out, params = frames.get(base), frames.get(base + 2)
-        if case.expect_error or not isinstance(out, np.ndarray):
-            continue
-        if not isinstance(params, np.ndarray):
-            continue
-        max_len, d_model = _int(case.inputs["max_len"]), _int(case.inputs["d_model"])
-        chosen = case.inputs.get("table")
-        table = chosen if isinstance(chosen, np.ndarray) else params.reshape(max_len, d_model)
-        x = case.inputs["x"]
-        wanted[case.index] = {"x": np.asarray(x), "table": np.asarray(table)}
-    memo = spec.reference_memo
-    keys = {i: _digest(args) for i, args in wanted.items()}
-    todo = [i for i in wanted if keys[i] not in memo]
-    if todo:
-        for index, value in zip(todo, spec.reference_on([wanted[i] for i in todo]), strict=True):
-            if not isinstance(value, np.ndarray):
-                raise SpecError(f"{spec.slug}/reference.py raised on case {index}: {value.message}")
-            memo[keys[index]] = value
-    return {i: memo[keys[i]] for i in wanted}
-
-
-def _digest(args: dict[str, np.ndarray]) -> bytes:
-    digest = hashlib.sha256()
-    for name, value in sorted(args.items()):
-        digest.update(f"{name}:{value.dtype.str}:{value.shape}".encode())
-        digest.update(np.ascontiguousarray(value).tobytes())
-    return digest.digest()
 
 
 def result_ids(spec: ExerciseSpec, cases: list[Case]) -> list[int]:
@@ -287,7 +218,7 @@ def _array_test(
     if check is not None and result.reason not in (Reason.SHAPE_MISMATCH, Reason.DTYPE_MISMATCH):
         item = Pending(test, check, case, received, feedback.summary)
         # With `pending`, every check of the report runs in one sandbox once all are judged.
-        _explain_all([item]) if pending is None else pending.append(item)
+        explain_all([item]) if pending is None else pending.append(item)
     candidates: list[tuple[str, np.ndarray]] = []
     for mid, out in mistakes().items():
         wrong = out.get(case.index * SLOTS)
@@ -405,7 +336,7 @@ def judge_outputs(
         else:
             verdict, message = _missing(run, run.time_limit_ms or spec.time_ms)
             tests.append(TestResult(case.name, case.hidden, False, verdict, message))
-    _explain_all(pending)
+    explain_all(pending)
     for case, test in zip(cases, tests, strict=True):
         if case.hidden and not test.passed and test.reveal is None:
             test.reveal = inputs_only(case)
