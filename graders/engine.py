@@ -22,7 +22,7 @@ from graders.host.warmup import encode_warmup, warmup_bundles
 from graders.judging import mistake_runner
 from graders.judging.judge import Mistakes, judge_outputs, result_ids
 from graders.judging.sandboxed_content import class_expected
-from graders.judging.spec import Case, ExerciseSpec, load_spec
+from graders.judging.spec import Case, ExerciseSpec, SpecError, load_spec
 from graders.lab.experiments import Lab, Progress
 from graders.lab.lab_report import grade_experiment
 from graders.raw_run import RawRun
@@ -167,7 +167,13 @@ class Grader:
         `exercises_dir` grades an exercise of another course (default: the grader's folder).
         """
         started = time.perf_counter()
-        spec = self.spec(exercise, exercises_dir)
+        try:
+            spec = self.spec(exercise, exercises_dir)
+        except SpecError:  # cases.py runs in a sandbox: none may start here at all
+            why = self.health.blocked()
+            if why is not None:
+                return unavailable(why, _ms(started))
+            raise
         framework = framework or spec.frameworks[0]
         if framework not in spec.frameworks:
             raise UnknownFramework(framework)

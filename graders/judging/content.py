@@ -79,7 +79,10 @@ def run(
         output_bytes=64 * 1024,
         tmpfs_mb=64,
     )
-    proc = spawn(argv, limits=sandbox_limits, ro_binds=binds, env={})
+    try:
+        proc = spawn(argv, limits=sandbox_limits, ro_binds=binds, env={})
+    except (RuntimeError, OSError) as exc:  # no bwrap, no user namespaces: health says why
+        raise ContentRunError(f"the sandbox could not start ({exc})") from None
     received = bytearray()
     overflow = threading.Event()
 

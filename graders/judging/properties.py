@@ -31,6 +31,9 @@ log = logging.getLogger(__name__)
 PROPERTIES_FILE = "properties.py"
 HIDDEN_TEXT = "Your output does not have the property this test checks ({name})."
 MAX_SENTENCE = 600  # a runaway message must not swamp the report
+# A report waits for its sentences: a check that takes longer is dropped (the usual feedback
+# stays), like one that raises.
+LIMITS = content.ContentLimits(memory_mb=1024, cpu_seconds=20, timeout_s=30.0)
 
 
 class PropertyError(Exception):
@@ -72,7 +75,7 @@ def load_properties(folder: Path, slug: str, names: set[str]) -> dict[str, Prope
     checks = {name: PropertyCheck(folder, name) for name in sorted(names)}
     batch = [_job(name, []) for name in checks]
     try:
-        streams = content.run(folder, batch)
+        streams = content.run(folder, batch, limits=LIMITS)
         for stream in streams:
             error = content.file_error(content.decode(stream, []))
             if error is not None:
@@ -108,7 +111,7 @@ def sentences(requests: Sequence[Request]) -> list[str | Exception | None]:
                 cases.append(protocol.JobCase(number, args))
             batch.append(_job(name, cases))
         try:
-            streams = content.run(folder, batch)
+            streams = content.run(folder, batch, limits=LIMITS)
         except (content.ContentRunError, OSError, RuntimeError) as exc:
             for numbers in by_name.values():
                 for number in numbers:
