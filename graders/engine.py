@@ -65,7 +65,7 @@ class Grader:
         self.exercises_dir = exercises_dir
         self.mistakes_cache_dir = mistakes_cache_dir
         if not pool_settings.warmups and pool_settings.jax_warm_up:
-            bundles = warmup_bundles(exercises_dir)
+            bundles = warmup_bundles(exercises_dir, mistakes_cache_dir)
             warmups = {slug: encode_warmup(items) for slug, items in bundles.items()}
             sizes = dict(pool_settings.sizes)
             per_exercise = sizes.get("jax", 0)
