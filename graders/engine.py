@@ -21,7 +21,8 @@ from graders.host.pool import PoolUnavailable, WarmPool
 from graders.host.warmup import encode_warmup, warmup_bundles
 from graders.judging import mistake_runner
 from graders.judging.judge import Mistakes, judge_outputs, result_ids
-from graders.judging.spec import Case, ExerciseSpec, load_spec
+from graders.judging.sandboxed_content import class_expected
+from graders.judging.spec import Case, ExerciseSpec, SpecError, load_spec
 from graders.lab.experiments import Lab, Progress
 from graders.lab.lab_report import grade_experiment
 from graders.raw_run import RawRun
@@ -64,7 +65,7 @@ class Grader:
         self.exercises_dir = exercises_dir
         self.mistakes_cache_dir = mistakes_cache_dir
         if not pool_settings.warmups and pool_settings.jax_warm_up:
-            bundles = warmup_bundles(exercises_dir)
+            bundles = warmup_bundles(exercises_dir, mistakes_cache_dir)
             warmups = {slug: encode_warmup(items) for slug, items in bundles.items()}
             sizes = dict(pool_settings.sizes)
             per_exercise = sizes.get("jax", 0)
@@ -137,8 +138,7 @@ class Grader:
                 folder = (exercises_dir or self.exercises_dir) / slug
                 if not slug or "/" in slug or slug.startswith(".") or not folder.is_dir():
                     raise UnknownExercise(slug)
-                spec = load_spec(folder)
-                spec.cache_dir = self.mistakes_cache_dir
+                spec = load_spec(folder, self.mistakes_cache_dir)
                 self._specs[key] = spec
             return self._specs[key]
 
@@ -167,7 +167,13 @@ class Grader:
         `exercises_dir` grades an exercise of another course (default: the grader's folder).
         """
         started = time.perf_counter()
-        spec = self.spec(exercise, exercises_dir)
+        try:
+            spec = self.spec(exercise, exercises_dir)
+        except SpecError:  # cases.py runs in a sandbox: none may start here at all
+            why = self.health.blocked()
+            if why is not None:
+                return unavailable(why, _ms(started))
+            raise
         framework = framework or spec.frameworks[0]
         if framework not in spec.frameworks:
             raise UnknownFramework(framework)
@@ -284,7 +290,7 @@ class Grader:
 
     def prime(self) -> int:
         """Load (or compute) every exercise's expected and known mistakes' outputs, outside the
-        pool, so no student's first job waits for a framework to start in a trusted child."""
+        pool, so no student's first job waits for a framework to start in a content sandbox."""
         done = 0
         for folder in sorted(p for p in self.exercises_dir.iterdir() if p.is_dir()):
             try:
@@ -293,6 +299,8 @@ class Grader:
                     continue  # no known mistakes to run: its goals are judged on measurements
                 if spec.entry_kind == "function":
                     spec.expected()
+                else:  # its reference on the tables its cases bring (a sandbox run), ahead
+                    class_expected(spec, spec.cases, None)
                 self.mistake_outputs(spec, background=True)
                 done += 1
             except Exception:  # a broken exercise is reported by validate
@@ -302,7 +310,7 @@ class Grader:
     def mistake_outputs(
         self, spec: ExerciseSpec, *, background: bool = False
     ) -> dict[str, dict[int, protocol.Result]]:
-        """Outputs of each known mistake on every case, from a trusted process or the disk cache.
+        """Outputs of each known mistake on every case, from a content sandbox or the disk cache.
 
         Never through the sandbox pool (students' jobs do not wait behind them;
         graders/judging/mistake_runner.py), except a mistake whose code a student wrote

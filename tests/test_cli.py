@@ -330,7 +330,12 @@ def test_grade_refuses_unknown_exercise_framework_and_missing_file(
 def test_grade_and_validate_say_at_once_why_grading_is_unavailable(
     data_dir: Path, tmp_path: Path
 ) -> None:
-    env = _env(data_dir, GRADER_BWRAP=str(tmp_path / "no-such-bwrap"))
+    # An empty cache: the cases (computed in a sandbox since issue 50) cannot come from it.
+    env = _env(
+        data_dir,
+        GRADER_BWRAP=str(tmp_path / "no-such-bwrap"),
+        MISTAKES_CACHE_DIR=str(tmp_path / "empty-cache"),
+    )
     solution = str(GATHER / "solutions" / "numpy.py")
     graded = run_cli("grade", "position-embedding-gather", solution, "--json", env=env, timeout=60)
     assert graded.returncode == 3

@@ -22,6 +22,7 @@ SOURCES: Final = {
     "messages.py": INSIDE / "messages.py",
     "experiment_harness.py": INSIDE / "experiment_harness.py",
     "experiment.py": INSIDE / "experiment.py",
+    "content_harness.py": INSIDE / "content_harness.py",
     "protocol.py": GRADERS / "protocol.py",
     "seccomp.py": GRADERS / "sandbox" / "seccomp.py",
 }

@@ -1,10 +1,14 @@
-"""JAX's persistent compilation cache, filled by trusted runs and read-only to submissions.
+"""JAX's persistent compilation cache, filled per exercise in a sandbox, read-only to submissions.
 
 Compiling is most of the cost of a JAX job (ten Flax test shapes: about 5 s cold, 0.9 s from
-the cache). So before JAX interpreters are offered jobs, a trusted child process (never the
-grader itself: it forks sandboxes, and JAX must not have run in a process that forks) runs every
-model solution on zero inputs of every test shape with the cache on. Sandboxes then bind the
-cache read-only and never write to it, so no submission can plant compiled code for the next.
+the cache). So before JAX interpreters are offered jobs, a sandbox (never the grader itself: it
+forks sandboxes, and JAX must not have run in a process that forks) runs every model solution on
+zero inputs of every test shape with the cache on. The model solutions and mistakes are content
+an editor may write in a browser (issue 50), so the filler is sandboxed like them: it sees the
+platform's `graders` package and writes only its own exercise's part of the cache, bound at the
+path the exercise's sandboxes read it from; it sees no other course, part or app data. Sandboxes
+that take jobs bind the part read-only and never write to it, so no submission can plant
+compiled code for the next.
 
 Each exercise has a part of its own, `CACHE_DIR/<slug>/` (`exercise_part`), filled with only its
 model solution's and declared mistakes' programs, and a `jax:<slug>` sandbox binds that part
@@ -20,7 +24,7 @@ with a hash of its warm-up bundle, the library versions and those settings, so a
 nothing new to do (after `make run`'s set-up, or on a restart) costs no JAX start at all. The
 child runs at the lowest priority: it must not slow students' NumPy and torch jobs.
 
-Run as `python -m graders.host.jax_cache EXERCISES_DIR CACHE_DIR [SLUG...]`.
+In the sandbox it runs as `python -m graders.host.jax_cache` and reads its bundle on fd 3.
 """
 
 from __future__ import annotations
@@ -28,7 +32,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import subprocess
 import sys
 import time
 import types
@@ -36,10 +39,12 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from graders import lifeline, protocol
+from graders import protocol
 
 SANDBOX_CACHE_DIR = protocol.SANDBOX_JAX_CACHE
 FILL_TIMEOUT_S = 600
+PLATFORM = "/platform"  # where the filler's sandbox finds the `graders` package
+GRADERS = Path(__file__).resolve().parents[1]
 LIBRARIES = ("jax", "jaxlib", "flax", "numpy")
 CACHE_FORMAT = 3  # bump when what goes into the keys changes (3: a part per exercise)
 
@@ -95,7 +100,7 @@ def stale(
 def fill(
     exercises_dir: Path, cache_dir: Path, env: dict[str, str], slugs: list[str] | None = None
 ) -> float:
-    """Fill the cache for `slugs` (default all) in a trusted child; returns the seconds it took.
+    """Fill the cache for `slugs` (default all) in sandboxes; returns the seconds it took.
 
     `env` holds the sandbox's settings (graders.sandbox.base_env), so the keys match.
     """
@@ -110,32 +115,68 @@ def fill(
     todo = stale(bundles, cache_dir, env)
     if not todo:
         return 0.0
-    child_env = {**lifeline.child_env(), **{k: v for k, v in env.items() if k != "HOME"}}
-    for slug in todo:  # one child per part: a part once filled stays filled
-        _fill_part(exercises_dir, cache_dir, slug, child_env)
+    for slug in todo:  # one sandbox per part: a part once filled stays filled
+        _fill_part(cache_dir, slug, bundles[slug], env)
         stamp_file = _stamp_path(cache_dir, slug)
         stamp_file.write_text(stamp(bundles[slug], env), encoding="utf-8")
         stamp_file.chmod(0o644)
     return time.perf_counter() - started
 
 
-def _fill_part(exercises_dir: Path, cache_dir: Path, slug: str, env: dict[str, str]) -> None:
-    """Fill one exercise's part in a trusted child; its files readable by the sandbox's uid."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "graders.host.jax_cache", str(exercises_dir), str(cache_dir), slug],
-        capture_output=True,
-        timeout=FILL_TIMEOUT_S,
-        check=False,
-        cwd=Path(__file__).resolve().parents[2],
-        env=env,
-    )
-    if proc.returncode != 0:
-        tail = proc.stderr.decode("utf-8", "replace")[-2000:]
-        raise RuntimeError(f"filling the JAX compilation cache for {slug} failed: {tail}")
+def _fill_part(
+    cache_dir: Path, slug: str, bundle: list[dict[str, Any]], env: dict[str, str]
+) -> None:
+    """Fill one exercise's part in a sandbox that may write that part only; its files then
+    readable by every sandbox's uid."""
+    from graders.sandbox import SandboxLimits, sandbox_python, spawn
+
     part = exercise_part(cache_dir, slug)
-    part.chmod(0o755)
-    for path in part.rglob("*"):
-        path.chmod(0o755 if path.is_dir() else 0o644)
+    part.mkdir(parents=True, exist_ok=True)
+    part.chmod(0o777)  # as root the sandbox runs under a uid of its own, which must write here
+    settings = {k: v for k, v in env.items() if k.startswith(("XLA_", "JAX_"))}
+    limits = SandboxLimits(
+        cpu_seconds=FILL_TIMEOUT_S,
+        memory_mb=4096,
+        max_processes=128,
+        max_file_mb=512,
+        max_open_files=256,
+        output_bytes=64 * 1024,
+        tmpfs_mb=64,
+    )
+    proc = spawn(
+        [sandbox_python(), "-s", "-B", "-m", "graders.host.jax_cache"],
+        limits=limits,
+        ro_binds=[(str(GRADERS), f"{PLATFORM}/graders")],
+        rw_binds=[(str(part), SANDBOX_CACHE_DIR)],
+        env={**settings, "PYTHONPATH": PLATFORM},
+    )
+    try:
+        try:
+            _write_all(proc.job_fd, json.dumps(bundle).encode("utf-8"))
+        except OSError:
+            pass  # it died early: its status says why
+        finally:
+            os.close(proc.job_fd)
+        try:
+            status = proc.wait(timeout=FILL_TIMEOUT_S)
+        except TimeoutError:
+            status = None
+        output, _ = proc.output()
+    finally:
+        proc.kill_tree()
+        proc.close()
+        part.chmod(0o755)
+        for path in part.rglob("*"):
+            path.chmod(0o755 if path.is_dir() else 0o644)
+    if status is None or status.exit_code != 0:
+        tail = output.decode("utf-8", "replace")[-2000:]
+        raise RuntimeError(f"filling the JAX compilation cache for {slug} failed: {tail}")
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def _run_bundle(bundle: list[dict[str, Any]]) -> int:
@@ -163,28 +204,16 @@ def _run_bundle(bundle: list[dict[str, Any]]) -> int:
 
 
 def main() -> None:
-    """Child process: each named exercise's part in turn, filled with its own programs only."""
-    lifeline.die_with_parent()
-    from graders.host.warmup import warmup_bundles
-
+    """In the filler's sandbox: the bundle from fd 3, its programs into the bound part."""
     os.nice(19)  # background work: students' jobs come first
-    exercises_dir, cache_dir, *slugs = sys.argv[1:]
-    bundles = warmup_bundles(Path(exercises_dir))
+    with os.fdopen(3, "rb") as stream:
+        bundle = json.loads(stream.read().decode("utf-8"))
     import jax
     import jax.numpy as jnp
-    from jax.experimental import compilation_cache
 
-    compiled = {}
-    for slug in slugs or sorted(bundles):
-        part = exercise_part(cache_dir, slug)
-        part.mkdir(parents=True, exist_ok=True)
-        # What the last part compiled is compiled again for this one, into this folder.
-        jax.clear_caches()  # type: ignore[no-untyped-call]
-        compilation_cache.compilation_cache.reset_cache()
-        configure(jax, str(part), writable=True)
-        jnp.ones(2).block_until_ready()  # the harness's own start-up computation
-        compiled[slug] = _run_bundle(bundles.get(slug, []))
-    print(json.dumps({"cases": compiled}))
+    configure(jax, SANDBOX_CACHE_DIR, writable=True)
+    jnp.ones(2).block_until_ready()  # the harness's own start-up computation
+    print(json.dumps({"cases": _run_bundle(bundle)}))
 
 
 if __name__ == "__main__":

@@ -21,15 +21,20 @@ import numpy as np
 from graders.judging.spec import SpecError, load_spec
 
 
-def warmup_bundles(exercises_dir: Path) -> dict[str, list[dict[str, Any]]]:
-    """Per JAX exercise: its model solution and zero-input stand-ins for each case."""
+def warmup_bundles(
+    exercises_dir: Path, cache_dir: Path | None = None
+) -> dict[str, list[dict[str, Any]]]:
+    """Per JAX exercise: its model solution and zero-input stand-ins for each case.
+
+    `cache_dir`: where the cases are cached by content (without it, each exercise's cases.py
+    runs in a sandbox once per process)."""
     bundles: dict[str, list[dict[str, Any]]] = {}
     for folder in sorted(p for p in exercises_dir.iterdir() if p.is_dir()):
         solution = folder / "solutions" / "jax.py"
         if not solution.is_file():
             continue
         try:
-            spec = load_spec(folder)
+            spec = load_spec(folder, cache_dir)
         except (SpecError, KeyError, TypeError):
             continue
         if spec.entry_kind != "function":

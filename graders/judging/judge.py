@@ -1,4 +1,4 @@
-"""Turns raw sandbox results into verdicts, outside the sandbox, against the trusted reference."""
+"""Turns raw sandbox results into verdicts, outside the sandbox, against the reference's outputs."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 from graders import protocol
 from graders.judging.compare import Reason, compare
 from graders.judging.feedback import describe, match_misconception
-from graders.judging.properties import explain, with_property
+from graders.judging.sandboxed_content import Pending, class_expected, explain_all
 from graders.judging.shown import generated_input_text, inputs_only, preview, reveal
 from graders.judging.signature import (
     Signature,
@@ -186,8 +186,10 @@ def _array_test(
     received: np.ndarray,
     mistakes: Callable[[], Mistakes],
     signatures: dict[int, Signature] | None = None,
+    pending: list[Pending] | None = None,
 ) -> TestResult:
-    """One output judged; its behaviour signature goes into `signatures` by case index."""
+    """One output judged; its behaviour signature goes into `signatures` by case index, and
+    its property check (if its case names one) into `pending`."""
     signatures = {} if signatures is None else signatures
     result = compare(expected, received, rtol=spec.rtol, atol=spec.atol)
     test = TestResult(
@@ -214,8 +216,9 @@ def _array_test(
     test.message, test.details = feedback.summary, list(feedback.details)
     check = spec.properties.get(case.property) if case.property else None
     if check is not None and result.reason not in (Reason.SHAPE_MISMATCH, Reason.DTYPE_MISMATCH):
-        sentence = explain(check, case.inputs, received, case_name=case.name, hidden=case.hidden)
-        test.message = with_property(sentence, feedback.summary)
+        item = Pending(test, check, case, received, feedback.summary)
+        # With `pending`, every check of the report runs in one sandbox once all are judged.
+        explain_all([item]) if pending is None else pending.append(item)
     candidates: list[tuple[str, np.ndarray]] = []
     for mid, out in mistakes().items():
         wrong = out.get(case.index * SLOTS)
@@ -259,6 +262,8 @@ def _class_test(
     run: RawRun,
     mistakes: Callable[[], Mistakes],
     signatures: dict[int, Signature],
+    by_table: dict[int, np.ndarray],
+    pending: list[Pending],
 ) -> TestResult:
     base = case.index * SLOTS
     out, count, params = frames.get(base), frames.get(base + 1), frames.get(base + 2)
@@ -292,11 +297,9 @@ def _class_test(
     if not isinstance(out, np.ndarray) or not isinstance(params, np.ndarray):
         verdict, message = _missing(run, run.time_limit_ms or spec.time_ms)
         return TestResult(name, hidden, False, verdict, message)
-    # The grader's own table (copied into the module before forward), else the module's own.
-    chosen = case.inputs.get("table")
-    table = chosen if isinstance(chosen, np.ndarray) else params.reshape(max_len, d_model)
-    expected = np.asarray(spec.reference()(x=case.inputs["x"], table=table))
-    return _array_test(spec, case, expected, out, mistakes, signatures)
+    # The reference on the grader's own table (copied into the module before forward), else on
+    # the module's own: computed in the sandbox for every case at once (class_expected).
+    return _array_test(spec, case, by_table[case.index], out, mistakes, signatures, pending)
 
 
 def judge_outputs(
@@ -312,21 +315,28 @@ def judge_outputs(
         early.behaviour = behaviour([failure_signature(early.verdict)])
         return early
     expected = spec.expected() if spec.entry_kind == "function" else {}
+    by_table = class_expected(spec, cases, run.frames) if spec.entry_kind == "class" else {}
     tests: list[TestResult] = []
     signatures: dict[int, Signature] = {}
+    pending: list[Pending] = []
     for case in cases:
         if spec.entry_kind == "class":
-            tests.append(_class_test(spec, case, run.frames, run, mistakes, signatures))
+            tests.append(
+                _class_test(spec, case, run.frames, run, mistakes, signatures, by_table, pending)
+            )
             continue
         got = run.frames.get(case.index * SLOTS)
         if isinstance(got, np.ndarray):
-            tests.append(_array_test(spec, case, expected[case.index], got, mistakes, signatures))
+            tests.append(
+                _array_test(spec, case, expected[case.index], got, mistakes, signatures, pending)
+            )
         elif isinstance(got, protocol.RaisedError):
             verdict, message = _raised(got)
             tests.append(TestResult(case.name, case.hidden, False, verdict, message))
         else:
             verdict, message = _missing(run, run.time_limit_ms or spec.time_ms)
             tests.append(TestResult(case.name, case.hidden, False, verdict, message))
+    explain_all(pending)
     for case, test in zip(cases, tests, strict=True):
         if case.hidden and not test.passed and test.reveal is None:
             test.reveal = inputs_only(case)

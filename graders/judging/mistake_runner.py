@@ -1,25 +1,20 @@
-"""Outputs of an exercise's declared mistakes, computed once in a trusted child and kept on disk.
+"""Outputs of an exercise's declared mistakes, computed once in the sandbox and kept on disk.
 
-Declared mistakes are instructor code, trusted like the reference, so they need no sandbox and
-must never take a student's place in it (a mistake marked `sandboxed`, whose code a student
-wrote, is the exception: the engine runs it in the sandbox and this module never runs it).
-A child process (the grader itself never starts torch or JAX) runs each mistake through the
-harness's own `run_job`, the very code that runs students' jobs, on every case, and the arrays
-are stored in `<cache>/<slug>-<key>.npz`. The key hashes the exercise's files and the library
-versions, so a changed exercise or library is computed again and a restart reuses the rest.
-Files are written whole (temporary name, then rename) and read with allow_pickle=False; one that
-cannot be read is computed again.
-
-Run as `python -m graders.judging.mistake_runner EXERCISE_FOLDER` (frames on stdout: for each
-mistake its id's length and id, then its result stream's length and the stream).
+Declared mistakes are content an editor may write in a browser (issue 50), so they run in a
+sandbox of their own (graders/judging/content.py: no network, no other course, no app data),
+never in the student pool, so they never take a student's place there (a mistake marked
+`sandboxed`, whose code a student wrote, runs in the pool like any submission: the engine does
+that and this module never runs it). The sandbox runs each mistake through the harness's own
+`run_job`, the very code that runs students' jobs, on every case, and the arrays are stored in
+`<cache>/<slug>-<key>.npz`. The key hashes the exercise's files and the library versions, so a
+changed exercise or library is computed again and a restart reuses the rest. Files are written
+whole (temporary name, then rename) and read with allow_pickle=False; one that cannot be read is
+computed again.
 """
 
 from __future__ import annotations
 
-import io
 import os
-import subprocess
-import sys
 import tempfile
 import zipfile
 from pathlib import Path
@@ -27,10 +22,10 @@ from typing import Any
 
 import numpy as np
 
-from graders import lifeline, protocol, results
-from graders.judging.spec import ExerciseSpec, MistakeSpec, content_key, load_spec
+from graders import protocol
+from graders.judging import content
+from graders.judging.spec import ExerciseSpec, MistakeSpec, content_key
 
-GRADERS = Path(__file__).resolve().parents[1]
 RUN_TIMEOUT_S = 600
 Outputs = dict[str, dict[int, protocol.Result]]
 
@@ -60,28 +55,30 @@ def load_or_compute(spec: ExerciseSpec, cache_dir: Path | None, *, background: b
 
 
 def compute(spec: ExerciseSpec, *, background: bool = False) -> Outputs:
-    """Run every declared mistake in a trusted child (nice 19 when nobody waits for it)."""
-    argv = [sys.executable, "-m", "graders.judging.mistake_runner", str(spec.folder)]
-    proc = subprocess.run(
-        ["nice", "-n", "19", *argv] if background else argv,
-        capture_output=True,
-        timeout=RUN_TIMEOUT_S,
-        check=False,
-        cwd=GRADERS.parent,
-        env=lifeline.child_env(),
-    )
-    if proc.returncode != 0:
-        tail = proc.stderr.decode("utf-8", "replace")[-2000:]
-        raise RuntimeError(f"the declared mistakes of {spec.slug} could not be run: {tail}")
-    stream = io.BytesIO(proc.stdout)
-    outputs: Outputs = {}
-    while head := stream.read(4):
-        mistake_id = stream.read(int.from_bytes(head, "big")).decode()
-        size = int.from_bytes(stream.read(8), "big")
-        outputs[mistake_id] = results.decode_results(
-            stream.read(size), _wanted(spec), protocol.RESULT_BYTES
+    """Run every declared mistake in one sandbox (nice 19 when nobody waits for it)."""
+    batch = [
+        protocol.Job(
+            entry_name=spec.entry_name,
+            entry_kind=spec.entry_kind,
+            framework=mistake.framework,
+            mode="mistake",
+            cases=[protocol.JobCase(c.index, dict(c.inputs)) for c in spec.cases],
+            code=mistake.code,
         )
-    return outputs
+        for mistake in trusted(spec)
+    ]
+    if not batch:
+        return {}
+    try:
+        streams = content.run(spec.folder, batch, background=background)
+        return {
+            mistake.id: content.decode(stream, _wanted(spec))
+            for mistake, stream in zip(trusted(spec), streams, strict=True)
+        }
+    except content.ContentRunError as exc:
+        raise RuntimeError(
+            f"the declared mistakes of {spec.slug} could not be run: {exc}"
+        ) from None
 
 
 def _wanted(spec: ExerciseSpec) -> list[int]:
@@ -123,33 +120,3 @@ def _read(path: Path, spec: ExerciseSpec) -> Outputs:
     if set(outputs) != known:
         raise ValueError(f"{path.name} does not hold every declared mistake")
     return outputs
-
-
-def main() -> None:
-    """Child process: run each mistake with the harness's run_job, write its result stream."""
-    lifeline.die_with_parent()
-    spec = load_spec(Path(sys.argv[1]))
-    # the harness imports `protocol` as the sandbox binds it, beside itself
-    sys.path[:0] = [str(GRADERS / "inside"), str(GRADERS)]
-    import harness  # type: ignore[import-not-found]
-
-    out = sys.stdout.buffer
-    for mistake in trusted(spec):
-        chunks: list[bytes] = []
-        job = protocol.Job(
-            entry_name=spec.entry_name,
-            entry_kind=spec.entry_kind,
-            framework=mistake.framework,
-            mode="submit",
-            cases=[protocol.JobCase(c.index, dict(c.inputs)) for c in spec.cases],
-            code=mistake.code,
-        )
-        harness.run_job(job, chunks.append)
-        stream = b"".join(chunks)
-        name = mistake.id.encode()
-        out.write(len(name).to_bytes(4, "big") + name + len(stream).to_bytes(8, "big") + stream)
-    out.flush()
-
-
-if __name__ == "__main__":
-    main()

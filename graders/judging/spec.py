@@ -1,10 +1,16 @@
-"""What the grader needs to know about an exercise, read from its folder (trusted files only)."""
+"""What the grader needs to know about an exercise, read from its folder.
+
+The YAML files are read here; the exercise's Python (cases.py, reference.py, properties.py) runs
+only in the sandbox (graders/judging/content.py), since editors may write it in a browser. Case
+inputs and expected outputs are cached by the folder's content hash, so a sandbox runs only when
+the folder changed.
+"""
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
-import subprocess
 import sys
 import tempfile
 import threading
@@ -21,10 +27,10 @@ import numpy as np
 import yaml
 from pydantic import ValidationError
 
-from graders import lifeline
-from graders import results as result_stream
+from graders import protocol
 from graders.exercise_format import ExerciseMeta, MistakesFile, read_exercise_meta, read_mistakes
-from graders.judging.properties import PropertyCheck, PropertyError, load_properties
+from graders.judging import content
+from graders.judging.properties import PropertyCheck
 
 Value = np.ndarray | int | float
 
@@ -78,20 +84,51 @@ class ExerciseSpec:
     properties: dict[str, PropertyCheck] = field(default_factory=dict, repr=False)
     experiment: dict[str, Any] | None = None  # the `experiment` section of an experiment exercise
     _expected: dict[int, np.ndarray] | None = field(default=None, repr=False)
+    # reference.py's outputs on a class exercise's tables, by a hash of the inputs (judge.py)
+    reference_memo: dict[bytes, np.ndarray] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def visible_cases(self) -> list[Case]:
         """Cases shown to students (run mode grades only these)."""
         return [c for c in self.cases if not c.hidden]
 
+    def reference_name(self) -> str:
+        """The function of reference.py that computes an expected output."""
+        return "reference" if self.entry_kind == "class" else self.entry_name
+
     def reference(self) -> Callable[..., Any]:
-        """The trusted reference function, loaded from reference.py outside any sandbox."""
-        module = _load_module(self.folder / "reference.py", f"reference_{self.slug}")
-        name = "reference" if self.entry_kind == "class" else self.entry_name
-        func = getattr(module, name, None)
+        """reference.py's function loaded in THIS process: for the repository's own tests of
+        its own content only. The grader never calls it (graders/judging/content.py runs
+        reference.py in the sandbox); tests/graders/test_content_sandbox.py checks the paths."""
+        path = self.folder / "reference.py"
+        module = types.ModuleType(f"reference_{self.slug.replace('-', '_')}")
+        module.__file__ = str(path)
+        sys.modules[module.__name__] = module  # dataclass-based classes look themselves up here
+        code = compile(path.read_text(encoding="utf-8"), str(path), "exec")
+        exec(code, module.__dict__)  # noqa: S102 - a test's own checkout
+        func = getattr(module, self.reference_name(), None)
         if not callable(func):
-            raise SpecError(f"{self.slug}/reference.py does not define {name}()")
+            raise SpecError(f"{self.slug}/reference.py does not define {self.reference_name()}()")
         return func  # type: ignore[no-any-return]
+
+    def reference_on(self, inputs: list[dict[str, Any]]) -> list[protocol.Result]:
+        """reference.py on each of these inputs, in one sandbox run (an error per failure)."""
+        job = protocol.Job(
+            entry_name=self.reference_name(),
+            entry_kind="function",
+            framework="numpy",
+            mode="reference",
+            cases=[protocol.JobCase(i, args) for i, args in enumerate(inputs)],
+        )
+        try:
+            (stream,) = content.run(self.folder, [job])
+            frames = content.decode(stream, list(range(len(inputs))))
+        except content.ContentRunError as exc:
+            raise SpecError(f"{self.slug}/reference.py could not be run: {exc}") from None
+        whole = content.file_error(frames)
+        if whole is not None:
+            raise SpecError(f"{self.slug}/reference.py failed: {content.describe(whole)}")
+        return [frames[i] for i in range(len(inputs))]
 
     def expected(self) -> dict[int, np.ndarray]:
         """Expected outputs per case index (function exercises), from the disk cache or computed.
@@ -139,82 +176,95 @@ def _cached_reference(spec: ExerciseSpec) -> dict[int, np.ndarray]:
             pass
         path.unlink(missing_ok=True)  # corrupt or stale: computed again below
     expected = _run_reference(spec)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            save: Any = np.savez  # (its allow_pickle keyword confuses the type of **arrays)
-            save(handle, **{str(index): value for index, value in expected.items()})
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    _save(path, {str(index): value for index, value in expected.items()})
     return expected
 
 
 def _run_reference(spec: ExerciseSpec) -> dict[int, np.ndarray]:
-    """Run reference.py in a child process so no framework ever starts in the grader."""
-    wanted = [c.index for c in spec.cases if not c.expect_error]
-    proc = subprocess.run(
-        [sys.executable, "-m", "graders.judging.reference_runner", str(spec.folder)],
-        capture_output=True,
-        timeout=300,
-        check=False,
-        cwd=Path(__file__).resolve().parents[2],
-        env=lifeline.child_env(),
-    )
-    if proc.returncode != 0:
-        tail = proc.stderr.decode("utf-8", "replace")[-2000:]
-        raise SpecError(f"{spec.slug}/reference.py failed: {tail}")
-    results = result_stream.decode_results(proc.stdout, wanted, 1 << 30)
+    """Run reference.py in the sandbox: no framework ever starts in the grader, and the file
+    (which an editor may have written in a browser) sees nothing but its own folder."""
+    wanted = [c for c in spec.cases if not c.expect_error]
+    found = spec.reference_on([dict(c.inputs) for c in wanted])
     expected: dict[int, np.ndarray] = {}
-    for index, value in results.items():
+    for case, value in zip(wanted, found, strict=True):
         if not isinstance(value, np.ndarray):
-            raise SpecError(f"{spec.slug}/reference.py raised on case {index}: {value.message}")
-        expected[index] = value
+            raise SpecError(
+                f"{spec.slug}/reference.py raised on case {case.index}: {value.message}"
+            )
+        expected[case.index] = value
     return expected
-
-
-def _load_module(path: Path, name: str) -> types.ModuleType:
-    try:
-        source = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise SpecError(f"cannot read {path.name}: {exc.strerror}") from exc
-    module = types.ModuleType(name)
-    module.__file__ = str(path)
-    sys.modules[name] = module  # dataclass-based classes (Flax modules) look themselves up here
-    exec(compile(source, str(path), "exec"), module.__dict__)  # noqa: S102 - trusted content
-    return module
 
 
 GENERATED_SIZES = 5  # generate(rng, size) is called for size 1, 2, ... this many
 
 
-def generated_cases(module: types.ModuleType, slug: str) -> list[dict[str, Any]]:
-    """Cases from `generate(rng, size)`, smallest first, from a seed fixed per exercise.
+def _raw_cases(folder: Path, slug: str, cache_dir: Path | None) -> list[tuple[Any, bool]]:
+    """cases.py's cases in order (visible, generated, hidden), from the cache or the sandbox.
 
-    They run with the visible tests, in growing size, and the report stops at the first that
-    fails: a student sees the smallest failing input found, not a random big one. The seed is
-    fixed so expected outputs, the JAX warm-up and the known mistakes' outputs stay cached.
+    The sandbox sends them described (names, flags, inputs by array number); they are rebuilt
+    here as the dicts cases.py returned, each with whether it was generated.
     """
-    generate = getattr(module, "generate", None)
-    if generate is None:
-        return []
-    if not callable(generate):
-        raise SpecError(f"{slug}/cases.py: generate must be a function (rng, size)")
-    rng = np.random.default_rng(zlib.crc32(slug.encode("utf-8")))
-    drawn = []
-    for size in range(1, GENERATED_SIZES + 1):
-        raw = generate(rng, size)
-        if not isinstance(raw, dict) or not isinstance(raw.get("inputs"), dict):
-            raise SpecError(f"{slug}/cases.py: generate() must return a dict with an 'inputs' dict")
-        shapes = ", ".join(
-            f"{k} {tuple(v.shape)}" if isinstance(v, np.ndarray) else f"{k}={v}"
-            for k, v in raw["inputs"].items()
-        )
-        name = f"generated {size} of {GENERATED_SIZES} (smallest first): {shapes}"
-        drawn.append({**raw, "name": name, "hidden": False})
-    return drawn
+    key = content_key(folder)
+    path = None if cache_dir is None else cache_dir / f"{slug}-{key}-cases.npz"
+    described: list[dict[str, Any]] | None = None
+    arrays: list[np.ndarray] = []
+    memo = _CASES_SEEN.get((str(folder), key))
+    if memo is not None:
+        described, arrays = memo
+    elif path is not None and path.is_file():
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                described = json.loads(data["meta"].tobytes().decode("utf-8"))
+                arrays = [data[f"a{i}"] for i in range(len(data.files) - 1)]
+        except (OSError, ValueError, KeyError, zipfile.BadZipFile):
+            described = None
+    if described is None:
+        seed = zlib.crc32(slug.encode("utf-8"))
+        try:
+            described, arrays = content.read_cases(folder, slug, seed=seed, sizes=GENERATED_SIZES)
+        except content.ContentRunError as exc:
+            raise SpecError(str(exc)) from None
+        if path is not None:
+            meta = np.frombuffer(json.dumps(described).encode("utf-8"), dtype=np.uint8)
+            _save(path, {"meta": meta, **{f"a{i}": a for i, a in enumerate(arrays)}})
+    _CASES_SEEN[(str(folder), key)] = (described, arrays)
+    return [(_rebuilt(item, arrays), bool(item.get("generated"))) for item in described]
+
+
+# This process's cases by (folder, content key): the JAX warm-up bundles and the grader load the
+# same exercises, and without a cache folder each load would start a sandbox.
+_CASES_SEEN: dict[tuple[str, str], tuple[list[dict[str, Any]], list[np.ndarray]]] = {}
+
+
+def _rebuilt(item: dict[str, Any], arrays: list[np.ndarray]) -> Any:
+    if item.get("malformed"):
+        return None  # _case says what is wrong with it
+    inputs: dict[str, Any] = {}
+    for name, ref in item["inputs"].items():
+        if "array" in ref:
+            inputs[name] = arrays[int(ref["array"])]
+        elif "scalar" in ref:
+            inputs[name] = ref["scalar"]
+        else:
+            inputs[name] = f"<{ref.get('other', 'unknown')}>"  # neither: _case refuses it
+    raw: dict[str, Any] = {k: item[k] for k in ("hidden", "expect_error", "property") if k in item}
+    if item.get("name") is not None:
+        raw["name"] = item["name"]
+    return {**raw, "inputs": inputs}
+
+
+def _save(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    """Write an .npz whole (temporary name, then rename), readable without pickle."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            save: Any = np.savez  # (its allow_pickle keyword confuses the type of **arrays)
+            save(handle, **arrays)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
 
 
 def _case(index: int, raw: Any, slug: str, *, generated: bool = False) -> Case:
@@ -267,27 +317,17 @@ def _mistake_specs(mistakes: MistakesFile) -> list[MistakeSpec]:
     return [MistakeSpec(**m.model_dump()) for m in mistakes.mistakes]
 
 
-def load_spec(folder: Path) -> ExerciseSpec:
-    """Read exercise.yaml, cases.py and mistakes.yaml; visible cases come first."""
+def load_spec(folder: Path, cache_dir: Path | None = None) -> ExerciseSpec:
+    """Read exercise.yaml and mistakes.yaml, and cases.py in the sandbox (or its cache in
+    `cache_dir`); visible cases come first, then generated ones, then hidden ones."""
     meta, mistakes = _read(folder)
     slug = meta.slug
     if meta.entry.kind == "experiment":
         return _experiment_spec(folder, meta, mistakes)
-    cases_module = _load_module(folder / "cases.py", f"cases_{slug}")
-    cases_func = getattr(cases_module, "cases", None)
-    if not callable(cases_func):
-        raise SpecError(f"{slug}/cases.py does not define cases()")
-    raw_cases = list(cases_func())
-    drawn = generated_cases(cases_module, slug)
-    # Visible fixed cases, then generated ones (smallest first), then hidden ones.
-    ordered = [(c, False) for c in raw_cases if not c.get("hidden")]
-    ordered += [(c, True) for c in drawn]
-    ordered += [(c, False) for c in raw_cases if c.get("hidden")]
+    ordered = _raw_cases(folder, slug, cache_dir)
     cases = [_case(i, raw, slug, generated=gen) for i, (raw, gen) in enumerate(ordered)]
-    try:
-        properties = load_properties(folder, slug, {c.property for c in cases if c.property})
-    except PropertyError as exc:
-        raise SpecError(str(exc)) from exc
+    named = sorted({c.property for c in cases if c.property})
+    properties = {name: PropertyCheck(folder, name) for name in named}  # checked by the sandbox
     return ExerciseSpec(
         slug=slug,
         folder=folder,
@@ -301,6 +341,7 @@ def load_spec(folder: Path) -> ExerciseSpec:
         cases=cases,
         mistakes=_mistake_specs(mistakes),
         properties=properties,
+        cache_dir=cache_dir,
     )
 
 

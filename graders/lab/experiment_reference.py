@@ -1,4 +1,5 @@
-"""Reference runs of the lab: the platform's schemes trained in a trusted child, cached on disk.
+"""Reference runs of the lab: the platform's schemes trained in a trusted child (the exercise's
+own reference.py in a sandbox), cached on disk.
 
 The grader process never starts torch (it forks sandboxes), so each run is a child process
 (`python -m graders.lab.experiment_reference FOLDER SCHEME`) that prints one JSON line. Results are
@@ -13,6 +14,7 @@ import json
 import subprocess
 import sys
 import time
+import types
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +28,7 @@ REFERENCE = "reference"  # the exercise's own reference.py (its model solution)
 TIMEOUT_S = 300
 SEEDS = 3  # each reference scheme is trained this many times, seeds s, s+1, ... (s: the settings')
 UNHASHED = ("goals", "references")  # they judge or list runs; they do not change one
+PLATFORM = "/platform"  # where a sandboxed reference run finds the `graders` package
 
 
 def _torch_version() -> str:
@@ -89,31 +92,73 @@ def cached(folder: Path, scheme: str, cache_dir: Path) -> dict[str, Any] | None:
 
 
 def load_or_run(folder: Path, scheme: str, cache_dir: Path | None) -> dict[str, Any]:
-    """One scheme's result from the cache, else trained now in a trusted child and stored."""
+    """One scheme's result from the cache, else trained now (the exercise's own in a sandbox)."""
     path = None
     if cache_dir is not None:
         path = cache_dir / f"{folder.name}--{scheme}--{content_hash(folder, scheme)}.json"
         found = cached(folder, scheme, cache_dir)
         if found is not None:
             return found
-    proc = subprocess.run(
-        [sys.executable, "-m", "graders.lab.experiment_reference", str(folder), scheme],
-        capture_output=True,
-        timeout=TIMEOUT_S,
-        check=False,
-        cwd=GRADERS.parent,
-        env=lifeline.child_env(),
-    )
-    if proc.returncode != 0:
-        tail = proc.stderr.decode("utf-8", "replace")[-2000:]
-        raise RuntimeError(f"reference run {folder.name}/{scheme} failed: {tail}")
-    result: dict[str, Any] = json.loads(proc.stdout.decode("utf-8").strip().splitlines()[-1])
+    if split_scheme(scheme)[0] == REFERENCE:  # any seed of it: an editor's code
+        stdout = _run_sandboxed(folder, scheme)
+    else:  # the platform's own schemes: trusted code, with the exercise's settings as data
+        proc = subprocess.run(
+            [sys.executable, "-m", "graders.lab.experiment_reference", str(folder), scheme],
+            capture_output=True,
+            timeout=TIMEOUT_S,
+            check=False,
+            cwd=GRADERS.parent,
+            env=lifeline.child_env(),
+        )
+        if proc.returncode != 0:
+            tail = proc.stderr.decode("utf-8", "replace")[-2000:]
+            raise RuntimeError(f"reference run {folder.name}/{scheme} failed: {tail}")
+        stdout = proc.stdout.decode("utf-8")
+    result: dict[str, Any] = json.loads(stdout.strip().splitlines()[-1])
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_suffix(".tmp")
         partial.write_text(json.dumps(result), encoding="utf-8")
         partial.replace(path)
     return result
+
+
+def _run_sandboxed(folder: Path, scheme: str) -> str:
+    """The exercise's own reference.py trained in a sandbox: an editor may have written it.
+
+    It sees the platform's `graders` package and its own folder, read-only, and nothing else
+    (no network, no other course, no app data or secrets); its JSON line comes back on stdout.
+    """
+    from graders.sandbox import SandboxLimits, sandbox_python, spawn
+
+    argv = [sandbox_python(), "-s", "-B", "-m", "graders.lab.experiment_reference"]
+    binds = [(str(GRADERS), f"{PLATFORM}/graders"), (str(folder), "/exercise")]
+    limits = SandboxLimits(
+        cpu_seconds=TIMEOUT_S,
+        memory_mb=2048,
+        max_processes=64,
+        max_file_mb=16,
+        max_open_files=256,
+        output_bytes=1 << 20,
+        tmpfs_mb=64,
+    )
+    env = {"PYTHONPATH": PLATFORM}
+    proc = spawn([*argv, "/exercise", scheme], limits=limits, ro_binds=binds, env=env)
+    try:
+        try:
+            status = proc.wait(timeout=TIMEOUT_S)
+        except TimeoutError:
+            proc.kill_tree()
+            why = f"reference run {folder.name} took more than {TIMEOUT_S} s"
+            raise RuntimeError(why) from None
+        output, _ = proc.output()
+    finally:
+        proc.kill_tree()
+        proc.close()
+    text = output.decode("utf-8", "replace")
+    if status.exit_code != 0:
+        raise RuntimeError(f"reference run {folder.name}/{scheme} failed: {text[-2000:]}")
+    return text
 
 
 def split_scheme(scheme: str) -> tuple[str, dict[str, int]]:
@@ -133,9 +178,13 @@ def _factory(folder: Path, scheme: str, entry_name: str) -> tuple[str | None, An
     name = split_scheme(scheme)[0]
     if name != REFERENCE:
         return SCHEMES[name]
-    from graders.judging.spec import _load_module
-
-    module = _load_module(folder / "reference.py", f"lab_reference_{folder.name}")
+    # In the sandbox only (load_or_run): reference.py is an editor's content.
+    path = folder / "reference.py"
+    module = types.ModuleType(f"lab_reference_{folder.name.replace('-', '_')}")
+    module.__file__ = str(path)
+    sys.modules[module.__name__] = module  # dataclass-based classes look themselves up here
+    source = path.read_text(encoding="utf-8")
+    exec(compile(source, str(path), "exec"), module.__dict__)  # noqa: S102 - sandboxed content
     return None, getattr(module, entry_name)
 
 

@@ -9,7 +9,6 @@ passed on while the run goes; the rest are collected and judged by graders/lab/l
 from __future__ import annotations
 
 import math
-import sys
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -23,7 +22,7 @@ from graders.host.exchange import exchange, interfered
 from graders.lab.lab_check import probes
 from graders.lab.lab_scoring import LabSpec, eval_sequences
 from graders.raw_run import RawRun
-from graders.sandbox import SandboxLimits, SandboxProcess, spawn
+from graders.sandbox import SandboxLimits, SandboxProcess, sandbox_python, spawn
 
 PROGRESS_ID = protocol.PROGRESS_ID  # the numbers graders/inside/experiment_harness.py sends
 TRAINING_ID, LOSSES_ID, PICTURE_ID = protocol.TRAINING_ID, protocol.LOSSES_ID, protocol.PICTURE_ID
@@ -179,7 +178,8 @@ class Lab:
             "seccomp.py",
         )
         binds = bind_files(*names)
-        argv = [sys.executable, "-E", "-s", "-B", in_sandbox("experiment_harness.py")]
+        # By the venv's real path: the sandbox binds real paths only (a symlinked .venv).
+        argv = [sandbox_python(), "-E", "-s", "-B", in_sandbox("experiment_harness.py")]
         limits = SandboxLimits(
             cpu_seconds=cpu_seconds + 30,  # the import of torch comes on top of the job's budget
             memory_mb=self.memory_mb,

@@ -78,9 +78,16 @@ def _check_dest(dest: str) -> str:
 
 
 def plan_filesystem(
-    ro_binds: list[tuple[str, str]], tmpfs_mb: int, *, staging: bool = True
+    ro_binds: list[tuple[str, str]],
+    tmpfs_mb: int,
+    *,
+    staging: bool = True,
+    rw_binds: list[tuple[str, str]] | None = None,
 ) -> FilesystemPlan:
-    """Read-only system dirs, interpreter, caller binds; private /tmp; read-only root and /dev."""
+    """Read-only system dirs, interpreter, caller binds; private /tmp; read-only root and /dev.
+
+    `rw_binds` are the only writable folders (the JAX cache filler's own part of the cache).
+    """
     plan = FilesystemPlan()
     for path in SYSTEM_DIRS:
         if os.path.islink(path):
@@ -93,18 +100,19 @@ def plan_filesystem(
     # The private /tmp comes before the binds, so an interpreter that lives under /tmp (a
     # checkout in /tmp, as CI may use) is bound on top of it instead of being hidden by it.
     plan.args += ["--perms", "1777", "--size", str(tmpfs_mb * 1024 * 1024), "--tmpfs", SANDBOX_TMP]
-    binds = [(d, d) for d in interpreter_dirs()]
-    binds += [(os.path.realpath(src), _check_dest(dest)) for src, dest in ro_binds]
-    for source, dest in binds:
+    binds = [(d, d, "--ro-bind") for d in interpreter_dirs()]
+    binds += [(os.path.realpath(src), _check_dest(dest), "--ro-bind") for src, dest in ro_binds]
+    binds += [(os.path.realpath(src), _check_dest(dest), "--bind") for src, dest in rw_binds or []]
+    for source, dest, how in binds:
         if not os.path.exists(source):
             raise FileNotFoundError(source)
         if not staging or _searchable_by_others(source):
-            plan.args += ["--ro-bind", source, dest]
+            plan.args += [how, source, dest]
             continue
         plan.stage_root = plan.stage_root or _stage_root()
         staged = f"{plan.stage_root}/{len(plan.staged)}"
         plan.staged.append((source, staged))
-        plan.args += ["--ro-bind", staged, dest]
+        plan.args += [how, staged, dest]
     plan.args += [
         "--proc",
         "/proc",

@@ -96,8 +96,10 @@ def spawn(
     ro_binds: list[tuple[str, str]],
     env: dict[str, str],
     control_socket: bool = False,
+    rw_binds: list[tuple[str, str]] | None = None,
 ) -> SandboxProcess:
-    """Start `argv` in a fresh sandbox; `ro_binds` are (host path, sandbox path) pairs.
+    """Start `argv` in a fresh sandbox; `ro_binds` are (host path, sandbox path) pairs, and
+    `rw_binds` the same for the only writable folders (none for anything a student runs).
 
     With `control_socket`, fd 3 is a Unix socket instead of the job pipe (for a fork server,
     which receives each job's descriptors over it); `job_fd` is then the parent's end.
@@ -105,7 +107,9 @@ def spawn(
     if not argv:
         raise ValueError("argv must not be empty")
     sandbox_env = _check_env({**base_env(), **env})
-    filesystem = plan_filesystem(ro_binds, limits.tmpfs_mb, staging=launch.switches_uid())
+    filesystem = plan_filesystem(
+        ro_binds, limits.tmpfs_mb, staging=launch.switches_uid(), rw_binds=rw_binds
+    )
     setenv = [arg for key, value in sandbox_env.items() for arg in ("--setenv", key, value)]
     bwrap_argv = [
         *launch.prlimit_args(rlimits(limits)),

@@ -49,6 +49,11 @@ def _counting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return calls
 
 
+def _mistake_files(cache: Path) -> list[Path]:
+    """The mistakes' outputs (the cases and expected outputs are cached beside them)."""
+    return [p for p in cache.glob("*.npz") if not p.name.endswith(("-cases.npz", "-expected.npz"))]
+
+
 def _grader(exercises: Path, cache: Path) -> Grader:
     return Grader(exercises, PoolSettings(sizes={}), mistakes_cache_dir=cache)
 
@@ -80,7 +85,7 @@ def test_a_changed_exercise_or_a_corrupt_file_is_computed_again(
     calls = _counting(monkeypatch)
     cache = tmp_path / "cache"
     _grader(exercises, cache).mistake_outputs(load_spec(exercises / SLUG))
-    (stored,) = cache.glob("*.npz")
+    (stored,) = _mistake_files(cache)
     stored.write_bytes(b"not a zip file")
     _grader(exercises, cache).mistake_outputs(load_spec(exercises / SLUG))
     assert calls == [SLUG, SLUG]
@@ -88,7 +93,7 @@ def test_a_changed_exercise_or_a_corrupt_file_is_computed_again(
     statement.write_text(statement.read_text() + "\nOne more sentence.\n")
     _grader(exercises, cache).mistake_outputs(load_spec(exercises / SLUG))
     assert calls == [SLUG, SLUG, SLUG]
-    assert len(list(cache.glob("*.npz"))) == 2  # the new key beside the old one
+    assert len(_mistake_files(cache)) == 2  # the new key beside the old one
 
 
 def test_a_wrong_answer_gets_its_hint_without_any_sandbox_running_a_mistake(

@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 import threading
 from dataclasses import dataclass, replace
 from typing import Any
 
 import pytest
 
-from graders.sandbox import ExitStatus, ResourceUsage, SandboxLimits, SandboxProcess, spawn
+from graders.sandbox import (
+    ExitStatus,
+    ResourceUsage,
+    SandboxLimits,
+    SandboxProcess,
+    sandbox_python,
+    spawn,
+)
 
 LIMITS = SandboxLimits(
     cpu_seconds=20,
@@ -67,7 +73,9 @@ def start(
     env: dict[str, str] | None = None,
 ) -> SandboxProcess:
     """Spawn `python -I -c PRELUDE+code` in a sandbox."""
-    argv = [sys.executable, "-I", "-c", PRELUDE + code]
+    # The venv by its real path, as the grader starts it: in a worktree `.venv` is a symlink,
+    # and `.venv/bin/python` does not exist inside the sandbox.
+    argv = [sandbox_python(), "-I", "-c", PRELUDE + code]
     return spawn(argv, limits=limits, ro_binds=ro_binds or [], env=env or {})
 
 

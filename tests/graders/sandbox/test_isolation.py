@@ -83,7 +83,7 @@ def test_only_the_interpreter_and_system_are_mounted() -> None:
         "tmp",
         "usr",
     }
-    checkout = os.path.dirname(sys.prefix)  # the venv's folder: only .venv is bound from it
+    checkout = os.path.dirname(os.path.realpath(sys.prefix))  # only .venv is bound from it
     listing = run(f"import os\nreport(sorted(os.listdir({checkout!r})))").value
     assert listing == [".venv"]
 

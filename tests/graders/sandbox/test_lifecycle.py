@@ -118,11 +118,12 @@ def test_tmp_does_not_survive_into_the_next_sandbox() -> None:
 
 
 def test_venv_and_root_are_read_only() -> None:
-    site = next(p for p in sys.path if p.endswith("site-packages"))
+    # By real paths, as the sandbox binds them (a worktree's .venv is a symlink).
+    site = os.path.realpath(next(p for p in sys.path if p.endswith("site-packages")))
     targets = [
         f"{site}/sitecustomize.py",
         f"{site}/evil.pth",
-        f"{sys.prefix}/pwned",
+        f"{os.path.realpath(sys.prefix)}/pwned",
         "/pwned",
         "/usr/pwned",
         "/dev/shm/pwned",
