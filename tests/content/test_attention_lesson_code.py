@@ -16,7 +16,7 @@ LESSONS = ROOT / "courses" / "attention-step-by-step" / "lessons"
 PRINTED = {
     "01-scaled-dot-product.md": ["[0.73105858 0.26894142]", "True\nFalse"],
     "02-masking.md": [],
-    "03-multi-head.md": ["[[ 0  1]\n [10 11]]", "[[0 1]\n [2 3]]", "tensor(1.1921e-07"],
+    "03-multi-head.md": ["[[ 0  1]\n [10 11]]", "[[0 1]\n [2 3]]", "tensor(True)"],
     "04-modern-attention.md": [
         "[0. 0. 0. 0. 1. 1. 1. 1.]",
         "[0. 1. 0. 1. 0. 1. 0. 1.]",

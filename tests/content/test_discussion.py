@@ -62,9 +62,11 @@ def test_a_broken_plot_in_a_discussion_is_reported(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("folder", EXERCISES, ids=lambda p: p.name)
-def test_every_exercise_has_a_discussion_of_150_to_300_words(folder: Path) -> None:
+def test_every_exercise_has_a_discussion_of_150_to_300_words_a_lab_450(folder: Path) -> None:
     path = folder / "discussion.md"
     assert path.is_file(), f"{folder.name} has no discussion.md"
     text = re.sub(r"```.*?```", " ", path.read_text(encoding="utf-8"), flags=re.S)
     words = len(text.split())
-    assert 150 <= words <= 300, f"{folder.name}: {words} words"
+    # A lab's discussion reports each scheme's mean and seed range by length and by position.
+    most = 450 if "kind: experiment" in (folder / "exercise.yaml").read_text("utf-8") else 300
+    assert 150 <= words <= most, f"{folder.name}: {words} words (at most {most})"
