@@ -54,7 +54,23 @@ class Steps:
             self.misses.append(f"{name}: {exc}")
             self._line("MISS", name, start, [str(exc), *notes])
             return
+        except Exception as exc:  # an error, not a finding: named with its step, then raised
+            said = f"{type(exc).__name__}: {exc}"
+            self.misses.append(f"{name}: {said}")
+            self._line("MISS", name, start, [said, *notes])
+            raise
         self._line("ok", name, start, notes)
+
+    def summary(self, what: str) -> int:
+        """The last line: passed, or failed with the steps that missed; the exit status."""
+        took = time.monotonic() - self.started
+        if self.misses:
+            named = " | ".join(m[:160] for m in self.misses)
+            failed = f"{what}: FAILED ({len(self.misses)} misses) in {took:.0f} s"
+            print(f"{failed}: {named}", flush=True)
+            return 1
+        print(f"{what}: all steps passed in {took:.0f} s", flush=True)
+        return 0
 
     def _line(self, status: str, name: str, start: float, notes: list[str]) -> None:
         seconds = time.monotonic() - start

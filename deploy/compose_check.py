@@ -306,12 +306,7 @@ def main() -> int:
     finally:
         if not args.keep:
             compose("down", "--remove-orphans", check=False, timeout=300)
-    took = time.monotonic() - steps.started
-    if steps.misses:
-        print(f"compose-check: FAILED ({len(steps.misses)} misses) in {took:.0f} s")
-        return 1
-    print(f"compose-check: all steps passed in {took:.0f} s")
-    return 0
+    return steps.summary("compose-check")
 
 
 def restore(dump: bytes, password: str) -> dict[str, Any]:
