@@ -79,11 +79,18 @@ class Steps:
 
 
 def run(
-    argv: list[str] | str, *, check: bool = True, input: bytes | None = None, timeout: float = 900
+    argv: list[str] | str,
+    *,
+    check: bool = True,
+    input: bytes | None = None,
+    timeout: float = 900,
+    env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
     """Run a command (a string is split like a shell would); raise Miss when it fails."""
     args = shlex.split(argv) if isinstance(argv, str) else argv
-    result = subprocess.run(args, input=input, capture_output=True, timeout=timeout, check=False)
+    result = subprocess.run(
+        args, input=input, capture_output=True, timeout=timeout, check=False, env=env
+    )
     if check and result.returncode != 0:
         tail = (result.stderr or result.stdout).decode(errors="replace").strip()[-600:]
         raise Miss(f"{' '.join(args[:6])} exited {result.returncode}: {tail}")

@@ -23,6 +23,7 @@ from typing import Any
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from checkhard import bad_input, hardening
 from checklib import ROOT, Burst, Miss, Statuses, Steps, Student, log, run, wait_for
 
 PROJECT = "coursecheck"
@@ -40,8 +41,11 @@ COUNTS_SQL = (
 UNFINISHED_SQL = "SELECT count(*) FROM submissions WHERE status <> 'done'"
 
 
+PROJECT_ARGS = ["-p", PROJECT, "--env-file", "deploy/images.env"]
+
+
 def compose(*args: str, check: bool = True, timeout: float = 900) -> str:
-    argv = [*COMPOSE, "-p", PROJECT, "--env-file", "deploy/images.env", *args]
+    argv = [*COMPOSE, *PROJECT_ARGS, *args]
     return run(argv, check=check, timeout=timeout).stdout.decode()
 
 
@@ -208,8 +212,12 @@ def main() -> int:
         with steps.step("fresh start (data volumes of the check removed)") as notes:
             fresh_start()
             notes.append("app-data (grading caches) kept")
+        with steps.step("bad input: one sentence naming the fix, at once") as notes:
+            notes.extend(bad_input([*COMPOSE, *PROJECT_ARGS], DOCKER, os.environ["APP_IMAGE"]))
         with steps.step("docker-compose up; migrate, prepare, health") as notes:
             notes.append(up_and_healthy(2))
+        with steps.step("hardening as documented") as notes:
+            notes.append(hardening(DOCKER, containers))
         first = Student(base, f"first-{uuid.uuid4().hex[:8]}@example.org", statuses)
         with steps.step("a student signs up") as notes:
             first.signup()
