@@ -69,7 +69,9 @@ def health(container: str) -> str:
     return run([DOCKER, "inspect", "-f", fmt, container]).stdout.decode().strip()
 
 
-def up_and_healthy(workers: int, timeout: float = 900) -> str:
+def up_and_healthy(workers: int, timeout: float = 1800) -> str:
+    """Start with N workers and wait for health; `prepare` from an empty cache may take 20
+    minutes on a busy 2-core machine (JAX compilations for every course), hence the bound."""
     compose("up", "-d", "--no-build", "--scale", f"worker={workers}", timeout=timeout)
 
     def ready() -> bool:
