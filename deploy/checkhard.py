@@ -66,10 +66,12 @@ def _timed(what: str, argv: list[str], expected: list[str], env: dict[str, str] 
     result = run(argv, check=False, timeout=SECONDS * 2, env=env)
     took = time.monotonic() - started
     said = (result.stdout + result.stderr).decode(errors="replace")
-    line = next((ln for ln in said.splitlines() if expected[0] in ln), "")
-    if result.returncode == 0 or not all(e in said for e in expected) or took > SECONDS:
+    fix = expected[-1]
+    line = next((ln for ln in said.splitlines() if fix in ln), "")
+    if result.returncode == 0 or not line or not all(e in said for e in expected) or took > SECONDS:
         raise Miss(f"{what}: exit {result.returncode} in {took:.0f} s, said {said[-400:]!r}")
-    return f"{what} in {took:.1f} s: ...{line.strip()[-150:]}"
+    end = line.index(fix) + len(fix)
+    return f"{what} in {took:.1f} s: ...{line[max(0, end - 150) : end]}"
 
 
 def bad_input(compose: list[str], docker: str, app_image: str) -> list[str]:
