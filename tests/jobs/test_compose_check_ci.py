@@ -15,7 +15,8 @@ import pytest
 from app.config import ROOT
 
 sys.path.insert(0, str(ROOT / "deploy"))
-from checklib import Miss, Steps  # deploy/ is not a package
+from checkhard import _timed  # deploy/ is not a package
+from checklib import Miss, Steps
 
 CI_STAGE = ROOT / ".ci" / "compose-check"
 
@@ -79,3 +80,18 @@ def test_the_check_targets_only_this_machine() -> None:
             assert url.startswith("http://127.0.0.1"), f"{name} addresses {url}"
     ports = (ROOT / "docker-compose.yml").read_text()
     assert '"127.0.0.1:${WEB_PORT:-8000}:8000"' in ports
+
+
+def test_bad_input_must_be_refused_at_once_with_the_fix_named() -> None:
+    said = [
+        "sh",
+        "-c",
+        "echo 'noise'; echo 'ERROR: in service db: set POSTGRES_PASSWORD' >&2; exit 1",
+    ]
+    note = _timed("POSTGRES_PASSWORD missing", said, ["set POSTGRES_PASSWORD"], None)
+    assert note.startswith("POSTGRES_PASSWORD missing in ")
+    assert note.endswith("...ERROR: in service db: set POSTGRES_PASSWORD")
+    with pytest.raises(Miss, match="exit 0"):  # accepted: no refusal at all
+        _timed("accepted", ["sh", "-c", "echo 'set POSTGRES_PASSWORD'"], ["set X"], None)
+    with pytest.raises(Miss, match="said 'a traceback"):  # refused without the fix named
+        _timed("traceback", ["sh", "-c", "echo 'a traceback'; exit 1"], ["set X"], None)
