@@ -326,3 +326,20 @@ def log(message: str) -> None:
 
 def env_with(**values: str) -> dict[str, str]:
     return {**os.environ, **values}
+
+
+def seed_caches(docker: str, image: str, volume: str, source: Path) -> str:
+    """Copy grading caches made on this machine (`make prepare`: var/mistakes-cache and
+    var/jax-cache) into the app-data volume, keeping what is there; `prepare` then computes
+    only what they lack. Both are keyed by the exercise's files and library versions, so an
+    entry made here is the entry the container would make when the versions agree."""
+    mounts = []
+    for name in ("mistakes-cache", "jax-cache"):
+        if (source / name).is_dir():
+            mounts += ["-v", f"{source / name}:/seed/{name}:ro"]
+    if not mounts:
+        return f"no caches in {source} to seed"
+    copy = "cp -rn /seed/. /data/ && chown -R app:app /data && du -sh /data | cut -f1"
+    argv = [docker, "run", "--rm", "--network", "none", "--user", "0", "-v", f"{volume}:/data"]
+    out = run([*argv, *mounts, image, "sh", "-c", copy], timeout=300).stdout.decode().strip()
+    return f"grading caches seeded from {source} ({out} in the volume)"

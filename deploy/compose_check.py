@@ -24,7 +24,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from checkhard import bad_input, hardening
-from checklib import ROOT, Burst, Miss, Statuses, Steps, Student, log, run, wait_for
+from checklib import ROOT, Burst, Miss, Statuses, Steps, Student, log, run, seed_caches, wait_for
 
 PROJECT = "coursecheck"
 DOCKER = os.environ.get("DOCKER", "docker")
@@ -204,6 +204,9 @@ def main() -> int:
     parser.add_argument("--students", type=int, default=6)
     parser.add_argument("--per-student", type=int, default=6, help="submissions per burst")
     parser.add_argument("--keep", action="store_true", help="leave the deployment running")
+    parser.add_argument(
+        "--seed-caches", type=Path, default=os.environ.get("COMPOSE_SEED_CACHES") or None
+    )
     args = parser.parse_args()
     os.chdir(ROOT)
     load_environment(args.port)
@@ -214,6 +217,9 @@ def main() -> int:
         with steps.step("fresh start (data volumes of the check removed)") as notes:
             fresh_start()
             notes.append("app-data (grading caches) kept")
+            if args.seed_caches:
+                volume, image = f"{PROJECT}_app-data", os.environ["APP_IMAGE"]
+                notes.append(seed_caches(DOCKER, image, volume, args.seed_caches.resolve()))
         with steps.step("bad input: one sentence naming the fix, at once") as notes:
             notes.extend(bad_input([*COMPOSE, *PROJECT_ARGS], DOCKER, os.environ["APP_IMAGE"]))
         with steps.step("docker-compose up; migrate, prepare, health") as notes:
@@ -344,32 +350,11 @@ def restore(dump: bytes, password: str) -> dict[str, Any]:
             image,
         ]
     )
+    ready = [DOCKER, "exec", name, "pg_isready", "-U", "course", "-d", "course"]
     try:
-        wait_for(
-            "the restore database",
-            lambda: (
-                run(
-                    [DOCKER, "exec", name, "pg_isready", "-U", "course", "-d", "course"],
-                    check=False,
-                ).returncode
-                == 0
-            ),
-            120,
-            1,
-        )
-        time.sleep(2)  # the official image restarts once after its first set-up
-        wait_for(
-            "the restore database",
-            lambda: (
-                run(
-                    [DOCKER, "exec", name, "pg_isready", "-U", "course", "-d", "course"],
-                    check=False,
-                ).returncode
-                == 0
-            ),
-            120,
-            1,
-        )
+        for _ in range(2):  # the official image restarts once after its first set-up
+            wait_for("the restore database", lambda: run(ready, check=False).returncode == 0, 120)
+            time.sleep(2)
         run(
             [
                 DOCKER,
