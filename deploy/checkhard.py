@@ -70,7 +70,7 @@ def _timed(what: str, argv: list[str], expected: list[str], env: dict[str, str] 
     line = next((ln for ln in said.splitlines() if fix in ln), "")
     if result.returncode == 0 or not line or not all(e in said for e in expected) or took > SECONDS:
         raise Miss(f"{what}: exit {result.returncode} in {took:.0f} s, said {said[-400:]!r}")
-    end = line.index(fix) + len(fix)
+    end = line.rindex(fix) + len(fix)
     return f"{what} in {took:.1f} s: ...{line[max(0, end - 150) : end]}"
 
 
