@@ -127,7 +127,18 @@ class RedisQueue:
 
     def _on_message(self, submission_id: int) -> None:
         """Dramatiq calls this in a worker thread; the ack follows when it returns."""
-        self.client.zrem(self.sent_key, str(submission_id))
+        try:
+            self.client.zrem(self.sent_key, str(submission_id))
+        except redis.RedisError as exc:
+            # Redis went away with the message in hand: grade it anyway (the row is the truth;
+            # the reaper sweeps the record once the row is done). Raising here dropped the
+            # message and left the row queued until the 15-minute stale-message rule.
+            log.warning(
+                "could not forget the record of submission %s's message (%s); grading it",
+                submission_id,
+                exc,
+                extra={"submission_id": submission_id},
+            )
         if self._handler is None:
             raise RuntimeError("this process does not grade")
         self._handler(submission_id)

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+import redis
 
 from app.config import ROOT, get_settings
 from app.db import session_factory
@@ -258,3 +259,21 @@ def test_a_redis_restart_loses_no_job(
         web.stop(1)
     found = rows(before + during)
     assert {found[i].verdict for i in found} == {"accepted"}
+
+
+def test_a_message_taken_while_redis_goes_away_is_still_graded(
+    redis_space: RedisSpace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Seen in `make compose-check` (restart redis mid-burst): a worker took submission 104's
+    # message just before Redis stopped; forgetting its record of the send failed, the message
+    # was dropped, and the row sat queued until the reaper's 15-minute stale-message rule.
+    queue = RedisQueue(url=redis_space.url, prefix=redis_space.prefix, heartbeat_seconds=10)
+    handled: list[int] = []
+    queue._handler = handled.append
+
+    def refused(*_args: object) -> int:
+        raise redis.ConnectionError("Error 111 connecting to redis:6379. Connection refused.")
+
+    monkeypatch.setattr(queue.client, "zrem", refused)
+    queue._on_message(104)
+    assert handled == [104]  # claimed and graded now; the reaper sweeps the record later
