@@ -107,7 +107,8 @@ soak: install
 # second run with nothing changed takes seconds). `compose-check` starts the deployment, drives it
 # from 127.0.0.1 (a student, a grading burst, a killed worker, database and Redis restarts, a
 # backup restored, down and up again) and stops it; with UPGRADE_FROM=<commit> it then runs the
-# upgrade drill (that commit's code populated, migrated by today's). Neither is in `make test`.
+# upgrade drill (that commit's code populated, migrated by today's). Neither is in `make test`;
+# CI runs compose-check with the upgrade drill as its last stage (.ci/compose-check).
 images:
 	@sh deploy/dockerd-up.sh
 	@sh deploy/images.sh

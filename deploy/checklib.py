@@ -54,7 +54,23 @@ class Steps:
             self.misses.append(f"{name}: {exc}")
             self._line("MISS", name, start, [str(exc), *notes])
             return
+        except Exception as exc:  # an error, not a finding: named with its step, then raised
+            said = f"{type(exc).__name__}: {exc}"
+            self.misses.append(f"{name}: {said}")
+            self._line("MISS", name, start, [said, *notes])
+            raise
         self._line("ok", name, start, notes)
+
+    def summary(self, what: str) -> int:
+        """The last line: passed, or failed with the steps that missed; the exit status."""
+        took = time.monotonic() - self.started
+        if self.misses:
+            named = " | ".join(m[:160] for m in self.misses)
+            failed = f"{what}: FAILED ({len(self.misses)} misses) in {took:.0f} s"
+            print(f"{failed}: {named}", flush=True)
+            return 1
+        print(f"{what}: all steps passed in {took:.0f} s", flush=True)
+        return 0
 
     def _line(self, status: str, name: str, start: float, notes: list[str]) -> None:
         seconds = time.monotonic() - start
@@ -63,11 +79,18 @@ class Steps:
 
 
 def run(
-    argv: list[str] | str, *, check: bool = True, input: bytes | None = None, timeout: float = 900
+    argv: list[str] | str,
+    *,
+    check: bool = True,
+    input: bytes | None = None,
+    timeout: float = 900,
+    env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
     """Run a command (a string is split like a shell would); raise Miss when it fails."""
     args = shlex.split(argv) if isinstance(argv, str) else argv
-    result = subprocess.run(args, input=input, capture_output=True, timeout=timeout, check=False)
+    result = subprocess.run(
+        args, input=input, capture_output=True, timeout=timeout, check=False, env=env
+    )
     if check and result.returncode != 0:
         tail = (result.stderr or result.stdout).decode(errors="replace").strip()[-600:]
         raise Miss(f"{' '.join(args[:6])} exited {result.returncode}: {tail}")
@@ -303,3 +326,20 @@ def log(message: str) -> None:
 
 def env_with(**values: str) -> dict[str, str]:
     return {**os.environ, **values}
+
+
+def seed_caches(docker: str, image: str, volume: str, source: Path) -> str:
+    """Copy grading caches made on this machine (`make prepare`: var/mistakes-cache and
+    var/jax-cache) into the app-data volume, keeping what is there; `prepare` then computes
+    only what they lack. Both are keyed by the exercise's files and library versions, so an
+    entry made here is the entry the container would make when the versions agree."""
+    mounts = []
+    for name in ("mistakes-cache", "jax-cache"):
+        if (source / name).is_dir():
+            mounts += ["-v", f"{source / name}:/seed/{name}:ro"]
+    if not mounts:
+        return f"no caches in {source} to seed"
+    copy = "cp -rn /seed/. /data/ && chown -R app:app /data && du -sh /data | cut -f1"
+    argv = [docker, "run", "--rm", "--network", "none", "--user", "0", "-v", f"{volume}:/data"]
+    out = run([*argv, *mounts, image, "sh", "-c", copy], timeout=300).stdout.decode().strip()
+    return f"grading caches seeded from {source} ({out} in the volume)"

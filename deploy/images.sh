@@ -53,7 +53,15 @@ if [ "$SOURCE" = debian ]; then
     $DOCKER import "$rootfs" "$DEBIAN_IMAGE" >/dev/null
     rm -rf "$(dirname "$rootfs")"
   fi
-  for name in python:3.11-bookworm node:bookworm postgres:15 redis:7; do
+  # PostgreSQL and Redis build beside the rest (most of their time is apt waiting on downloads
+  # and dpkg on the disk); the app needs only Python and Node. Their failures are waited for below.
+  side=""
+  for name in postgres:15 redis:7; do
+    build "local/$name" "deploy/images/${name%%:*}.Dockerfile" deploy/images \
+      --build-arg DEBIAN_IMAGE="$DEBIAN_IMAGE" &
+    side="$side $!"
+  done
+  for name in python:3.11-bookworm node:bookworm; do
     build "local/$name" "deploy/images/${name%%:*}.Dockerfile" deploy/images \
       --build-arg DEBIAN_IMAGE="$DEBIAN_IMAGE"
   done
@@ -80,6 +88,10 @@ fi
 
 build "$APP_IMAGE" Dockerfile . $secret \
   --build-arg PYTHON_IMAGE="$PYTHON_IMAGE" --build-arg NODE_IMAGE="$NODE_IMAGE"
+
+for pid in ${side:-}; do
+  wait "$pid" || { echo "building the PostgreSQL or Redis image failed (its error is above)" >&2; exit 1; }
+done
 
 cat > deploy/images.env <<ENV
 # Written by deploy/images.sh ($SOURCE images); read by docker-compose --env-file.

@@ -118,7 +118,7 @@ def main() -> int:
         print(f"compose-check: MISS {exc}", flush=True)
     finally:
         cc.compose("down", "--remove-orphans", check=False, timeout=300)
-    return 1 if steps.misses else 0
+    return steps.summary("compose-check: upgrade drill")
 
 
 if __name__ == "__main__":

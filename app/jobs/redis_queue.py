@@ -134,7 +134,18 @@ class RedisQueue:
     def _on_message(self, message: int | str) -> None:
         """Dramatiq calls this in a worker thread; the ack follows when it returns."""
         ref: JobRef = parse_key(message)
-        self.client.zrem(self.sent_key, ref.key())
+        try:
+            self.client.zrem(self.sent_key, ref.key())
+        except redis.RedisError as exc:
+            # Redis went away with the message in hand: run it anyway (the row is the truth;
+            # the reaper sweeps the record once the row is done). Raising here dropped the
+            # message and left the row queued until the 15-minute stale-message rule.
+            log.warning(
+                "could not forget the record of job %s's message (%s); running it",
+                ref.key(),
+                exc,
+                extra={"job": ref.key()},
+            )
         if self._handler is None:
             raise RuntimeError("this process does not run jobs")
         self._handler(ref)

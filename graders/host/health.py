@@ -41,7 +41,10 @@ NO_USERNS = (
     "this system does not allow the user namespaces the sandbox needs, so allow them with "
     "sudo sysctl -w user.max_user_namespaces=15000 (on Debian also "
     "sudo sysctl -w kernel.unprivileged_userns_clone=1, on Ubuntu 24.04 also "
-    "sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0)"
+    "sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0); in a container, where "
+    "Docker's default seccomp profile refuses them the same way, start it with security_opt "
+    "seccomp=deploy/seccomp-bwrap.json, apparmor=unconfined and systempaths=unconfined, as "
+    "docker-compose.yml does"
 )
 USERNS_WORDS = ("namespace", "uid map", "uid_map")
 

@@ -14,12 +14,14 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+import redis
 
 from app.config import ROOT, get_settings
 from app.db import session_factory
 from app.grading import leases
 from app.grading.runtime import JobRuntime
 from app.grading.service import get_grader
+from app.jobs.base import GRADE, JobRef
 from app.jobs.redis_queue import EXPERIMENT_QUEUE, QUEUE_NAME, RedisQueue
 from tests.jobs.conftest import RedisSpace, add_submissions, rows
 from tests.jobs.helpers import GOOD, wait_until
@@ -258,3 +260,21 @@ def test_a_redis_restart_loses_no_job(
         web.stop(1)
     found = rows(before + during)
     assert {found[i].verdict for i in found} == {"accepted"}
+
+
+def test_a_message_taken_while_redis_goes_away_is_still_graded(
+    redis_space: RedisSpace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Seen in `make compose-check` (restart redis mid-burst): a worker took submission 104's
+    # message just before Redis stopped; forgetting its record of the send failed, the message
+    # was dropped, and the row sat queued until the reaper's 15-minute stale-message rule.
+    queue = RedisQueue(url=redis_space.url, prefix=redis_space.prefix, heartbeat_seconds=10)
+    handled: list[JobRef] = []
+    queue._handler = handled.append
+
+    def refused(*_args: object) -> int:
+        raise redis.ConnectionError("Error 111 connecting to redis:6379. Connection refused.")
+
+    monkeypatch.setattr(queue.client, "zrem", refused)
+    queue._on_message(104)
+    assert handled == [JobRef(GRADE, 104)]  # graded now; the reaper sweeps the record later
