@@ -43,6 +43,14 @@ SCENARIOS = (
     "tests/assessments/test_matrix.py",
     "tests/web/test_outages.py",
     "tests/test_startup_errors.py",
+    # Several real processes each (web processes, workers, Redis consumers, event streams):
+    "tests/jobs/test_status.py",
+    "tests/jobs/test_compose.py",
+    "tests/jobs/test_redis_queue.py",
+    "tests/jobs/test_typed_jobs.py",
+    "tests/web/test_processes.py",
+    "tests/users/test_session_broadcast.py",
+    "tests/grading/test_worker_cli.py",
 )
 
 # The test process is an entry point too: it creates accounts and records grades outside the

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, RedirectResponse
 from sqlalchemy.orm import Session
 from starlette.responses import Response
@@ -22,6 +22,7 @@ from app.jobs.models import Job
 from app.offerings.access import InstructorUser, offering_id_here, row_here
 from app.offerings.place import Place, PlaceDep
 from app.web.api import RowId, errors
+from app.web.course_urls import SCOPE_BASE
 
 router = APIRouter(tags=["instructor"])
 
@@ -39,6 +40,7 @@ router = APIRouter(tags=["instructor"])
 )
 def regrade(
     slug: str,
+    request: Request,
     session: SessionDep,
     course: CourseDep,
     user: InstructorUser,
@@ -53,8 +55,15 @@ def regrade(
     find_exercise(course, slug)
     launch = launcher(session, course.slug, user.id, queue, place)
     job, started = start_regrade(session=session, slug=slug, instructor=user, launch=launch)
-    view = with_task(session, job_view(job, slug, now=database_now(session)), job)
+    view = with_task(
+        session, job_view(job, slug, now=database_now(session)), job, _base(request, place)
+    )
     return JSONResponse(view, status_code=202 if started else 200)
+
+
+def _base(request: Request, place: Place) -> str:
+    """'/courses/{c}' when the request came through a course's URL, then '/offerings/{id}'."""
+    return str(request.scope.get(SCOPE_BASE, "")) + place.prefix
 
 
 def launcher(
@@ -67,12 +76,15 @@ def launcher(
     )
 
 
-def with_task(session: Session, view: dict[str, Any], job: RegradeJob | None) -> dict[str, Any]:
-    """The progress, with the queue's job that runs it and where to follow it."""
+def with_task(
+    session: Session, view: dict[str, Any], job: RegradeJob | None, base: str
+) -> dict[str, Any]:
+    """The progress, with the queue's job that runs it and where to follow it (under `base`:
+    the course's and offering's prefix the request came through)."""
     task = task_of(session=session, regrade=job)
     if task is not None:
         view["job"] = task.id
-        view["job_url"] = f"/api/jobs/{task.id}"
+        view["job_url"] = f"{base}/api/jobs/{task.id}"
         view["job_state"] = task.state
         if task.state == "failed":
             view["error"] = task.error
@@ -81,12 +93,19 @@ def with_task(session: Session, view: dict[str, Any], job: RegradeJob | None) ->
 
 @router.get("/api/exercises/{slug}/regrade", responses=errors(401, 403, 404, 422))
 def regrade_status(
-    slug: str, session: SessionDep, course: CourseDep, user: InstructorUser
+    slug: str,
+    request: Request,
+    session: SessionDep,
+    course: CourseDep,
+    user: InstructorUser,
+    place: PlaceDep,
 ) -> dict[str, Any]:
     """Progress of the newest regrade: status, done/total, changed scores, failures."""
     find_exercise(course, slug)
     job = latest_job(session=session, slug=slug)
-    return with_task(session, job_view(job, slug, now=database_now(session)), job)
+    return with_task(
+        session, job_view(job, slug, now=database_now(session)), job, _base(request, place)
+    )
 
 
 @router.post("/instructor/exercises/{slug}/regrade", include_in_schema=False)

@@ -23,6 +23,7 @@ ROUTED = (
     "/instructor/",
     "/api/instructor/",
     "/api/content/",
+    "/api/jobs/",
     "/problems",
 )
 # A course's staff pages in one of its offerings: /courses/{course}/offerings/{id}/instructor/...

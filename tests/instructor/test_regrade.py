@@ -105,7 +105,7 @@ def test_regrade_updates_scores_and_keeps_history(
     assert started.status_code == 202, started.text
     assert started.json()["total"] == 4
     queued_job = started.json()["job"]
-    assert started.json()["job_url"] == f"/api/jobs/{queued_job}"
+    assert started.json()["job_url"] == f"/api/jobs/{queued_job}"  # no course or offering URL
     before = len(recorded)
 
     def finished() -> Any:
