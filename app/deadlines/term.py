@@ -113,7 +113,7 @@ def student_term(*, session: Session, user_id: int, offering_id: int | None) -> 
 def student_term_for_work(
     *, session: Session, user_id: int, course_slug: str, named: int | None
 ) -> StudentTerm:
-    """The same in the offering their work in the course counts in (`offering_for_work_sql`),
+    """The same in the offering their work in the course counts in (`offering_for_work_bound`),
     found inside the one statement; the statement is built once (issue 54)."""
     params: dict[str, Any] = {
         "term_user_id": user_id,

@@ -363,23 +363,15 @@ def _join_open(
     return offering.id
 
 
-def offering_for_work_sql(
-    *, user_id: int, course_slug: str, named: int | None
-) -> ScalarSelect[int]:
-    """`offering_for_work` as SQL, without joining anyone: the named offering they belong to,
-    else their newest of the course, else the course's open offering their work would join,
-    else the first offering (as due dates read it). A page that shows dates finds the offering
-    inside its one query."""
-    return _offering_for_work(user_id, course_slug, named)
-
-
 WORK_PARAMS = ("work_user_id", "work_course_slug", "work_named")
 
 
 @functools.cache
 def offering_for_work_bound(*, named: bool) -> ScalarSelect[int]:
-    """`offering_for_work_sql` built once, its values left as the parameters WORK_PARAMS (the
-    third only when `named`): pages run it for every student (issue 54)."""
+    """`offering_for_work` as SQL, built once, its values left as the parameters WORK_PARAMS (the
+    third only when `named`): the named offering they belong to, else their newest of the
+    course, else the course's open offering their work would join, else the first offering.
+    Pages run it for every student without joining anyone."""
     user_id: Any = bindparam(WORK_PARAMS[0])
     course_slug: Any = bindparam(WORK_PARAMS[1])
     offering: Any = bindparam(WORK_PARAMS[2]) if named else None
