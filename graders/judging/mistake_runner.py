@@ -14,17 +14,14 @@ computed again.
 
 from __future__ import annotations
 
-import os
-import tempfile
 import zipfile
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from graders import protocol
 from graders.judging import content
-from graders.judging.spec import ExerciseSpec, MistakeSpec, content_key
+from graders.judging.spec import ExerciseSpec, MistakeSpec, content_key, save_npz
 
 RUN_TIMEOUT_S = 600
 Outputs = dict[str, dict[int, protocol.Result]]
@@ -94,16 +91,7 @@ def _write(path: Path, outputs: Outputs) -> None:
         if isinstance(value, np.ndarray)
     }
     arrays |= {f"{mistake_id}:": np.zeros(0) for mistake_id in outputs}  # ids without arrays
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            save: Any = np.savez  # (its allow_pickle keyword confuses the type of **arrays)
-            save(handle, **arrays)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    save_npz(path, arrays)
 
 
 def _read(path: Path, spec: ExerciseSpec) -> Outputs:

@@ -176,7 +176,7 @@ def _cached_reference(spec: ExerciseSpec) -> dict[int, np.ndarray]:
             pass
         path.unlink(missing_ok=True)  # corrupt or stale: computed again below
     expected = _run_reference(spec)
-    _save(path, {str(index): value for index, value in expected.items()})
+    save_npz(path, {str(index): value for index, value in expected.items()})
     return expected
 
 
@@ -226,7 +226,7 @@ def _raw_cases(folder: Path, slug: str, cache_dir: Path | None) -> list[tuple[An
             raise SpecError(str(exc)) from None
         if path is not None:
             meta = np.frombuffer(json.dumps(described).encode("utf-8"), dtype=np.uint8)
-            _save(path, {"meta": meta, **{f"a{i}": a for i, a in enumerate(arrays)}})
+            save_npz(path, {"meta": meta, **{f"a{i}": a for i, a in enumerate(arrays)}})
     _CASES_SEEN[(str(folder), key)] = (described, arrays)
     return [(_rebuilt(item, arrays), bool(item.get("generated"))) for item in described]
 
@@ -253,7 +253,7 @@ def _rebuilt(item: dict[str, Any], arrays: list[np.ndarray]) -> Any:
     return {**raw, "inputs": inputs}
 
 
-def _save(path: Path, arrays: dict[str, np.ndarray]) -> None:
+def save_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
     """Write an .npz whole (temporary name, then rename), readable without pickle."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
