@@ -14,6 +14,7 @@ import logging
 import select
 import socket
 import threading
+import time
 from collections.abc import Callable
 
 import redis
@@ -22,6 +23,7 @@ from app.jobs.redis_queue import redis_client
 
 log = logging.getLogger(__name__)
 RETRY_SECONDS = 1.0
+ROUND_TRIP_SECONDS = 0.25  # past this a request reads its session instead of waiting
 
 
 def channel(prefix: str) -> str:
@@ -52,8 +54,8 @@ class Publisher:
 class Listener:
     """A thread subscribed to the channel; `settled()` only while it surely has every message.
 
-    Why `settled()` reads too: the thread that takes a message may not run before the very next
-    request does (a busy machine), so a request first takes any message already arrived itself.
+    Why `settled()` reads too: a message may be in flight, or the thread that takes it may not
+    run before the very next request does (a busy machine), so a request makes sure itself.
     A lock keeps the subscription's connection to one thread at a time; the listener waits for
     its socket outside the lock.
     """
@@ -66,6 +68,7 @@ class Listener:
         self._thread: threading.Thread | None = None
         self._taking = threading.Lock()
         self._subscription: tuple[redis.client.PubSub, socket.socket] | None = None
+        self._pings = 0
         self.live = False
 
     def start(self) -> None:
@@ -82,20 +85,37 @@ class Listener:
             self._thread = None
 
     def settled(self) -> bool:
-        """Subscribed, and every message that has arrived handled: what was read may be kept."""
+        """Subscribed, and every message published before this call handled: reads may be kept.
+
+        Why a round trip: a publish that has returned in another process may still be on its way
+        to this socket. Redis answers commands in order, so the reply to a PING sent now comes
+        after every message it queued for us before, and handling up to that reply is enough.
+        """
         if not self.live or not self._taking.acquire(blocking=False):
             return False  # not subscribed, or the listener is taking messages this moment
         try:
             if self._subscription is None:
                 return False
-            pubsub, sock = self._subscription
-            if not select.select([sock], [], [], 0)[0]:
-                return True  # nothing arrived since the last drain, which took every message
-            return not self._take(pubsub)
+            return self._round_trip(self._subscription[0])
         except (redis.RedisError, OSError, ValueError):
             return False  # the listener meets the same error and starts over
         finally:
             self._taking.release()
+
+    def _round_trip(self, pubsub: redis.client.PubSub) -> bool:
+        """PING with a fresh token and handle every message up to its answer (lock held)."""
+        self._pings += 1
+        token = f"settled-{self._pings}".encode()
+        pubsub.ping(token.decode())
+        deadline = time.monotonic() + ROUND_TRIP_SECONDS
+        while (left := deadline - time.monotonic()) > 0:
+            message = pubsub.get_message(timeout=left)
+            if message is None:
+                continue
+            if message["type"] == "pong" and message["data"] == token:
+                return True
+            self._handle(message)
+        return False  # Redis is slow: read the session this time (a late answer is ignored)
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -127,15 +147,16 @@ class Listener:
             with self._taking:
                 self._take(pubsub)
 
-    def _take(self, pubsub: redis.client.PubSub) -> bool:
-        """Handle every message already arrived (lock held); True if there was any."""
-        taken = False
+    def _take(self, pubsub: redis.client.PubSub) -> None:
+        """Handle every message already arrived (lock held)."""
         while (message := pubsub.get_message(timeout=0.0)) is not None:
-            taken = True
-            if message["type"] == "subscribe" and not self.live:
-                # From here on every message reaches us; forget what was read before it.
-                self._on_change()
-                self.live = True
-            elif message["type"] == "message":
-                self._on_change()
-        return taken
+            self._handle(message)
+
+    def _handle(self, message: dict[str, object]) -> None:
+        """A subscription confirmed or a change heard: forget what was read before it."""
+        if message["type"] == "subscribe" and not self.live:
+            # From here on every message reaches us; forget what was read before it.
+            self._on_change()
+            self.live = True
+        elif message["type"] == "message":
+            self._on_change()
