@@ -18,9 +18,9 @@ from typing import Any
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from app.db import database_now
 from app.events import grade_recorded
 from app.grading.lease_watch import LeaseWatch
+from app.jobs import lease_rule
 from app.models_base import utcnow
 from app.submissions.models import Submission, behaviour_key_of
 from graders import file_level
@@ -28,6 +28,9 @@ from graders import file_level
 GAVE_UP_MESSAGE = (
     "Grading stopped {n} times before it could finish (the grading machine went away). "
     "This is our fault, not yours; your code is saved, please submit again."
+)
+LEASED = lease_rule.LeasedTable(
+    Submission, Submission.id, Submission.status, Submission.attempts, Submission.lease_expires_at
 )
 
 
@@ -50,18 +53,9 @@ def claim(*, session: Session, submission_id: int, lease_seconds: float) -> Clai
     A running job is never taken over here, however old its lease looks: a clock may have
     jumped. The reaper re-queues it once its lease truly lapsed (`expire`).
     """
-    now = database_now(session)
-    result = session.execute(
-        update(Submission)
-        .where(Submission.id == submission_id, Submission.status == "queued")
-        .values(
-            status="running",
-            lease_expires_at=now + dt.timedelta(seconds=lease_seconds),
-            attempts=Submission.attempts + 1,
-        )
-    )
-    session.commit()
-    if result.rowcount != 1:  # type: ignore[attr-defined]
+    if not lease_rule.take(
+        session=session, table=LEASED, row_id=submission_id, lease_seconds=lease_seconds
+    ):
         return None
     row = session.get(Submission, submission_id, populate_existing=True)
     if row is None:  # deleted between the two statements
@@ -79,22 +73,7 @@ def claim(*, session: Session, submission_id: int, lease_seconds: float) -> Clai
 
 def renew(*, session: Session, held: dict[int, int], lease_seconds: float) -> list[int]:
     """Extend the leases of the jobs held ({id: token}); return the ids whose lease was lost."""
-    until = database_now(session) + dt.timedelta(seconds=lease_seconds)
-    lost = []
-    for submission_id, token in held.items():
-        result = session.execute(
-            update(Submission)
-            .where(
-                Submission.id == submission_id,
-                Submission.attempts == token,
-                Submission.status == "running",
-            )
-            .values(lease_expires_at=until)
-        )
-        if result.rowcount != 1:  # type: ignore[attr-defined]
-            lost.append(submission_id)
-    session.commit()
-    return lost
+    return lease_rule.renew(session=session, table=LEASED, held=held, lease_seconds=lease_seconds)
 
 
 def finish(*, session: Session, held: Claim, report: dict[str, Any]) -> bool:
@@ -176,45 +155,24 @@ def expire(
     the lease being the one the watch saw, so a renewal in between keeps the job, and when
     several reapers run at once exactly one of them re-queues a given job.
     """
-    running = session.execute(
-        select(Submission.id, Submission.attempts, Submission.lease_expires_at).where(
-            Submission.status == "running"
-        )
-    ).all()
-    lapsed = watch.lapsed((int(i), int(a), e) for i, a, e in running)
-    requeued: list[int] = []
-    gave_up: list[int] = []
-    now = database_now(session) if lapsed else None
-    for submission_id, attempts, expires in lapsed:
-        unchanged = (
-            Submission.id == submission_id,
-            Submission.status == "running",
-            Submission.attempts == attempts,
-            Submission.lease_expires_at.is_(None)
-            if expires is None
-            else Submission.lease_expires_at == expires,
-        )
-        if attempts >= max_attempts:
-            report = file_level("internal_error", GAVE_UP_MESSAGE.format(n=attempts), 0.0).to_dict()
-            values: dict[str, Any] = {
-                "status": "done",
-                "verdict": report["verdict"],
-                "score": report["score"],
-                "message": report["message"],
-                "report": report,
-                "duration_ms": report["duration_ms"],
-                "finished_at": now,
-                "lease_expires_at": None,
-            }
-            target = gave_up
-        else:
-            values = {"status": "queued", "lease_expires_at": None}
-            target = requeued
-        result = session.execute(update(Submission).where(*unchanged).values(**values))
-        if result.rowcount == 1:  # type: ignore[attr-defined]
-            target.append(submission_id)
-    session.commit()
-    return requeued, gave_up
+    return lease_rule.reset_lapsed(
+        session=session, table=LEASED, watch=watch, max_attempts=max_attempts, gave_up=_gave_up
+    )
+
+
+def _gave_up(submission_id: int, attempts: int, now: dt.datetime) -> dict[str, Any]:
+    """A grade that stopped too often ends as an internal error that says so."""
+    report = file_level("internal_error", GAVE_UP_MESSAGE.format(n=attempts), 0.0).to_dict()
+    return {
+        "status": "done",
+        "verdict": report["verdict"],
+        "score": report["score"],
+        "message": report["message"],
+        "report": report,
+        "duration_ms": report["duration_ms"],
+        "finished_at": now,
+        "lease_expires_at": None,
+    }
 
 
 def queued_ids(*, session: Session, created_before: dt.datetime) -> list[int]:

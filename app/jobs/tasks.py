@@ -16,13 +16,14 @@ from typing import Any
 from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
-from app.db import database_now
+from app.jobs import lease_rule
 from app.jobs.base import JobRef
 from app.jobs.lease_watch import LeaseWatch
 from app.jobs.models import Job
 from app.models_base import as_utc, utcnow
 
 ACTIVE = ("queued", "running")
+LEASED = lease_rule.LeasedTable(Job, Job.id, Job.state, Job.attempts, Job.lease_expires_at)
 GAVE_UP = "This job stopped {n} times before it could finish (its worker went away): {last}"
 FAILED = "This job failed {n} times; the last error: {last}"
 
@@ -89,19 +90,14 @@ def latest(*, session: Session, subject: str) -> Job | None:
 
 def claim(*, session: Session, job_id: int, lease_seconds: float) -> TaskClaim | None:
     """Take the job if it is queued; None if it is running, finished or gone."""
-    now = database_now(session)
-    result = session.execute(
-        update(Job)
-        .where(Job.id == job_id, Job.state == "queued")
-        .values(
-            state="running",
-            lease_expires_at=now + dt.timedelta(seconds=lease_seconds),
-            attempts=Job.attempts + 1,
-            started_at=now,
-        )
+    taken = lease_rule.take(
+        session=session,
+        table=LEASED,
+        row_id=job_id,
+        lease_seconds=lease_seconds,
+        started_at=lease_rule.NOW,
     )
-    session.commit()
-    if result.rowcount != 1:  # type: ignore[attr-defined]
+    if not taken:
         return None
     row = session.get(Job, job_id, populate_existing=True)
     if row is None:
@@ -118,23 +114,12 @@ def claim(*, session: Session, job_id: int, lease_seconds: float) -> TaskClaim |
 
 
 def _ours(held: TaskClaim) -> tuple[Any, ...]:
-    return (Job.id == held.job_id, Job.attempts == held.token, Job.state == "running")
+    return LEASED.held(held.job_id, held.token)
 
 
 def renew(*, session: Session, held: dict[int, int], lease_seconds: float) -> list[int]:
     """Extend the leases of the jobs held ({id: token}); return the ids whose lease was lost."""
-    until = database_now(session) + dt.timedelta(seconds=lease_seconds)
-    lost = []
-    for job_id, token in held.items():
-        result = session.execute(
-            update(Job)
-            .where(Job.id == job_id, Job.attempts == token, Job.state == "running")
-            .values(lease_expires_at=until)
-        )
-        if result.rowcount != 1:  # type: ignore[attr-defined]
-            lost.append(job_id)
-    session.commit()
-    return lost
+    return lease_rule.renew(session=session, table=LEASED, held=held, lease_seconds=lease_seconds)
 
 
 def progress(*, session: Session, held: TaskClaim, result: dict[str, Any]) -> bool:
@@ -182,40 +167,27 @@ def expire(
 ) -> tuple[list[JobRef], list[JobRef]]:
     """Reset running jobs whose lease lapsed: (re-queued, given up as failed), as for grades."""
     running = session.execute(
-        select(Job.id, Job.attempts, Job.lease_expires_at, Job.kind, Job.error).where(
-            Job.state == "running"
-        )
+        select(Job.id, Job.kind, Job.error).where(Job.state == "running")
     ).all()
     kinds = {int(r.id): (str(r.kind), str(r.error or "")) for r in running}
-    lapsed = watch.lapsed((int(r.id), int(r.attempts), r.lease_expires_at) for r in running)
-    requeued: list[JobRef] = []
-    gave_up: list[JobRef] = []
-    now = database_now(session) if lapsed else None
-    for job_id, attempts, expires in lapsed:
-        unchanged = (
-            Job.id == job_id,
-            Job.state == "running",
-            Job.attempts == attempts,
-            Job.lease_expires_at.is_(None) if expires is None else Job.lease_expires_at == expires,
-        )
-        kind, last = kinds[job_id]
-        if attempts >= max_attempts:
-            message = GAVE_UP.format(n=attempts, last=last or "no error was recorded")
-            values: dict[str, Any] = {
-                "state": "failed",
-                "error": message,
-                "finished_at": now,
-                "lease_expires_at": None,
-            }
-            target = gave_up
-        else:
-            values = {"state": "queued", "lease_expires_at": None}
-            target = requeued
-        result = session.execute(update(Job).where(*unchanged).values(**values))
-        if result.rowcount == 1:  # type: ignore[attr-defined]
-            target.append(JobRef(kind, job_id))
-    session.commit()
-    return requeued, gave_up
+
+    def gave_up(job_id: int, attempts: int, now: dt.datetime) -> dict[str, Any]:
+        last = kinds.get(job_id, ("", ""))[1] or "no error was recorded"
+        return {
+            "state": "failed",
+            "error": GAVE_UP.format(n=attempts, last=last),
+            "finished_at": now,
+            "lease_expires_at": None,
+        }
+
+    requeued, ended = lease_rule.reset_lapsed(
+        session=session, table=LEASED, watch=watch, max_attempts=max_attempts, gave_up=gave_up
+    )
+    return [_ref(i, kinds) for i in requeued], [_ref(i, kinds) for i in ended]
+
+
+def _ref(job_id: int, kinds: dict[int, tuple[str, str]]) -> JobRef:
+    return JobRef(kinds.get(job_id, ("", ""))[0], job_id)
 
 
 def queued_refs(*, session: Session, created_before: dt.datetime) -> list[JobRef]:

@@ -16,6 +16,7 @@ import pytest
 
 from app.db import session_factory
 from app.grading import leases
+from app.jobs import lease_rule
 from app.grading.lease_watch import LeaseWatch
 from tests.faults import jump_process_clock
 from tests.jobs.conftest import add_submissions, rows
@@ -45,8 +46,8 @@ def _jump_process_clock(monkeypatch: pytest.MonkeyPatch, by: dt.timedelta) -> No
 
 
 def _jump_database_clock(monkeypatch: pytest.MonkeyPatch, by: dt.timedelta) -> None:
-    real = leases.database_now
-    monkeypatch.setattr(leases, "database_now", lambda session: real(session) + by)
+    real = lease_rule.database_now  # the one lease rule stamps every kind of job
+    monkeypatch.setattr(lease_rule, "database_now", lambda session: real(session) + by)
 
 
 def _reap(watch: LeaseWatch) -> tuple[list[int], list[int]]:
@@ -130,7 +131,7 @@ def test_a_lease_is_stamped_by_the_database_clock(
     _jump_process_clock(monkeypatch, 24 * HOUR)
     _claim(sid, lease=30)
     with session_factory()() as session:
-        now = leases.database_now(session)
+        now = lease_rule.database_now(session)
     expires = rows([sid])[sid].lease_expires_at
     assert expires is not None
     left = (expires.replace(tzinfo=dt.UTC) - now).total_seconds()
