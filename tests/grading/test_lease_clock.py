@@ -16,8 +16,9 @@ import pytest
 
 from app.db import session_factory
 from app.grading import leases
-from app.jobs import lease_rule
 from app.grading.lease_watch import LeaseWatch
+from app.jobs import lease_rule, tasks
+from app.jobs.models import Job
 from tests.faults import jump_process_clock
 from tests.jobs.conftest import add_submissions, rows
 
@@ -136,3 +137,42 @@ def test_a_lease_is_stamped_by_the_database_clock(
     assert expires is not None
     left = (expires.replace(tzinfo=dt.UTC) - now).total_seconds()
     assert 25 < left <= 30
+
+
+@pytest.mark.parametrize("jump", [HOUR, -HOUR])
+def test_a_typed_job_keeps_the_same_rule_through_a_database_clock_jump(
+    database: str, monkeypatch: pytest.MonkeyPatch, jump: dt.timedelta
+) -> None:
+    # A check or an LMS post is leased by the same rule as a grade (app/jobs/lease_rule.py).
+    with session_factory("background")() as session:
+        live, dead = (tasks.create(session=session, kind="check", payload={}).id for _ in "ab")
+        session.commit()
+    with session_factory("background")() as session:
+        held, other = (
+            tasks.claim(session=session, job_id=i, lease_seconds=30) for i in (live, dead)
+        )
+    assert held is not None and other is not None
+    ticks = Ticks()
+    watch = LeaseWatch(lease_seconds=30, clock=ticks)
+
+    def reap() -> tuple[list[int], list[int]]:
+        with session_factory("background")() as session:
+            again, ended = tasks.expire(session=session, max_attempts=3, watch=watch)
+        return [r.id for r in again], [r.id for r in ended]
+
+    def renew() -> None:
+        with session_factory("background")() as session:
+            lost = tasks.renew(session=session, held={live: held.token}, lease_seconds=30)
+        assert lost == []
+
+    assert reap() == ([], [])
+    _jump_database_clock(monkeypatch, jump)
+    ticks.now += 10
+    renew()
+    assert reap() == ([], [])  # 10 s: nothing lapsed, whatever the database says
+    ticks.now += 20
+    renew()
+    assert reap() == ([dead], [])  # 30 s without a renewal: lapsed, jump or not
+    with session_factory()() as session:
+        states = {j.id: j.state for j in session.query(Job).where(Job.id.in_((live, dead)))}
+    assert states == {live: "running", dead: "queued"}
