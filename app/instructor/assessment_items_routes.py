@@ -6,8 +6,6 @@ to a spreadsheet or a script. Under `/offerings/{id}/...` they count that offeri
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import asdict
 from typing import Any
 
@@ -17,8 +15,8 @@ from starlette.responses import Response
 from app.assessments.routes import spec_or_404
 from app.content.service import CourseDep
 from app.db import SessionDep
+from app.instructor import item_csv
 from app.instructor.assessment_items import AssessmentStats, stats_for
-from app.instructor.gradebook_csv import csv_cell
 from app.offerings.access import StaffUser
 from app.offerings.place import PlaceDep
 from app.web.api import errors
@@ -42,37 +40,26 @@ CSV_HEADER = [
 ]
 
 
-def _number(value: float | None) -> str:
-    return "" if value is None else f"{value:.3f}"
-
-
 def items_csv(stats: AssessmentStats) -> str:
     """One row per item; choice counts and common wrong answers as 'text: count' lists."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow(CSV_HEADER)
-    for item in stats.items:
-        choices = "; ".join(
-            f"{c.id}{' (key)' if c.correct else ''}: {c.picked}" for c in item.choices
-        )
-        wrong = "; ".join(f"{text}: {n}" for text, n in item.common_wrong)
-        cells: list[object] = [
+    rows = (
+        [
             item.id,
             item.type,
             item.part,
             f"{item.points:g}",
             item.answered,
-            _number(item.difficulty),
-            _number(item.discrimination),
-            _number(item.upper_lower),
-            choices,
-            wrong,
+            item_csv.number(item.difficulty),
+            item_csv.number(item.discrimination),
+            item_csv.number(item.upper_lower),
+            *item_csv.answer_cells(item),
             " | ".join(item.flags),
-            _number(stats.reliability),
+            item_csv.number(stats.reliability),
             stats.reliability_method,
         ]
-        writer.writerow([csv_cell(c) for c in cells])
-    return out.getvalue()
+        for item in stats.items
+    )
+    return item_csv.table(CSV_HEADER, rows)
 
 
 @router.get(

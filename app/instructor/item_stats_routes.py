@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import asdict
 from typing import Any
 
@@ -13,7 +11,7 @@ from starlette.responses import Response
 from app.content.loader import Course, Lesson
 from app.content.service import CourseDep
 from app.db import SessionDep
-from app.instructor.gradebook_csv import csv_cell
+from app.instructor import item_csv
 from app.instructor.item_stats import MIN_FOR_FLAGS, QuizStats, latest_attempts, quiz_stats
 from app.instructor.web import page
 from app.offerings.access import StaffMember, StaffUser
@@ -90,34 +88,23 @@ CSV_HEADER = [
 ]
 
 
-def _number(value: float | None) -> str:
-    return "" if value is None else f"{value:.3f}"
-
-
 def stats_csv(stats: QuizStats) -> str:
     """One row per question; choice counts and common wrong answers as 'text: count' lists."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow(CSV_HEADER)
-    for item in stats.items:
-        choices = "; ".join(
-            f"{c.id}{' (key)' if c.correct else ''}: {c.picked}" for c in item.choices
-        )
-        wrong = "; ".join(f"{text}: {n}" for text, n in item.common_wrong)
-        cells: list[object] = [
+    rows = (
+        [
             item.id,
             item.type,
             item.answered,
-            _number(item.difficulty),
-            _number(item.discrimination),
-            _number(item.upper_lower),
-            choices,
-            wrong,
+            item_csv.number(item.difficulty),
+            item_csv.number(item.discrimination),
+            item_csv.number(item.upper_lower),
+            *item_csv.answer_cells(item),
             " | ".join(item.flags),
-            _number(stats.kr20),
+            item_csv.number(stats.kr20),
         ]
-        writer.writerow([csv_cell(c) for c in cells])
-    return out.getvalue()
+        for item in stats.items
+    )
+    return item_csv.table(CSV_HEADER, rows)
 
 
 @router.get(
