@@ -29,7 +29,12 @@ def _queue(a: Authoring, code: str, mode: str = "run") -> str:
     page = a.client.get(f"{PREVIEW}?framework=numpy")
     response = a.client.post(
         f"{PREVIEW}/run",
-        data={"code": code, "framework": "numpy", "mode": mode, "csrf_token": form_token(page.text)},
+        data={
+            "code": code,
+            "framework": "numpy",
+            "mode": mode,
+            "csrf_token": form_token(page.text),
+        },
         follow_redirects=False,
     )
     assert response.status_code == 303, response.text
