@@ -363,7 +363,7 @@ class JobWork(Protocol):
 JOB_KINDS: Registry[JobWork] = Registry(
     "job_kinds",
     "By job kind: the work a worker does for a typed job of the queue (regrade, check, "
-    "lms_post, hand_in; a grade is the submission lifecycle itself).",
+    "preview_run, lms_post, hand_in; a grade is the submission lifecycle itself).",
     OWN_SESSION,
 )
 

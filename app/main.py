@@ -107,7 +107,7 @@ def create_app() -> FastAPI:
     )
     settings = get_settings()
     wire()  # events, locks and scores across floors, before any request or job (app/wiring.py)
-    wire_kinds()  # the typed jobs of the upper floors (regrade, check)
+    wire_kinds()  # the typed jobs of the upper floors (regrade, check, preview_run)
     app.state.course_lookup = course_or_404  # CourseDep of /courses/{course}/ (content is below)
     app.state.submission_limiter, app.state.submission_repeats = intake.new_guards()
     app.state.auth_limiter = auth_limiter()  # AuthLimiterDep: failed logins and sign-ups

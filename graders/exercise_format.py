@@ -264,8 +264,10 @@ class Mistake(Strict):
         default=False,
         description=(
             "The code came from a student's submission (written by the instructors' \"Explain "
-            "this mistake\"): it runs only inside the sandbox, as students' code does, never in "
-            "the trusted process that runs the course's own mistakes."
+            "this mistake\"): it runs in the sandbox pool, as students' code does, and its "
+            "outputs are kept in memory only. Without it (the course's own mistakes) the code "
+            "runs in the content sandbox, as every content file does, with its outputs cached "
+            "by the exercise's content. No mistake's code runs outside a sandbox."
         ),
     )
 

@@ -14,7 +14,7 @@ from app.assessments import clock as assessment_clock
 from app.assessments import links as assessment_links
 from app.assessments import locks as assessment_locks
 from app.assessments import scoring as assessment_scoring
-from app.authoring import check_job
+from app.authoring import check_job, run_job
 from app.db import session_factory
 from app.instructor import regrade
 from app.jobkinds import wire_kinds
@@ -54,6 +54,7 @@ class Registries:
                 "lms_post": lti_grades.post_due_work,
                 "regrade": regrade.regrade_work,
                 "check": check_job.check_work,
+                "preview_run": run_job.run_work,
             },
             "job_due": {
                 "hand_in": assessment_clock.hand_in_due,

@@ -83,6 +83,19 @@ def check_view(*, session: Session, course_slug: str, job_id: int) -> dict[str, 
     }
 
 
+def latest_check(*, session: Session, course_slug: str, path: str) -> dict[str, Any] | None:
+    """The newest check of the exercise this file belongs to, with its poll `url` (None: no
+    check yet, or not an exercise's file): what the edit page shows after a save."""
+    slug = exercise_of(path)
+    if slug is None:
+        return None
+    job = tasks.latest(session=session, subject=f"check:{course_slug}/{slug}")
+    if job is None or job.kind != KIND:
+        return None
+    view = check_view(session=session, course_slug=course_slug, job_id=job.id)
+    return {**view, "url": check_url(course_slug, job.id)}
+
+
 def _entry_line(path: Path, name: str) -> int | None:
     """The line that defines the entry function or class (where a failing solution is shown)."""
     try:

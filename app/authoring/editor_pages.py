@@ -5,29 +5,26 @@ Every form works without JavaScript; the authoring bundle only puts CodeMirror o
 
 from __future__ import annotations
 
-import functools
-
 from fastapi import APIRouter, Request
-from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import RedirectResponse
 from sqlalchemy import delete
 from starlette.responses import Response
 
-from app.authoring import create, drafts, paths, preview_run, service
+from app.authoring import create, drafts, run_job
 from app.authoring.models import AuthoringConflict
 from app.authoring.routes import Authoring, authoring
 from app.content.loader import Exercise
 from app.db import SessionDep
 from app.errors import DomainError
+from app.jobs.deps import QueueDep
+from app.jobs.models import Job
 from app.submissions.presenter import STAFF, present_report
 from app.users.deps import CurrentUser
 from app.web.api import RowId
 from app.web.templating import render
-from graders import Mode, Report
+from graders import Mode
 
 router = APIRouter(include_in_schema=False)
-NO_DRAFT_EXERCISE = "The exercise '{slug}' does not load; open its files to see the problems."
-NOT_OFFERED = "The exercise '{slug}' is not offered in '{framework}'; it offers: {offered}."
 NO_CONFLICT = "There is no such conflict in this course (it may be resolved already)."
 LABELS = {"numpy": "NumPy", "torch": "PyTorch", "jax": "JAX"}
 
@@ -71,20 +68,6 @@ async def duplicate(
     return RedirectResponse(f"/authoring/{a.source.slug}/edit/{first}", status_code=303)
 
 
-def _draft_exercise(
-    session: SessionDep, a: Authoring, slug: str, framework: str | None
-) -> tuple[Exercise, str]:
-    """The exercise as its drafts make it, and the framework asked for (or its first); 404."""
-    exercise = service.draft_course(session=session, source=a.source).exercise(slug)
-    if exercise is None:
-        raise DomainError(404, NO_DRAFT_EXERCISE.format(slug=slug))
-    chosen = framework or exercise.meta.frameworks[0]
-    if chosen not in exercise.meta.frameworks:
-        offered = ", ".join(exercise.meta.frameworks)
-        raise DomainError(404, NOT_OFFERED.format(slug=slug, framework=chosen, offered=offered))
-    return exercise, chosen
-
-
 def _preview_page(
     request: Request,
     a: Authoring,
@@ -92,9 +75,9 @@ def _preview_page(
     framework: str,
     *,
     code: str | None = None,
-    report: Report | None = None,
-    mode: str = "run",
+    run: Job | None = None,
 ) -> Response:
+    report = run_job.report_of(run) if run is not None else None
     return render(
         request,
         "authoring/preview_exercise.html",
@@ -104,8 +87,10 @@ def _preview_page(
         framework=framework,
         labels=LABELS,
         code=exercise.starters[framework] if code is None else code,
+        run=run,
+        poll=run_job.run_url(a.source.slug, run.id) if run is not None else None,
         report=present_report(report, viewer=STAFF) if report is not None else None,
-        mode=mode,
+        mode=(run.payload or {}).get("mode", "run") if run is not None else "run",
     )
 
 
@@ -115,33 +100,57 @@ def preview_exercise(
 ) -> Response:
     """The draft exercise as a student sees it: statement, hints and the code editor."""
     a = authoring(course, request, session, user)
-    exercise, framework = _draft_exercise(session, a, slug, request.query_params.get("framework"))
+    exercise, framework = run_job.draft_exercise(
+        session=session, source=a.source, slug=slug, framework=request.query_params.get("framework")
+    )
     return _preview_page(request, a, exercise, framework)
 
 
 @router.post("/authoring/{course}/preview/exercises/{slug}/run")
 async def preview_run_form(
-    course: str, slug: str, request: Request, session: SessionDep, user: CurrentUser
+    course: str,
+    slug: str,
+    request: Request,
+    session: SessionDep,
+    user: CurrentUser,
+    queue: QueueDep,
 ) -> Response:
-    """Grade any code against the draft's tests (Run: visible ones; Submit: all) and show it."""
+    """Queue a run of any code against the draft's tests (Run: visible ones; Submit: all), then
+    show its page, which follows the job."""
     a = authoring(course, request, session, user)
     form = await request.form()
     code = str(form.get("code", "")).replace("\r\n", "\n")
-    paths.check_size(code)
     mode: Mode = "submit" if form.get("mode") == "submit" else "run"
-    exercise, framework = _draft_exercise(session, a, slug, str(form.get("framework", "")) or None)
-    report = await run_in_threadpool(  # grading takes seconds: never on the event loop
-        functools.partial(
-            preview_run.grade_draft,
-            session=session,
-            source=a.source,
-            slug=slug,
-            code=code,
-            framework=framework,
-            mode=mode,
-        )
+    job = run_job.queue_run(
+        session=session,
+        queue=queue,
+        source=a.source,
+        slug=slug,
+        code=code,
+        framework=str(form.get("framework", "")) or None,
+        mode=mode,
+        user=user,
     )
-    return _preview_page(request, a, exercise, framework, code=code, report=report, mode=mode)
+    return RedirectResponse(run_job.page_url(a.source.slug, slug, job.id), status_code=303)
+
+
+@router.get("/authoring/{course}/preview/exercises/{slug}/runs/{job_id}")
+def preview_run_page(
+    course: str, slug: str, job_id: RowId, request: Request, session: SessionDep, user: CurrentUser
+) -> Response:
+    """The preview with a run's code and, once a worker graded it, its report; until then the
+    page refreshes itself (the authoring bundle polls the job instead)."""
+    a = authoring(course, request, session, user)
+    run = run_job.run_of(session=session, course_slug=a.source.slug, job_id=job_id, user=user)
+    payload = run.payload or {}
+    if payload.get("exercise") != slug:
+        raise DomainError(404, run_job.NO_RUN)
+    exercise, framework = run_job.draft_exercise(
+        session=session, source=a.source, slug=slug, framework=str(payload.get("framework", ""))
+    )
+    return _preview_page(
+        request, a, exercise, framework, code=str(payload.get("code", "")), run=run
+    )
 
 
 @router.post("/authoring/{course}/conflicts/{conflict}/resolve")

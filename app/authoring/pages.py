@@ -13,7 +13,7 @@ from fastapi.responses import RedirectResponse
 from sqlalchemy.orm import Session
 from starlette.responses import Response
 
-from app.authoring import create, drafts, editors, paths, service
+from app.authoring import check_job, create, drafts, editors, paths, service
 from app.authoring.check import Found
 from app.authoring.publish import PublishRefused
 from app.authoring.routes import Authoring, course_source
@@ -23,6 +23,7 @@ from app.courses.routes import refresh_here
 from app.courses.service import request_registry
 from app.db import SessionDep
 from app.errors import DomainError
+from app.jobs.deps import QueueDep
 from app.offerings.access import InstructorMember
 from app.quiz.grading import variant_params
 from app.quiz.views import QuizView, question_view
@@ -134,6 +135,7 @@ def _edit_page(
         next_hint=len(hints) + 1,
         language="python" if path.endswith(".py") else "text",
         problem_line=first_line,
+        grading=check_job.latest_check(session=session, course_slug=a.source.slug, path=path),
     )
 
 
@@ -165,9 +167,15 @@ def edit_page(
 
 @router.post("/authoring/{course}/edit/{path:path}")
 async def edit_form(
-    course: str, path: str, request: Request, session: SessionDep, user: CurrentUser
+    course: str,
+    path: str,
+    request: Request,
+    session: SessionDep,
+    user: CurrentUser,
+    queue: QueueDep,
 ) -> Response:
-    """Save the form's text as a draft; the page shows the check's problems beside their lines."""
+    """Save the form's text as a draft; the page shows the check's problems beside their lines
+    and the state of the grading check it queued (as the API's save does)."""
     a = _editor(request, session, user, course)
     path = paths.writable(path)
     form = await request.form()
@@ -200,6 +208,9 @@ async def edit_form(
             message=exc.message,
             status_code=409,
         )
+    check_job.queue_check(
+        session=session, queue=queue, source=a.source, path=saved["path"], user=user
+    )
     problems = [Found(p["file"], p["line"], p["message"]) for p in saved["check"]["problems"]]
     note = "Draft saved; students do not see it until you publish." if not problems else None
     return _edit_page(

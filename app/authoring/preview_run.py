@@ -3,10 +3,8 @@
 Why a copy: the draft lives in the database, never in the served folder, so the exercise's
 folder is copied with its drafts written over it and graded from there by the same grader and
 sandbox as `python -m app grade`; the copy and the grader's spec of it are dropped afterwards.
-
-MERGE NOTE: this grades in the process that serves the request (as the CLI does). Once the
-queue carries typed jobs (issue 50 point 6), `grade_draft` is the body of a "check"-kind job and
-the route waits on that job instead of calling it.
+This is the body of the `preview_run` job (app/authoring/run_job.py), run by a consumer of
+the queue, never by the web request.
 """
 
 from __future__ import annotations
@@ -15,33 +13,30 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from sqlalchemy.orm import Session
-
-from app.authoring import drafts
 from app.courses.registry import CourseSource
 from app.grading.service import get_grader
 from graders import Mode, Report, UnknownExercise, UnknownFramework, file_level
 
 
-def draft_folder(*, session: Session, source: CourseSource, slug: str, root: Path) -> Path:
-    """Write the exercise as its drafts make it under ROOT/exercises/SLUG; ROOT/exercises."""
+def draft_folder(*, texts: dict[str, str], source: CourseSource, slug: str, root: Path) -> Path:
+    """Write the exercise as its drafts (TEXTS by path) make it under ROOT/exercises/SLUG."""
     exercises = root / "exercises"
     target = exercises / slug
     served = source.folder / "exercises" / slug
     if served.is_dir():
         shutil.copytree(served, target, symlinks=False)
     prefix = f"exercises/{slug}/"
-    for draft in drafts.drafts_of(session=session, course_slug=source.slug):
-        if draft.path.startswith(prefix):
-            path = root / draft.path
+    for draft_path, text in texts.items():
+        if draft_path.startswith(prefix):
+            path = root / draft_path
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(draft.text, encoding="utf-8")
+            path.write_text(text, encoding="utf-8")
     return exercises
 
 
 def grade_draft(
     *,
-    session: Session,
+    texts: dict[str, str],
     source: CourseSource,
     slug: str,
     code: str,
@@ -50,7 +45,7 @@ def grade_draft(
 ) -> Report:
     """The grader's report on CODE for the draft of exercise SLUG (its tests as drafted)."""
     with tempfile.TemporaryDirectory(prefix="authoring-run-") as tmp:
-        exercises = draft_folder(session=session, source=source, slug=slug, root=Path(tmp))
+        exercises = draft_folder(texts=texts, source=source, slug=slug, root=Path(tmp))
         grader = get_grader()
         try:
             return grader.grade(

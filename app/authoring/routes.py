@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Depends, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.authoring import check_job, drafts, editors, paths, service
+from app.authoring import check_job, drafts, editors, paths, run_job, service
 from app.authoring.publish import PublishRefused
 from app.content.loader import Course
 from app.courses.registry import CourseSource
@@ -69,6 +69,18 @@ class PublishIn(BaseModel):
     message: str = Field(default="", max_length=2000, description="The commit message.")
 
 
+class RunIn(BaseModel):
+    """Code to grade against a draft exercise's tests."""
+
+    model_config = ConfigDict(extra="forbid")
+    exercise: str = Field(max_length=200, description="The exercise's slug.")
+    code: str = Field(description="The code to grade.")
+    framework: str | None = Field(default=None, description="Its framework (default: first).")
+    mode: Literal["run", "submit"] = Field(
+        default="run", description="run: the visible tests; submit: every test."
+    )
+
+
 class EditorIn(BaseModel):
     """The account to make (or stop being) an editor."""
 
@@ -121,6 +133,30 @@ def api_check(job_id: RowId, session: SessionDep, a: EditorOf) -> dict[str, Any]
     """A draft's grading check: `state` (queued, running, done, failed), then `ok` and the
     problems, each {file, line, message}."""
     return check_job.check_view(session=session, course_slug=a.source.slug, job_id=job_id)
+
+
+@router.post(f"{BASE}/runs", status_code=202, responses=errors(401, 403, 404, 413, 422))
+def api_run(body: RunIn, session: SessionDep, a: EditorOf, queue: QueueDep) -> dict[str, Any]:
+    """Queue a run of any code against a draft exercise's tests (the preview's Run); answers
+    at once with the job, polled at its `url` (`GET .../authoring/runs/{job_id}`)."""
+    job = run_job.queue_run(
+        session=session,
+        queue=queue,
+        source=a.source,
+        slug=body.exercise,
+        code=body.code,
+        framework=body.framework,
+        mode=body.mode,
+        user=a.user,
+    )
+    return {"job": job.id, "state": job.state, "url": run_job.run_url(a.source.slug, job.id)}
+
+
+@router.get(f"{BASE}/runs/{{job_id}}", responses=errors(401, 403, 404, 422))
+def api_run_status(job_id: RowId, session: SessionDep, a: EditorOf) -> dict[str, Any]:
+    """One of your runs: `state` (queued, running, done, failed), then the grader's `report`."""
+    job = run_job.run_of(session=session, course_slug=a.source.slug, job_id=job_id, user=a.user)
+    return run_job.run_view(job)
 
 
 def refused(exc: PublishRefused) -> JSONResponse:

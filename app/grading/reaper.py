@@ -8,8 +8,8 @@ One pass, at most once per interval across the deployment (a lock shared through
 2. queued rows older than a grace period that have no message waiting (Redis restarted or
    flushed, the web process died between commit and send) are sent again;
 3. records of sent messages whose rows no longer wait are swept;
-4. the same for typed jobs (rows of `jobs`: regrade, check, LMS post, hand-in), with the same
-   lease rule; a typed job that keeps dying ends `failed` with a sentence saying why;
+4. the same for typed jobs (rows of `jobs`: regrade, check, preview run, LMS post, hand-in),
+   with the same lease rule; a typed job that keeps dying ends `failed` with a sentence saying why;
 5. the background kinds (`BACKGROUND_KINDS`: exam attempts past their deadline handed in, due
    LMS grade posts sent) are queued as jobs when they have work (`hooks.JOB_DUE`) and none is
    queued or running, so a worker does them under a lease and nothing waits for a page read.

@@ -13,8 +13,9 @@ GRADE = "grade"
 class JobRef:
     """A typed job: its kind and the id of the row that is its truth.
 
-    `grade` names a submission row; every other kind (regrade, check, lms_post, hand_in) names
-    a row of the `jobs` table (app/jobs/models.py). A bare int is a grade, as before.
+    `grade` names a submission row; every other kind (regrade, check, preview_run, lms_post,
+    hand_in) names a row of the `jobs` table (app/jobs/models.py). A bare int is a grade, as
+    before.
     """
 
     kind: str

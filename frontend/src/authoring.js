@@ -36,8 +36,40 @@ function mount(textarea) {
   textarea.closest("form")?.classList.add("has-code-editor");
 }
 
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// A job the page shows (a preview's run, a draft's grading check) is followed at its JSON
+// address; once it is done the page's own fresh copy of that element replaces it, so nothing
+// typed in the editor is lost. Without JavaScript the run's page refreshes itself instead.
+async function follow(element, url) {
+  let wait = 400;
+  for (;;) {
+    await sleep(wait);
+    wait = Math.min(wait * 1.5, 3000);
+    let state;
+    try {
+      const answer = await fetch(url, { headers: { Accept: "application/json" } });
+      if (!answer.ok) return;
+      state = (await answer.json()).state;
+    } catch {
+      continue; // the network blinked: ask again
+    }
+    if (state === "done" || state === "failed") break;
+  }
+  const page = await fetch(window.location.href, { headers: { Accept: "text/html" } });
+  if (!page.ok) return;
+  const fresh = new DOMParser()
+    .parseFromString(await page.text(), "text/html")
+    .getElementById(element.id);
+  if (fresh) element.replaceWith(document.importNode(fresh, true));
+}
+
 function start() {
   for (const textarea of document.querySelectorAll("textarea[data-code-editor]")) mount(textarea);
+  for (const element of document.querySelectorAll("[data-run-poll]"))
+    follow(element, element.dataset.runPoll);
+  for (const element of document.querySelectorAll("[data-check-poll]"))
+    follow(element, element.dataset.checkPoll);
 }
 
 if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);

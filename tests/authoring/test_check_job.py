@@ -3,6 +3,8 @@ editor polls it and sees each problem with its file and line."""
 
 from __future__ import annotations
 
+import html
+import re
 import time
 from typing import Any
 
@@ -12,6 +14,7 @@ from app.jobs.models import Job
 from app.users.models import User
 from tests.authoring.conftest import Authoring
 from tests.authoring.course import SLUG
+from tests.users.helpers import form_token, login
 
 API = "/api/courses/tiny-course/authoring"
 FOLDER = "exercises/split-heads"
@@ -76,6 +79,43 @@ def test_a_solution_that_fails_its_own_tests_is_named_with_file_and_line(
     with session_factory()() as session:  # run by the queue's worker, not the request
         row = session.get(Job, job)
         assert row is not None and (row.kind, row.attempts) == ("check", 1)
+    assert login(a.client, "editor@example.org", password="correct horse").status_code == 303
+    page = html.unescape(a.client.get(f"/authoring/tiny-course/edit/{STATEMENT}").text)
+    shown = page.split('id="grading-check"')[1].split("</section>")[0]  # the file's page too
+    assert f"{FOLDER}/solutions/numpy.py</a>, line {mine[0]['line']}: the model solution" in shown
+
+
+def test_a_save_from_the_form_queues_the_same_check_and_the_page_shows_its_state(
+    authoring: Authoring,
+) -> None:
+    a = authoring
+    assert login(a.client, "editor@example.org", password="correct horse").status_code == 303
+    path = f"{FOLDER}/exercise.yaml"
+    edit = f"/authoring/tiny-course/edit/{path}"
+    opened = a.client.get(edit)
+    assert 'id="grading-check"' not in opened.text  # no check of this exercise yet
+    base = re.search(r'name="base" value="([^"]*)"', opened.text)
+    assert base is not None
+    broken = "title: [Split the heads\n"  # the exercise no longer loads: a quick check
+    saved = a.client.post(
+        edit, data={"text": broken, "base": base.group(1), "csrf_token": form_token(opened.text)}
+    )
+    assert saved.status_code == 200 and "invalid YAML" in saved.text
+    with session_factory()() as session:
+        row = session.query(Job).filter_by(kind="check").one()  # the same job as the API's
+        job, payload = row.id, row.payload
+    assert payload == {"course": SLUG, "exercise": "split-heads"}
+    url = f"{API}/checks/{job}"
+    state = re.search(r'<p class="check-state" data-state="(\w+)">', saved.text)
+    assert state is not None and state.group(1) in ("queued", "running", "done")
+    if state.group(1) != "done":
+        assert f'data-check-poll="{url}"' in saved.text  # the bundle follows it in place
+    assert _finished(a, url)["ok"] is False
+    page = html.unescape(a.client.get(edit).text)  # without JavaScript: the page, reloaded
+    assert '<p class="check-state" data-state="done">' in page and "data-check-poll" not in page
+    shown = page.split('id="grading-check"')[1].split("</section>")[0]
+    assert "1 problem found before any grading (the exercise does not load):" in shown
+    assert re.search(rf"{path}, <a [^>]*>line 2</a>: invalid YAML", shown), shown
 
 
 def test_a_lesson_has_no_grading_check_and_others_cannot_poll(authoring: Authoring) -> None:

@@ -1,11 +1,13 @@
 """The editor in Chromium: an author starts an exercise from "New exercise", sees a problem on
-save beside its line, fixes it, writes the files in CodeMirror, previews the draft and runs code
-against its tests, publishes, and a student then solves it. Before publishing, the student's
-address of the exercise is a 404."""
+save beside its line, fixes it, writes the files in CodeMirror (each save's grading check is
+followed in place), previews the draft and runs code against its tests (a job the run's page
+follows without reloading), publishes, and a student then solves it. Before publishing, the
+student's address of the exercise is a 404."""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -122,6 +124,10 @@ def test_an_author_creates_checks_previews_runs_and_publishes_and_a_student_solv
     _save_file(author, "reference.py", REFERENCE)
     _save_file(author, "cases.py", CASES)
     _save_file(author, "solutions/numpy.py", SOLUTION)
+    author.evaluate("window.stayed = true")
+    check = author.locator("#grading-check .check-state")
+    expect(check).to_have_attribute("data-state", "done", timeout=GRADE_TIMEOUT_MS)
+    assert author.evaluate("window.stayed === true")  # followed in place, not by a reload
 
     student = _page(browser, server.url, errors)
     sign_up(student, "sam@example.org")
@@ -131,7 +137,10 @@ def test_an_author_creates_checks_previews_runs_and_publishes_and_a_student_solv
     expect(author.locator("h1")).to_have_text("Add the positions")
     write_in_editor(author, WRONG)
     author.get_by_role("button", name="Run", exact=True).click()
+    expect(author).to_have_url(re.compile(rf"/preview/exercises/{SLUG}/runs/\d+$"))
+    author.evaluate("window.stayed = true")
     expect(author.locator("#verdict-h")).to_have_text("Wrong answer", timeout=GRADE_TIMEOUT_MS)
+    assert author.evaluate("window.stayed === true")
     write_in_editor(author, SOLUTION)
     author.get_by_role("button", name="Submit", exact=True).click()
     expect(author.locator("#verdict-h")).to_have_text("Accepted", timeout=GRADE_TIMEOUT_MS)

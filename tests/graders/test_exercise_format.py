@@ -70,3 +70,12 @@ def test_an_unknown_key_in_mistakes_yaml_is_refused(gather: Path) -> None:
     mistakes.write_text(mistakes.read_text().replace("    hint:", "    hnt:", 1))
     with pytest.raises(SpecError, match=r"mistakes\.0\.(hint|hnt)"):
         load_spec(gather)
+
+
+def test_the_schema_says_every_declared_mistake_runs_in_a_sandbox() -> None:
+    """No content code runs in a trusted process (docs/grading.md, "Which code runs where")."""
+    from graders.exercise_format import Mistake
+
+    said = Mistake.model_fields["sandboxed"].description or ""
+    assert "trusted" not in said
+    assert "content sandbox" in said and "sandbox pool" in said

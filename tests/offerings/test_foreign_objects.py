@@ -341,6 +341,8 @@ def test_every_route_with_an_id_is_in_the_matrix() -> None:
         "/exercises/{slug}/results/{submission_id}/writeup",
         "/api/jobs/{job_id}",
         "/api/courses/{course}/authoring/checks/{job_id}",
+        "/api/courses/{course}/authoring/runs/{job_id}",
+        "/authoring/{course}/preview/exercises/{slug}/runs/{job_id}",
     ):
         assert expected in paths
     assert all(reason for reason in (*NOT_OBJECT_IDS.values(), *LEFT_OUT.values()))
