@@ -51,7 +51,7 @@ SCENARIOS = (
     "tests/web/test_processes.py",
     "tests/users/test_session_broadcast.py",
     "tests/grading/test_worker_cli.py",
-    # A warm grader per kind of server, two of them warming JAX (about 80 s):
+    # A warm grader per kind of server, three warming JAX (30 s quiet, 80 s at load 5):
     "tests/graders/test_job_isolation.py",
 )
 
