@@ -51,6 +51,8 @@ SCENARIOS = (
     "tests/web/test_processes.py",
     "tests/users/test_session_broadcast.py",
     "tests/grading/test_worker_cli.py",
+    # A warm grader per kind of server, three warming JAX (30 s quiet, 80 s at load 5):
+    "tests/graders/test_job_isolation.py",
 )
 
 # The test process is an entry point too: it creates accounts and records grades outside the

@@ -72,3 +72,18 @@ def test_pages_on_two_web_processes_in_the_scale_out_mode() -> None:
         assert found["server_cpu_ms_per_page"] > 0  # both web processes, under the serve process
         live = pages.streams(run, 4)
         assert live["delivered"] == 4 and live["wrong_verdicts"] == 0
+
+
+def test_memory_samples_the_servers_processes_while_jobs_run() -> None:
+    """The `memory` scenario, small: every verdict right, the processes sampled as it goes."""
+    from app.bench import memory
+
+    with deployment(pool={"numpy": 1, "torch": 1, "jax": 0}) as run:
+        found = memory.run_memory(run, jobs=30, every=10, clients=2)
+    assert (found["jobs"], found["lost"], found["wrong_verdicts"]) == (30, 0, 0)
+    assert [s["jobs"] for s in found["samples"]] == [0, 10, 20, 30]
+    last = found["samples"][-1]
+    assert last["web_mb"] > 0 and last["fds"] > 0 and last["threads"] > 0
+    assert last["servers"] >= 2 and last["servers_mb"] >= last["largest_server_mb"] > 0
+    lines = memory.table(found)
+    assert "bounded" in lines[-1] and len(lines) == 2 + len(memory.LABELS)

@@ -9,7 +9,8 @@ opens five pages at once, then S submissions are followed on their live streams)
 class with planted mistakes, a third undeclared) times and scores clustering wrong answers by
 behaviour, in a throwaway data directory without a server; `page-cpu` measures the web
 app's own CPU per page in one process (no server, grader or client around it); `platform` times the
-pages of a generated deployment of issue 27's size on PostgreSQL. Each of the others runs in
+pages of a generated deployment of issue 27's size on PostgreSQL; `memory` sends 10,000 jobs
+back to back and samples the server's processes (memory.py). Each of the others runs in
 the embedded default or, with `--scale-out`, on PostgreSQL, Redis and worker processes. It
 reports and never fails on a missed target; it exits 1 when a verdict is wrong or a submission
 is lost (or a platform page answers wrongly).
@@ -27,6 +28,7 @@ from app.bench import (
     classroom,
     clusters,
     idle,
+    memory,
     page_cpu,
     pages,
     platform,
@@ -39,7 +41,7 @@ from app.config import get_settings
 
 # What `--scenario all` runs; `idle` and `platform` (minutes of data generation) run when named.
 ALL = ("cold", "sequential", "burst", "lab", "pages", "similarity", "items")
-SCENARIOS = (*ALL, "idle", "platform", "clusters", "authoring-check")
+SCENARIOS = (*ALL, "idle", "platform", "clusters", "authoring-check", "memory")
 IN_PROCESS = ("platform", "clusters", "page-cpu")  # scenarios that start no server of their own
 # Issue 25's targets for what a class sends (corpus-drawn JAX); the "(declared)" lines have none.
 TARGETS: dict[str, tuple[tuple[str, float], ...]] = {
@@ -80,6 +82,9 @@ class Options:
     page_warmup: int = 5
     keep_database: bool = False  # platform: leave the generated database (to EXPLAIN queries)
     json: bool = False  # platform alone: print its JSON too
+    memory_jobs: int = 10_000  # memory: submissions back to back
+    memory_every: int = 250  # memory: verdicts between two samples
+    memory_clients: int = 4  # memory: submissions in flight
 
 
 def _row(label: str, stats: dict[str, Any]) -> str:
@@ -254,6 +259,8 @@ def _scenario(
                 }
             }
         return {}
+    if name == "memory":
+        return _memory(run_, options, results)
     if name == "similarity":
         found = similarity.similarity(run_, options.similar_submissions)
         results["similarity_run"] = found
@@ -283,3 +290,17 @@ def _scenario(
         print(f"  pooled {results['idle_pooled']}\n  fresh {results['idle_fresh_sandbox_p50_ms']}")
         return {}
     raise ValueError(f"unknown scenario {name!r}")
+
+
+def _memory(run_: Any, options: Options, results: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Thousands of jobs back to back, the server's memory sampled (app/bench/memory.py)."""
+    try:
+        idle.wait_pool(run_)
+    except TimeoutError as exc:  # a loaded machine: the first jobs start what is missing
+        print(f"  not every interpreter started ({exc}); measuring anyway", flush=True)
+    found = memory.run_memory(
+        run_, jobs=options.memory_jobs, every=options.memory_every, clients=options.memory_clients
+    )
+    results["memory_run"] = found
+    print("\n".join(memory.table(found)), flush=True)
+    return {"memory": {"lost": found["lost"], "wrong_verdicts": found["wrong_verdicts"]}}

@@ -49,6 +49,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
         page_warmup=args.warmup,
         keep_database=args.keep_database,
         json=args.json,
+        memory_jobs=args.jobs,
+        memory_every=args.sample_every,
+        memory_clients=args.clients,
     )
     return run(options)
 
@@ -123,7 +126,7 @@ def add_parsers(sub: Any) -> None:
         "--scenario",
         choices=[
             *("cold", "sequential", "burst", "lab", "pages", "similarity", "items", "idle"),
-            *("platform", "clusters", "page-cpu", "authoring-check", "all"),
+            *("platform", "clusters", "page-cpu", "authoring-check", "memory", "all"),
         ],
         default="all",
     )
@@ -157,6 +160,9 @@ def add_parsers(sub: Any) -> None:
         action="store_true",
         help="skip the lines of declared answers only (model solution and declared mistakes)",
     )
+    bench.add_argument("--jobs", type=int, default=10_000, help="memory: submissions")
+    bench.add_argument("--sample-every", type=int, default=250, help="memory: verdicts per sample")
+    bench.add_argument("--clients", type=int, default=4, help="memory: submissions in flight")
     _platform_arguments(bench)
     bench.set_defaults(func=cmd_bench)
     check = sub.add_parser("corpus", help="grade the bench corpus; compare with its manifests")
