@@ -51,6 +51,8 @@ SCENARIOS = (
     "tests/web/test_processes.py",
     "tests/users/test_session_broadcast.py",
     "tests/grading/test_worker_cli.py",
+    # Starts a JAX server whose every job waits for a child warmed on its own client:
+    "tests/graders/test_jax_own_client_sandbox.py",
 )
 
 # The test process is an entry point too: it creates accounts and records grades outside the
