@@ -101,6 +101,14 @@ class Settings(BaseSettings):
     pool_fork_max_jobs: int = Field(
         default=500, ge=1, description="Jobs a fork server takes before it is replaced."
     )
+    pool_jax_own_client: bool = Field(
+        default=False,
+        description=(
+            "Prototype, off: a JAX exercise's jobs each run in a child that started a JAX "
+            "client of its own and warmed up after the previous job (no reset at a new "
+            "compilation; far slower back to back: docs/jax-fork-reset.md)."
+        ),
+    )
     grading_workers: int = Field(default=4, ge=1, description="Jobs graded at once per process.")
     sse_stream_seconds: float = Field(
         default=30.0,

@@ -53,6 +53,8 @@ SCENARIOS = (
     "tests/grading/test_worker_cli.py",
     # A warm grader per kind of server, three warming JAX (30 s quiet, 80 s at load 5):
     "tests/graders/test_job_isolation.py",
+    # Starts a JAX server whose every job waits for a child warmed on its own client:
+    "tests/graders/test_jax_own_client_sandbox.py",
 )
 
 # The test process is an entry point too: it creates accounts and records grades outside the

@@ -24,6 +24,7 @@ def pool_settings(*, warm: bool) -> PoolSettings:
         memory_mb=settings.sandbox_memory_mb,
         fork=tuple(settings.pool_fork),
         fork_max_jobs=settings.pool_fork_max_jobs,
+        jax_own_client=settings.pool_jax_own_client,
         jax_cache_dir=str(jax_cache_dir()),
     )
 

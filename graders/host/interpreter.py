@@ -36,6 +36,11 @@ class PoolSettings:
     # Extra JAX servers a key may start while jobs wait and every server is busy or warming
     # (its next child warms up for about a second); they go again once nobody waits.
     jax_burst_servers: int = 2
+    # A `jax:<slug>` server forks before its backend starts, like a plain `jax` one, and each
+    # child starts a client of its own and warms up on the exercise ahead of its job, so a
+    # never-seen program compiles there natively, with no reset. A prototype, off: each job
+    # then waits for its child's warm-up after the previous job (docs/jax-fork-reset.md).
+    jax_own_client: bool = False
     # Experiments (graders/experiments.py) running at once, each in a sandbox of its own.
     experiment_slots: int = 1
 
@@ -67,7 +72,8 @@ def start_interpreter(
     argv = [sandbox_python(), "-E", "-s", "-B", in_sandbox("harness.py"), framework]
     binds = bind_files("harness.py", "messages.py", "job_limits.py", "protocol.py", "seccomp.py")
     if forks:
-        argv.append("prewarm" if framework == "jax" and not slug else "fork")
+        own_client = not slug or settings.jax_own_client
+        argv.append("prewarm" if framework == "jax" and own_client else "fork")
         if background:
             argv.append("background")
         binds += bind_files("zygote.py", "inherited.py", "cleaner.py")
