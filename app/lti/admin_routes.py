@@ -20,7 +20,7 @@ from app.offerings.access import InstructorMember, Member
 from app.offerings.first import legacy_offering_id_query
 from app.offerings.place import Place, PlaceDep
 from app.web.api import RowId
-from app.web.templating import render
+from app.web.templating import render, staff_base
 
 router = APIRouter(include_in_schema=False)
 NO_SUCH_COURSE = "There is no such LMS course in this offering."
@@ -89,7 +89,7 @@ def _page(
         message=message,
         error=error,
         values=values or {},
-        base=place.prefix,
+        base=staff_base(request),
         jwks_url=str(request.url_for("lti_jwks")),
         login_url=str(request.url_for("lti_login")),
         launch_url=str(request.url_for("lti_launch")),

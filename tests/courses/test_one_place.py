@@ -174,6 +174,27 @@ def test_the_staff_menu_of_the_second_course_stays_in_it(
         assert client.get(link, headers=theirs).status_code in (200, 403), link
 
 
+# A link, form target or script's URL that is a staff page or API, with whatever prefix.
+STAFF_TARGET = re.compile(r"^(/courses/[\w-]+)?(/offerings/\d+)?(/instructor(?:[/?#]|$)|/api/)")
+TARGETS = re.compile(r'\s(href|action|data-[\w-]+)="([^"]*)"')
+
+
+@pytest.mark.parametrize("in_offering", [False, True], ids=["course-url", "offering-url"])
+def test_every_staff_link_of_the_second_course_stays_in_it(
+    client: TestClient, in_offering: bool
+) -> None:
+    _, second = _offerings()
+    theirs = _person("b-teacher@example.org", second, OfferingRole.instructor)
+    _person("b-student@example.org", second, OfferingRole.student)  # rows that link to them
+    base = f"/courses/{SECOND}" + (f"/offerings/{second}" if in_offering else "")
+    outside = []
+    for name in MENU_PAGES:
+        html = client.get(f"{base}/instructor/{name}", headers=theirs).text
+        found = [url for _, url in TARGETS.findall(html) if STAFF_TARGET.match(url)]
+        outside += [(name, url) for url in found if not url.startswith(base + "/")]
+    assert outside == []
+
+
 def test_an_instructor_made_by_the_command_line_teaches_the_first_course(data_dir: Path) -> None:
     with session_factory()() as session:
         user, _ = create_user(
