@@ -32,7 +32,7 @@ class Place:
 
 
 def offering_named(request: Request) -> int | None:
-    """The offering this request's URL names (`/offerings/{id}/...`); None: the first one."""
+    """The offering this request's URL names (`/offerings/{id}/...`); None: the course's first."""
     named = request.scope.get(SCOPE_KEY)
     return named if isinstance(named, int) else None
 
