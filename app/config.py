@@ -70,6 +70,11 @@ class Settings(BaseSettings):
     )
     secret_key: str = Field(default=DEV_SECRET_KEY, description="Signs sessions and tokens.")
     content_dir: Path = Field(default=ROOT, description="Folder holding lessons/ and exercises/.")
+    first_course_slug: str | None = Field(
+        default=None,
+        description="The first course's slug while CONTENT_DIR has no readable course.yaml "
+        "(default: the folder's name as a slug); its course.yaml's slug otherwise.",
+    )
     course_dirs: list[Path] = Field(
         default_factory=list,
         description=(

@@ -135,6 +135,9 @@ def fresh_data_dir(path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path
     """Point the app at PATH with a migrated SQLite database and no warm pool; undo after."""
     for var in ("DATABASE_URL", "REDIS_URL", "SECRET_KEY", "APP_ENV", "CONTENT_DIR"):
         monkeypatch.delenv(var, raising=False)
+    # The tests' course folders (copies of lessons/ and exercises/, no course.yaml) stand for
+    # the first course, under its slug (app/content/first.py: the slug comes from settings).
+    monkeypatch.setenv("FIRST_COURSE_SLUG", "positional-embeddings")
     monkeypatch.setenv("APP_DATA_DIR", str(path))
     monkeypatch.setenv("POOL_WARM_ON_START", "false")
     monkeypatch.setenv("POOL_SIZES", '{"numpy": 0, "torch": 0, "jax": 0}')

@@ -20,7 +20,8 @@ from app.deadlines.policy import DEFAULT, Lateness, after_penalty, judge, policy
 from app.events import GradeRecorded
 from app.lti.outbox import queue_grade
 from app.models_base import as_utc, utcnow
-from app.offerings.service import in_offering, offering_and_legacy, work_in
+from app.offerings.first import offering_and_legacy
+from app.offerings.service import in_offering, work_in
 from app.quiz.grading import grade_question, variant_params
 from app.quiz.service import normalise_answer
 from app.submissions.models import Submission, attempt_purpose
@@ -215,7 +216,10 @@ def set_release(*, session: Session, attempt: AssessmentAttempt) -> None:
             Accommodation.assessment_slug == attempt.assessment_slug,
             Accommodation.closes_at.is_not(None),
             in_offering(
-                session=session, column=Accommodation.offering_id, offering_id=attempt.offering_id
+                session=session,
+                column=Accommodation.offering_id,
+                offering_id=attempt.offering_id,
+                course_slug=attempt.course_slug,
             ),
         )
         .order_by(Accommodation.closes_at.desc(), Accommodation.id)

@@ -200,7 +200,7 @@ def _scenario(
         except TimeoutError as exc:  # a loaded machine: the warm-up save fills what it needs
             print(f"  not every interpreter started ({exc}); measuring anyway", flush=True)
         editor = "bench-0@example.org"
-        cli_in(run_.env, "courses", "editor", "add", authoring_check.COURSE, editor)
+        cli_in(run_.env, "courses", "editor", "add", authoring_check.course(), editor)
         found = authoring_check.run_authoring_check(run_, options.samples, run_.api.tokens[0])
         print("\n".join(authoring_check.table(found)), flush=True)
         results["authoring_check"] = found

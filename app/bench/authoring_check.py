@@ -13,21 +13,27 @@ import statistics
 import time
 from typing import Any
 
-COURSE = "positional-embeddings"
+from app.courses.first import first_course_slug
+
 EXERCISE = "sinusoidal-positional-encoding"
 STATEMENT = f"exercises/{EXERCISE}/statement.md"
-API = f"/api/courses/{COURSE}/authoring"
 TARGET_MS = 10_000.0
 TIMEOUT = 300.0
 
 
+def course() -> str:
+    """The course the benchmarked server serves first (its CONTENT_DIR's, as this process's)."""
+    return first_course_slug()
+
+
 def _one(run_: Any, token: str, n: int) -> tuple[float, dict[str, Any]]:
     api = run_.api
-    loaded = api.call("GET", f"{API}/files/{STATEMENT}", token=token)
+    base = f"/api/courses/{course()}/authoring"
+    loaded = api.call("GET", f"{base}/files/{STATEMENT}", token=token)
     text = loaded["text"].rstrip("\n") + f"\n\n<!-- bench save {n} -->\n"
     started = time.perf_counter()
     saved = api.call(
-        "PUT", f"{API}/files/{STATEMENT}", {"text": text, "base": loaded["revision"]}, token
+        "PUT", f"{base}/files/{STATEMENT}", {"text": text, "base": loaded["revision"]}, token
     )
     url = saved["grading"]["url"]
     while True:

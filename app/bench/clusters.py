@@ -27,9 +27,9 @@ from app.config import ROOT
 from app.content.loader import Course
 from app.grading.service import mistakes_cache_dir
 from app.instructor.clusters.service import exercise_clusters
+from app.offerings.first import legacy_offering_id_query
 from app.offerings.models import Enrollment
 from app.offerings.place import Place
-from app.offerings.service import first_offering_id_query
 from app.submissions.models import Submission
 from app.users.models import User
 from app.users.service import hash_password
@@ -176,7 +176,7 @@ def store(session: Session, work: list[Work], students: int) -> dict[int, str]:
     ]
     session.add_all(users)
     session.flush()
-    first = session.execute(select(first_offering_id_query())).scalar_one()
+    first = session.execute(select(legacy_offering_id_query())).scalar_one()
     session.execute(
         insert(Enrollment),
         [

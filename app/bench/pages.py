@@ -25,8 +25,8 @@ from app.bench.aio import Client, HttpError
 from app.bench.scenarios import answers
 from app.bench.server import Deployment
 from app.config import Settings
+from app.offerings.first import legacy_offering_id_query
 from app.offerings.models import Enrollment
-from app.offerings.service import first_offering_id_query
 from app.users.models import ApiToken, User, WebSession
 from app.users.service import hash_password, hash_token
 
@@ -81,7 +81,7 @@ def seed_students(env: dict[str, str], count: int, tag: str) -> list[Student]:
                 ],
             )
             # A class is enrolled: its students are students of the first offering.
-            first = conn.execute(select(first_offering_id_query())).scalar_one()
+            first = conn.execute(select(legacy_offering_id_query())).scalar_one()
             conn.execute(
                 insert(Enrollment),
                 [

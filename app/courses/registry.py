@@ -20,7 +20,7 @@ from pydantic import ValidationError
 
 from app import yamlio
 from app.content.loader import Course, Problem, load_course
-from app.courses.first import FALLBACK_SLUG
+from app.courses.first import folder_slug
 from app.courses.schema import COURSE_FILE, CourseMeta
 from app.courses.version import content_version
 from app.models_base import utcnow
@@ -123,9 +123,13 @@ def read_meta(folder: Path) -> CourseMeta | Problem:
 
 
 def _root_fallback(folder: Path) -> CourseMeta:
-    """The first course always serves, even before its course.yaml is written or fixed."""
+    """The first course always serves, even before its course.yaml is written or fixed (under
+    its folder's name: the slug comes from the content, never from a constant in the code)."""
     return CourseMeta(
-        slug=FALLBACK_SLUG, title="Course", summary="(course.yaml missing)", authors=["unknown"]
+        slug=folder_slug(folder),
+        title="Course",
+        summary="(course.yaml missing)",
+        authors=["unknown"],
     )
 
 

@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 from app.deadlines.models import DeadlineExtension, OfferingDue
 from app.deadlines.policy import Lateness, Policy, after_penalty, judge, policy_for
 from app.models_base import as_utc
-from app.offerings.service import first_offering_id_query
+from app.offerings.first import legacy_offering_id_query
 
 Kind = Literal["exercise", "quiz"]
 KINDS: tuple[Kind, ...] = ("exercise", "quiz")
@@ -21,7 +21,7 @@ OfferingRef = int | ScalarSelect[int] | None
 
 def _offering(offering_id: OfferingRef) -> int | ScalarSelect[int]:
     """None means the first offering (as URLs without one do)."""
-    return first_offering_id_query() if offering_id is None else offering_id
+    return legacy_offering_id_query() if offering_id is None else offering_id
 
 
 def extension_for(
@@ -34,7 +34,7 @@ def extension_for(
             DeadlineExtension.kind == kind,
             DeadlineExtension.slug == slug,
             # rows from before offerings had no offering: they are the first one's
-            func.coalesce(DeadlineExtension.offering_id, first_offering_id_query())
+            func.coalesce(DeadlineExtension.offering_id, legacy_offering_id_query())
             == _offering(offering_id),
         )
     )
@@ -181,12 +181,12 @@ def offering_dates(
         dues |= {(kind, slug): own.get(slug, due) for slug, due in mine.items()}
     query = select(DeadlineExtension).where(
         # rows from before offerings had no offering: they are the first one's
-        func.coalesce(DeadlineExtension.offering_id, first_offering_id_query())
+        func.coalesce(DeadlineExtension.offering_id, legacy_offering_id_query())
         == _offering(offering_id)
     )
     if user_ids is not None:
         query = query.where(DeadlineExtension.user_id.in_(user_ids))
     extended = {(e.user_id, e.kind, e.slug): as_utc(e.due_at) for e in session.scalars(query)}
     if offering_id is None:
-        offering_id = session.scalar(select(first_offering_id_query()))
+        offering_id = session.scalar(select(legacy_offering_id_query()))
     return Dates(policy_for(session=session, offering_id=offering_id), dues, extended)

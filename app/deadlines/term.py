@@ -28,9 +28,9 @@ from app.deadlines.models import DeadlineExtension, LatePolicy, OfferingDue
 from app.deadlines.policy import DEFAULT, Lateness, Policy, after_penalty, as_policy, judge, stamp
 from app.deadlines.rules import Kind
 from app.models_base import as_utc
+from app.offerings.first import legacy_offering_id_query
 from app.offerings.service import (
     WORK_PARAMS,
-    first_offering_id_query,
     offering_for_work_bound,
 )
 
@@ -145,7 +145,7 @@ def _read(session: Session, statement: CompoundSelect[Any], params: dict[str, An
 # than running it, issue 54); only the parameters change between requests.
 @functools.cache
 def _rows_first() -> CompoundSelect[Any]:
-    return _rows(bindparam("term_user_id"), first_offering_id_query())
+    return _rows(bindparam("term_user_id"), legacy_offering_id_query())
 
 
 @functools.cache
@@ -180,7 +180,7 @@ def _rows(user_id: Any, here: Any) -> CompoundSelect[Any]:
     ).where(
         DeadlineExtension.user_id == user_id,
         # rows from before offerings had no offering: they are the first one's
-        func.coalesce(DeadlineExtension.offering_id, first_offering_id_query()) == here,
+        func.coalesce(DeadlineExtension.offering_id, legacy_offering_id_query()) == here,
     )
     policy = select(
         literal("policy", text),

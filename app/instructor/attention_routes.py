@@ -15,8 +15,9 @@ from app.instructor.attention import TIME_ON_TASK_TEXT, ranked
 from app.instructor.web import page
 from app.models_base import as_utc, utcnow
 from app.offerings.access import StaffUser
-from app.offerings.place import Place, PlaceDep
+from app.offerings.place import PlaceDep
 from app.web.api import errors
+from app.web.templating import staff_base
 
 router = APIRouter(tags=["instructor"])
 AsOf = Annotated[
@@ -24,8 +25,8 @@ AsOf = Annotated[
 ]
 
 
-def _student_url(user_id: int, place: Place) -> str:
-    return f"{place.prefix}/instructor/students/{user_id}"
+def _student_url(user_id: int, base: str) -> str:
+    return f"{base}/instructor/students/{user_id}"
 
 
 @router.get("/instructor/attention", include_in_schema=False)
@@ -44,14 +45,19 @@ def attention_page(
         "instructor/attention.html",
         user,
         rows=rows,
-        student_url=partial(_student_url, place=place),
+        student_url=partial(_student_url, base=staff_base(request)),
         how=TIME_ON_TASK_TEXT,
     )
 
 
 @router.get("/api/instructor/attention", responses=errors(401, 403, 422))
 def attention(
-    session: SessionDep, course: CourseDep, user: StaffUser, place: PlaceDep, now: AsOf = None
+    request: Request,
+    session: SessionDep,
+    course: CourseDep,
+    user: StaffUser,
+    place: PlaceDep,
+    now: AsOf = None,
 ) -> list[dict[str, Any]]:
     """The offering's students, those who most need help first, with the signals why."""
     rows = ranked(session=session, course=course, now=as_utc(now) if now else utcnow(), place=place)
@@ -60,7 +66,7 @@ def attention(
             "user_id": r.user.id,
             "name": r.user.name,
             "signals": {**r.signals, "reasons": r.reasons},
-            "url": _student_url(r.user.id, place),
+            "url": _student_url(r.user.id, staff_base(request)),
         }
         for r in rows
     ]

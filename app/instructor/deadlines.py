@@ -9,7 +9,7 @@ from sqlalchemy.orm import Session
 
 from app.deadlines.policy import policy_for
 from app.deadlines.rules import effective_due, late_at
-from app.offerings.service import first_offering_id_query
+from app.offerings.first import legacy_offering_id_query
 from app.submissions.models import PRACTICE, Submission
 
 
@@ -33,13 +33,13 @@ def refresh_late_flags(
     grace = policy_for(session=session, offering_id=offering_id).grace
     if deadline is not None:
         deadline += grace
-    here = first_offering_id_query() if offering_id is None else offering_id
+    here = legacy_offering_id_query() if offering_id is None else offering_id
     rows = session.execute(
         select(Submission.id, Submission.created_at, Submission.late).where(
             Submission.user_id == user_id,
             Submission.exercise_slug == slug,
             Submission.purpose == PRACTICE,  # an exam's answer is never late by practice dates
-            func.coalesce(Submission.offering_id, first_offering_id_query()) == here,
+            func.coalesce(Submission.offering_id, legacy_offering_id_query()) == here,
         )
     ).all()
     for row_id, created_at, was_late in rows:

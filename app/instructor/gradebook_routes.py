@@ -24,6 +24,7 @@ from app.models_base import as_utc
 from app.offerings.access import StaffUser, offering_id_here
 from app.offerings.place import Place, PlaceDep
 from app.web.api import errors
+from app.web.templating import staff_base
 
 router = APIRouter(tags=["instructor"])
 
@@ -69,7 +70,7 @@ def gradebook_page(
         "instructor/gradebook.html",
         user,
         book=book,
-        body=table_body(book, base=place.prefix, scheme=scheme),
+        body=table_body(book, base=staff_base(request), scheme=scheme),
         student=student,
         exercise=exercise,
         sort=sort,

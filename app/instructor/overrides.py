@@ -16,8 +16,8 @@ from app.instructor.deadlines import refresh_late_flags
 from app.instructor.models import ScoreOverride
 from app.models_base import as_utc, utcnow
 from app.offerings.access import offering_here, offering_id_here
+from app.offerings.first import legacy_offering_id_query
 from app.offerings.place import Place
-from app.offerings.service import first_offering_id_query
 from app.submissions.models import Submission
 from app.users.models import User
 
@@ -191,7 +191,7 @@ def extensions_of(*, session: Session, user_id: int, place: Place) -> list[Deadl
             select(DeadlineExtension)
             .where(
                 DeadlineExtension.user_id == user_id,
-                func.coalesce(DeadlineExtension.offering_id, first_offering_id_query())
+                func.coalesce(DeadlineExtension.offering_id, legacy_offering_id_query())
                 == offering_here(place),
             )
             .order_by(DeadlineExtension.kind, DeadlineExtension.slug)

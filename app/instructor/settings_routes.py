@@ -19,6 +19,7 @@ from app.instructor.web import page, parse_due
 from app.offerings.access import InstructorMember
 from app.offerings.place import Place, PlaceDep
 from app.web.api import errors
+from app.web.templating import staff_base
 
 router = APIRouter(tags=["instructor"])
 SAVED = {
@@ -51,7 +52,7 @@ def _page(
         dues=due_rows(session=session, course=course, offering_id=offering_id),
         scheme=scheme_for(session=session, offering_id=offering_id),
         categories=[(c, WORDS[c]) for c in CATEGORIES],
-        prefix=place.prefix,
+        prefix=staff_base(request),
         error=error,
         saved=SAVED.get(request.query_params.get("saved", "")),
     )

@@ -17,10 +17,10 @@ from app.lti.models import LtiContext, LtiGradePost, LtiLink
 from app.lti.registry import RegistrationError, platforms, register_platform
 from app.lti.roster import sync_roster
 from app.offerings.access import InstructorMember, Member
+from app.offerings.first import legacy_offering_id_query
 from app.offerings.place import Place, PlaceDep
-from app.offerings.service import first_offering_id_query
 from app.web.api import RowId
-from app.web.templating import render
+from app.web.templating import render, staff_base
 
 router = APIRouter(include_in_schema=False)
 NO_SUCH_COURSE = "There is no such LMS course in this offering."
@@ -32,7 +32,7 @@ def _here(member: Member) -> ColumnElement[bool]:
     if member.user.is_admin:
         return LtiContext.id.is_not(None)
     never_linked_here = and_(
-        LtiContext.offering_id.is_(None), first_offering_id_query() == member.offering.id
+        LtiContext.offering_id.is_(None), legacy_offering_id_query() == member.offering.id
     )
     return or_(LtiContext.offering_id == member.offering.id, never_linked_here)
 
@@ -89,7 +89,7 @@ def _page(
         message=message,
         error=error,
         values=values or {},
-        base=place.prefix,
+        base=staff_base(request),
         jwks_url=str(request.url_for("lti_jwks")),
         login_url=str(request.url_for("lti_login")),
         launch_url=str(request.url_for("lti_launch")),

@@ -7,11 +7,13 @@ from collections.abc import Sequence
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.courses.first import first_course_slug
 from app.lti.accounts import classify_role, role_for
 from app.lti.links import UNLINKED, LinkError, find_context, unlinked
 from app.lti.models import LtiContext
+from app.offerings.first import first_offering
 from app.offerings.models import STAFF, Enrollment, OfferingRole
-from app.offerings.service import enroll, first_offering, get_offering, role_in
+from app.offerings.service import enroll, get_offering, role_in
 from app.users.models import Role, User
 
 FROM_LMS = "lti"
@@ -39,7 +41,7 @@ def offering_of_context(*, session: Session, context: LtiContext) -> int:
         raise LinkError(403, UNLINKED)
     if context.offering_id is not None:
         return get_offering(session=session, offering_id=context.offering_id).id
-    offering = first_offering(session=session)
+    offering = first_offering(session=session, course_slug=first_course_slug())
     context.offering_id = offering.id
     return offering.id
 
@@ -83,5 +85,5 @@ def instructs_where_it_feeds(
         return False
     where = found.offering_id if found is not None else None
     if where is None:
-        where = first_offering(session=session).id
+        where = first_offering(session=session, course_slug=first_course_slug()).id
     return role_in(session=session, user_id=user.id, offering_id=where) == OfferingRole.instructor

@@ -27,8 +27,9 @@ from app.lti.tokens import (
     forget_tokens,
 )
 from app.models_base import utcnow
+from app.offerings.first import offering_and_legacy
 from app.offerings.models import Offering
-from app.offerings.service import offering_and_legacy, work_in
+from app.offerings.service import work_in
 from app.progress.models import QuizAttempt
 from app.submissions.models import PRACTICE, RubricGrade, Submission
 

@@ -25,7 +25,7 @@ from app.lti.registry import platforms
 from app.offerings.access import InstructorMember, Member
 from app.offerings.place import Place, PlaceDep
 from app.web.api import RowId, errors
-from app.web.templating import render
+from app.web.templating import render, staff_base
 
 router = APIRouter(tags=["instructor"])
 DONE = {
@@ -80,7 +80,7 @@ def _page(
         user=member.user,
         offering=member.offering,
         state=_state(session, member),
-        prefix=place.prefix,
+        prefix=staff_base(request),
         error=error,
         values=values or {},
         done=DONE.get(request.query_params.get("done", ""), ""),

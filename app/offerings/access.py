@@ -1,6 +1,6 @@
 """Who may do what in which offering: the role checks every staff route depends on.
 
-URLs without an offering mean the first one; `/offerings/{id}/instructor/...` and
+URLs without an offering mean the course's first one; `/offerings/{id}/instructor/...` and
 `/offerings/{id}/api/...` mean the same pages in offering `id` (the middleware below strips the
 prefix, so each page exists once; its check, and its Place, read the offering from the scope).
 Queries take that Place as an argument (app/offerings/place.py): no offering is global state.
@@ -18,23 +18,23 @@ from sqlalchemy import ColumnElement, ScalarSelect, func, select
 from sqlalchemy.orm import InstrumentedAttribute, Session
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from app.content.first import course_slug_of
 from app.db import SessionDep, release
 from app.errors import DomainError
+from app.offerings.first import first_offering, first_offering_id_query, offering_and_legacy
 from app.offerings.models import STAFF, Offering, OfferingRole
-from app.offerings.place import SCOPE_KEY, Place, offering_named
+from app.offerings.place import SCOPE_KEY, ForeignOffering, Place, offering_named
 from app.offerings.service import (
     enroll,
-    first_offering,
-    first_offering_id_query,
     get_offering,
     members_of,
-    offering_and_legacy,
     role_in,
     students_of,
     work_in,
 )
 from app.users.deps import CurrentUser
 from app.users.models import User
+from app.web.course_urls import SCOPE_COURSE
 
 _PREFIX = re.compile(r"^/offerings/(\d{1,9})(/(?:instructor|api/)[^?]*)$")
 
@@ -72,17 +72,21 @@ class OfferingPrefixMiddleware:
 
 
 def offering_here(place: Place) -> int | ScalarSelect[int]:
-    """The place's offering id, or SQL for the first offering's (staff pages' queries)."""
-    return first_offering_id_query() if place.offering_id is None else place.offering_id
+    """The place's offering id, or SQL for its course's first offering's (staff pages' queries)."""
+    if place.offering_id is None:
+        return first_offering_id_query(place.course.slug)
+    return place.offering_id
 
 
 def offering_id_here(*, session: Session, place: Place) -> tuple[int | None, bool]:
-    """The place's offering id (None: there is no first offering), and whether rows written
-    before offerings (offering_id NULL) count in it, as they do in the first one.
+    """The place's offering id (None: its course has no offering), and whether rows written
+    before offerings (offering_id NULL) count in it, as they do in the first course's first.
 
     An id rather than SQL, so that a query can say `offering_id = 7` and use an index on it.
     """
-    return offering_and_legacy(session=session, offering_id=place.offering_id)
+    return offering_and_legacy(
+        session=session, offering_id=place.offering_id, course_slug=place.course.slug
+    )
 
 
 def work_here(
@@ -134,12 +138,7 @@ def is_member_here(session: Session, user_id: int, place: Place) -> bool:
 
 def set_role_here(session: Session, user: User, role: OfferingRole, place: Place) -> None:
     """Give the person this role in the place's offering (a role set here: no LMS undoes it)."""
-    named = place.offering_id
-    offering = (
-        first_offering(session=session)
-        if named is None
-        else get_offering(session=session, offering_id=named)  # 404 when there is none
-    )
+    offering = offering_of(session, place)
     enroll(session=session, offering=offering, user=user, role=role, source="admin")
 
 
@@ -152,14 +151,29 @@ class Member:
     role: OfferingRole
 
 
+def offering_of(session: Session, place: Place) -> Offering:
+    """The place's offering (see `offering_at`)."""
+    return offering_at(session, place.course.slug, place.offering_id)
+
+
+def offering_at(session: Session, course_slug: str, named: int | None) -> Offering:
+    """The offering a URL names (404 when there is none, or when it runs another course than
+    the URL's), else the course's first one (never another course's)."""
+    if named is None:
+        return first_offering(session=session, course_slug=course_slug)
+    offering = get_offering(session=session, offering_id=named)
+    if offering.course_slug != course_slug:
+        raise ForeignOffering(named, course_slug, offering.course_slug)
+    return offering
+
+
 def member_here(request: Request, user: User, session: SessionDep) -> Member:
-    """The asker's place in the request's offering (site admins act as its instructors)."""
+    """The asker's place in the request's offering (site admins act as its instructors); the
+    course is the URL's (a slug is enough: no content is loaded for a role check)."""
     named = offering_named(request)
     try:
-        if named is None:
-            offering = first_offering(session=session)
-        else:
-            offering = get_offering(session=session, offering_id=named)  # 404 when there is none
+        course_slug = course_slug_of(request.scope.get(SCOPE_COURSE))
+        offering = offering_at(session, course_slug, named)
         role = role_in(session=session, user_id=user.id, offering_id=offering.id)
     finally:
         release(session)
@@ -193,7 +207,8 @@ def instructor_of_request(request: Request, user: User, session: SessionDep) -> 
 
 
 def require_instructor(request: Request, user: CurrentUser, session: SessionDep) -> User:
-    """403 unless an instructor of the request's offering (the first one for URLs without one)."""
+    """403 unless an instructor of the request's offering (the course's first for URLs without
+    one)."""
     return instructor_of_request(request, user, session)
 
 

@@ -11,8 +11,6 @@ from sqlalchemy.orm import Mapped, mapped_column
 from app.db import Base
 from app.models_base import created_at_column
 
-FIRST_COURSE = "positional-embeddings"
-
 
 class OfferingRole(enum.StrEnum):
     """What a member may do in one offering: staff see students' work, students solve."""

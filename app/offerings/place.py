@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, Request
+from sqlalchemy import select
 
 from app.content.loader import Course
 from app.content.service import CourseDep
+from app.db import session_factory
+from app.errors import DomainError
+from app.offerings.models import Offering
 
 SCOPE_KEY = "offering_id"  # set by OfferingPrefixMiddleware from `/offerings/{id}/...`
 
@@ -18,7 +23,7 @@ class Place:
     """The course and the offering one request works in, handed to services as `place=`."""
 
     course: Course
-    offering_id: int | None = None  # the offering the URL names; None: the first offering
+    offering_id: int | None = None  # the offering the URL names; None: the course's first
 
     @property
     def prefix(self) -> str:
@@ -27,14 +32,42 @@ class Place:
 
 
 def offering_named(request: Request) -> int | None:
-    """The offering this request's URL names (`/offerings/{id}/...`); None: the first one."""
+    """The offering this request's URL names (`/offerings/{id}/...`); None: the course's first."""
     named = request.scope.get(SCOPE_KEY)
     return named if isinstance(named, int) else None
 
 
+class ForeignOffering(DomainError):
+    """404: the URL names an offering of another course than the one it is in."""
+
+    def __init__(self, offering_id: int, course_slug: str, owner: str) -> None:
+        super().__init__(
+            404,
+            f"Offering {offering_id} is not an offering of the course '{course_slug}' (it is "
+            f"one of '{owner}'); open it under that course's address.",
+        )
+
+
+def course_of_offering(offering_id: int) -> str | None:
+    """The slug of the course the offering runs; None when there is no such offering."""
+    with session_factory()() as session:
+        return session.scalar(select(Offering.course_slug).where(Offering.id == offering_id))
+
+
+def check_place(place: Place, owner: str | None) -> Place:
+    """The place, unless its offering runs another course (then a 404 that says so)."""
+    if place.offering_id is not None and owner is not None and owner != place.course.slug:
+        raise ForeignOffering(place.offering_id, place.course.slug, owner)
+    return place
+
+
 async def get_place(request: Request, course: CourseDep) -> Place:
-    """FastAPI dependency: this request's course and offering (async: no trip to a thread)."""
-    return Place(course, offering_named(request))
+    """FastAPI dependency: this request's course and offering, the offering checked to be one
+    of the course's (async: a trip to a thread only when the URL names an offering)."""
+    place = Place(course, offering_named(request))
+    if place.offering_id is None:
+        return place
+    return check_place(place, await asyncio.to_thread(course_of_offering, place.offering_id))
 
 
 PlaceDep = Annotated[Place, Depends(get_place)]

@@ -33,7 +33,7 @@ from app.users.models import User
 from app.users.password_links import PasswordLink, make_link
 from app.users.ratelimit import AuthLimiterDep, FailureLimiter, minutes_text
 from app.web.api import RowId, errors
-from app.web.templating import render
+from app.web.templating import render, staff_base
 
 router = APIRouter()
 
@@ -320,5 +320,5 @@ def password_link_form(
         "offerings/password_link.html",
         user=member.user,
         link=link,
-        prefix=place.prefix,
+        prefix=staff_base(request),
     )

@@ -13,10 +13,13 @@ from sqlalchemy import ColumnElement, ScalarSelect, bindparam, false, func, or_,
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from app.config import get_settings
+from app.content.first import first_course_slug
 from app.errors import DomainError
 from app.events import AccountCreated
 from app.models_base import as_utc
-from app.offerings.models import FIRST_COURSE, STAFF, Enrollment, Offering, OfferingRole
+from app.offerings.first import first_offering as first_offering  # tests' and callers' name
+from app.offerings.first import offering_and_legacy
+from app.offerings.models import STAFF, Enrollment, Offering, OfferingRole
 from app.users.models import Role, User
 
 JOIN_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I to misread
@@ -52,27 +55,6 @@ def new_join_code() -> str:
     return "".join(secrets.choice(JOIN_CODE_ALPHABET) for _ in range(JOIN_CODE_LENGTH))
 
 
-def first_offering_id_query() -> ScalarSelect[int]:
-    """SQL for the first offering's id: what every URL without an offering means (built once:
-    an immutable statement, and building it cost a page as much as running it, issue 54)."""
-    return _first_offering_id()
-
-
-@functools.cache
-def _first_offering_id() -> ScalarSelect[int]:
-    return (
-        select(func.min(Offering.id)).where(Offering.course_slug == FIRST_COURSE).scalar_subquery()
-    )
-
-
-def offering_and_legacy(*, session: Session, offering_id: int | None) -> tuple[int | None, bool]:
-    """The offering's id (None: the first one's; still None when there is none), and whether
-    rows written before offerings (offering_id NULL) count in it, as they do in the first one."""
-    first = session.scalar(select(first_offering_id_query()))
-    here = first if offering_id is None else offering_id
-    return here, here is not None and here == first
-
-
 def work_in(
     column: InstrumentedAttribute[int | None], offering_id: int | None, *, legacy: bool
 ) -> ColumnElement[bool]:
@@ -85,26 +67,21 @@ def work_in(
 
 
 def in_offering(
-    *, session: Session, column: InstrumentedAttribute[int | None], offering_id: int | None
+    *,
+    session: Session,
+    column: InstrumentedAttribute[int | None],
+    offering_id: int | None,
+    course_slug: str | None = None,
 ) -> ColumnElement[bool]:
-    """SQL: the row belongs to this offering (None: the first; rows without one count there);
-    with no offering at all, rows without one, so that a limit is never lifted by it."""
-    here, legacy = offering_and_legacy(session=session, offering_id=offering_id)
+    """SQL: the row belongs to this offering (None: the course's first; rows without one count
+    in the first course's first); with no offering at all, rows without one, so that a limit
+    is never lifted by it."""
+    here, legacy = offering_and_legacy(
+        session=session, offering_id=offering_id, course_slug=course_slug
+    )
     if here is None:
         return column.is_(None)
     return work_in(column, here, legacy=legacy)
-
-
-def first_offering(*, session: Session) -> Offering:
-    """The offering today's data moved into; made again if someone deleted it."""
-    found = session.scalar(
-        select(Offering).where(Offering.course_slug == FIRST_COURSE).order_by(Offering.id).limit(1)
-    )
-    if found is None:  # the first course's public offering ships open
-        found = Offering(course_slug=FIRST_COURSE, title="First offering", is_open=True)
-        session.add(found)
-        session.flush()
-    return found
 
 
 def get_offering(*, session: Session, offering_id: int) -> Offering:
@@ -247,7 +224,7 @@ def join_first(*, session: Session, user: User) -> Enrollment | None:
     `offerings enroll` or an LMS launch."""
     if not get_settings().new_accounts_join_first_offering or user.role != Role.instructor:
         return None
-    offering = first_offering(session=session)
+    offering = first_offering(session=session, course_slug=first_course_slug())
     return enroll(
         session=session, offering=offering, user=user, role=OfferingRole.instructor, source="signup"
     )
@@ -370,7 +347,7 @@ WORK_PARAMS = ("work_user_id", "work_course_slug", "work_named")
 def offering_for_work_bound(*, named: bool) -> ScalarSelect[int]:
     """`offering_for_work` as SQL, built once, its values left as the parameters WORK_PARAMS (the
     third only when `named`): the named offering they belong to, else their newest of the
-    course, else the course's open offering their work would join, else the first offering.
+    course, else the course's open offering their work would join, else its first offering.
     Pages run it for every student without joining anyone."""
     user_id: Any = bindparam(WORK_PARAMS[0])
     course_slug: Any = bindparam(WORK_PARAMS[1])
@@ -390,5 +367,6 @@ def _offering_for_work(user_id: Any, course_slug: Any, named: Any) -> ScalarSele
         choices.insert(0, mine.where(Enrollment.offering_id == named).scalar_subquery())
         choices.append(open_here.where(Offering.id == named).scalar_subquery())
     choices.append(open_here.order_by(Offering.id).limit(1).scalar_subquery())
-    choices.append(first_offering_id_query())
+    first_here = select(func.min(Offering.id)).where(Offering.course_slug == course_slug)
+    choices.append(first_here.scalar_subquery())
     return select(func.coalesce(*choices)).scalar_subquery()

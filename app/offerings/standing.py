@@ -9,8 +9,9 @@ from __future__ import annotations
 from sqlalchemy import exists, select
 from sqlalchemy.orm import Session
 
+from app.offerings.first import legacy_offering_id_query
 from app.offerings.models import STAFF, Enrollment, Offering
-from app.offerings.service import first_offering_id_query, is_staff, role_in
+from app.offerings.service import is_staff, role_in
 from app.users.models import User
 
 
@@ -21,7 +22,7 @@ def staff_of_work(*, session: Session, user: User, offering_id: int | None) -> b
         return True
     where = offering_id
     if where is None:
-        where = session.scalar(select(first_offering_id_query()))
+        where = session.scalar(select(legacy_offering_id_query()))
     if where is None:
         return False
     return is_staff(role_in(session=session, user_id=user.id, offering_id=where))

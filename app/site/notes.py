@@ -11,7 +11,8 @@ from typing import Any
 from sqlalchemy import Select, String, bindparam, func, literal, select, union_all
 from sqlalchemy.orm import Session
 
-from app.offerings.models import FIRST_COURSE, Offering
+from app.courses.first import first_course_slug
+from app.offerings.models import Offering
 from app.problems.models import ProblemReport
 from app.submissions.models import RegradeRequest, Submission, SubmissionComment
 
@@ -48,7 +49,8 @@ def staff_notes(
     *, session: Session, user_id: int, since: dt.datetime, limit: int = 5
 ) -> list[StaffNote]:
     """What staff wrote to this student since then, newest first (one statement: a union)."""
-    found = session.execute(_notes(limit), {"notes_user_id": user_id, "notes_since": since})
+    values = {"notes_user_id": user_id, "notes_since": since, "notes_course": first_course_slug()}
+    found = session.execute(_notes(limit), values)
     return [StaffNote(*row) for row in found]
 
 
@@ -57,6 +59,8 @@ def _notes(limit: int) -> Select[Any]:
     """The union, built once: building it per home page cost more than running it (issue 54)."""
     user_id: Any = bindparam("notes_user_id")
     since: Any = bindparam("notes_since")
+    # A report filed outside any offering is about the first course (CONTENT_DIR's).
+    first_course: Any = bindparam("notes_course", type_=String())
     comments = (
         select(
             literal("comment", String()),
@@ -94,7 +98,7 @@ def _notes(limit: int) -> Select[Any]:
             literal("report:", String()) + ProblemReport.kind,
             func.coalesce(ProblemReport.submission_id, 0),
             ProblemReport.slug,
-            func.coalesce(Offering.course_slug, FIRST_COURSE),
+            func.coalesce(Offering.course_slug, first_course),
             func.coalesce(ProblemReport.reply, ""),
             ProblemReport.resolved_at,
         )

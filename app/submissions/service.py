@@ -16,8 +16,9 @@ from app.errors import DomainError
 from app.hooks import practice_closed, result_held
 from app.jobs import live
 from app.models_base import utcnow
+from app.offerings.first import legacy_offering_id_query
 from app.offerings.place import Place
-from app.offerings.service import first_offering_id_query, is_staff, offering_for_work, role_in
+from app.offerings.service import is_staff, offering_for_work, role_in
 from app.offerings.standing import staff_of_course, staff_of_work
 from app.submissions.locks import lock_reason
 from app.submissions.models import PRACTICE, Draft, Submission
@@ -160,7 +161,7 @@ def visible_submission(*, session: Session, user: User, submission_id: int) -> S
         return row
     where = row.offering_id
     if where is None:  # work from before offerings counts in the first one
-        where = session.scalar(select(first_offering_id_query()))
+        where = session.scalar(select(legacy_offering_id_query()))
     held = None if where is None else role_in(session=session, user_id=user.id, offering_id=where)
     return row if is_staff(held) else None
 

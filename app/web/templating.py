@@ -34,6 +34,17 @@ def course_url(context: Any, url: str) -> str:
 
 templates.env.filters["course_url"] = course_url
 
+
+def staff_base(request: Request) -> str:
+    """Where a staff page's links start: the course and the offering it was served under
+    (`/courses/{course}`, `/offerings/{id}`, both or neither), so no link leaves them."""
+    offering = request.scope.get("offering_id")
+    base = request.scope.get("course_base") or ""
+    return base + (f"/offerings/{offering}" if offering is not None else "")
+
+
+templates.env.globals["staff_base"] = staff_base
+
 # Per template (a new Template object when `serve --reload` sees it change), per view object.
 _FRAGMENTS: weakref.WeakKeyDictionary[Template, weakref.WeakKeyDictionary[Any, Markup]] = (
     weakref.WeakKeyDictionary()

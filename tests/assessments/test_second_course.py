@@ -28,6 +28,7 @@ from tests.assessments.world import (
     headers,
     second_midterm,
 )
+from tests.courses.helpers import join_first_offering
 from tests.jobs.helpers import RecordingQueue
 
 BASE = f"/courses/{SECOND}"
@@ -92,7 +93,9 @@ def test_the_second_course_runs_its_exam(client: TestClient) -> None:
 
 
 def test_the_second_course_gives_extra_time(client: TestClient) -> None:
-    ann = headers(ANN)
+    ann, teacher = headers(ANN), headers(TEACHER, Role.instructor)
+    join_first_offering(ANN, SECOND, "student")  # the second course's own people
+    join_first_offering(TEACHER, SECOND, "instructor")
     attempt = client.post(f"/api/courses/{SECOND}/assessments/midterm/attempts", headers=ann)
     assert attempt.status_code == 201, attempt.text
     with session_factory()() as session:
@@ -100,7 +103,7 @@ def test_the_second_course_gives_extra_time(client: TestClient) -> None:
     put = client.put(
         f"/api/courses/{SECOND}/instructor/assessments/midterm/accommodations/{ann_id}",
         json={"extra_minutes": 15, "reason": "letter"},
-        headers=headers(TEACHER, Role.instructor),
+        headers=teacher,
     )
     assert put.status_code == 200, put.text
     state = client.get(f"/api/assessments/attempts/{attempt.json()['id']}", headers=ann).json()
@@ -115,6 +118,7 @@ def test_validate_and_stats_see_the_second_courses_exam(
 
     reset_process_registry()
     ann = headers(ANN)
+    join_first_offering(ANN, SECOND, "student")  # its statistics count its own offering's
     attempt = client.post(f"/api/courses/{SECOND}/assessments/midterm/attempts", headers=ann)
     client.put(
         f"/api/assessments/attempts/{attempt.json()['id']}/answers",

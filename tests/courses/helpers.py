@@ -27,3 +27,19 @@ def tiny_course(to: Path, slug: str, title: str = "Tiny") -> Path:
     shutil.copy(first, to / "lessons" / first.name)
     (to / "course.yaml").write_text(COURSE_YAML.format(slug=slug, title=title), "utf-8")
     return to
+
+
+def join_first_offering(email: str, course_slug: str, role: str) -> None:
+    """Give the account ROLE in the course's first offering (what its URLs without one mean)."""
+    from sqlalchemy import select
+
+    from app.db import session_factory
+    from app.offerings.models import OfferingRole
+    from app.offerings.service import enroll, first_offering
+    from app.users.models import User
+
+    with session_factory()() as session:
+        user = session.scalar(select(User).where(User.email == email))
+        assert user is not None
+        offering = first_offering(session=session, course_slug=course_slug)
+        enroll(session=session, offering=offering, user=user, role=OfferingRole(role))

@@ -68,8 +68,18 @@ def test_every_course_scoped_route_answers_under_the_second_course() -> None:
 
 
 def test_the_second_course_staff_pages_show_its_content(client: TestClient) -> None:
+    from app.db import session_factory
+    from app.offerings.models import OfferingRole
+    from app.offerings.service import enroll, first_offering
+    from app.users.models import User
+
     user = logged_in_client(client, "teacher@example.org")
-    make_instructor(user.id)
+    make_instructor(user.id)  # of the first course's first offering (its plain URLs)
+    with session_factory()() as session:  # and of the second course's (its URLs without one)
+        person = session.get(User, user.id)
+        assert person is not None
+        offering = first_offering(session=session, course_slug=SECOND)
+        enroll(session=session, offering=offering, user=person, role=OfferingRole.instructor)
     gradebook = client.get(f"/api/courses/{SECOND}/instructor/gradebook")
     assert gradebook.status_code == 200, gradebook.text
     assert "split-heads" in gradebook.json()["exercises"]
@@ -103,7 +113,9 @@ def test_a_second_course_offering_has_its_staff_pages_under_both_prefixes(
     assert book.status_code == 200 and "split-heads" in book.json()["exercises"]
     page = client.get(f"{base}/instructor/settings")
     assert page.status_code == 200
-    # Their role is in that offering, not the first one (which the plain URL means).
-    assert client.get(f"/courses/{SECOND}/instructor/settings").status_code == 403
+    # The second course's URL without an offering means its first offering, this one; the
+    # plain URL means the first course's, where they hold no role.
+    assert client.get(f"/courses/{SECOND}/instructor/settings").status_code == 200
+    assert client.get("/instructor/settings").status_code == 403
     moved = client.get(f"{base}/instructor", follow_redirects=False)
     assert moved.headers["location"] == f"{base}/instructor/gradebook"

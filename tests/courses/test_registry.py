@@ -5,7 +5,9 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from app.config import ROOT
+import pytest
+
+from app.config import ROOT, get_settings
 from app.courses.registry import Registry, discover
 from app.courses.version import content_version, files_hash
 from tests.courses.helpers import copy_attention, tiny_course
@@ -53,12 +55,20 @@ def test_a_broken_or_clashing_course_yaml_is_a_problem_not_a_course(tmp_path: Pa
     assert any("typo/course.yaml" in m and "author" in m for m in messages)
 
 
-def test_the_first_course_serves_without_a_course_yaml(tmp_path: Path) -> None:
+def test_the_first_course_serves_without_a_course_yaml(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = _root(tmp_path)
     (root / "course.yaml").unlink()
+    monkeypatch.delenv("FIRST_COURSE_SLUG", raising=False)
+    get_settings.cache_clear()
     sources, problems = discover(root)
-    assert sources[0].slug == "positional-embeddings" and sources[0].origin == "root"
+    assert sources[0].slug == "root" and sources[0].origin == "root"  # its folder's name
     assert "course.yaml" in problems[0].path and "missing" in problems[0].message
+    monkeypatch.setenv("FIRST_COURSE_SLUG", "old-slug")  # or the slug the settings name
+    get_settings.cache_clear()
+    assert discover(root)[0][0].slug == "old-slug"
+    get_settings.cache_clear()
 
 
 def test_version_is_the_commit_in_git_and_a_hash_elsewhere(tmp_path: Path) -> None:

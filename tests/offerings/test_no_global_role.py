@@ -137,8 +137,11 @@ def test_a_promotion_changes_one_offerings_role(client: TestClient) -> None:
     assert promoted.status_code == 303
     solution = f"/courses/{SECOND}/exercises/scaled-dot-product-attention/solution"
     assert client.get(solution, headers=student).status_code == 403
-    staff_b = client.get(f"/offerings/{second_course}/api/instructor/gradebook", headers=student)
-    assert staff_b.status_code == 403
+    staff_b = f"/courses/{SECOND}/offerings/{second_course}/api/instructor/gradebook"
+    assert client.get(staff_b, headers=student).status_code == 403
+    # Under the first course's URL that offering is not one of its offerings at all.
+    plain = client.get(f"/offerings/{second_course}/api/instructor/gradebook", headers=student)
+    assert plain.status_code == 404
     with session_factory()() as session:
         user = session.get(User, student_id)
         assert user is not None and user.role == Role.student

@@ -20,16 +20,18 @@ def test_the_student_reads_the_reply_on_their_home_page(client: TestClient) -> N
         headers=student,
     )
     assert _reports() == [("Case 3 looks wrong.", c)]
-    listing = client.get(f"/offerings/{c}/instructor/problems", headers=teacher).text
+    listing = client.get(
+        f"/courses/{SECOND}/offerings/{c}/instructor/problems", headers=teacher
+    ).text
     report_id = listing.split('id="problem-', 1)[1].split('"', 1)[0]
     too_long = client.post(
-        f"/offerings/{c}/instructor/problems/{report_id}/resolve",
+        f"/courses/{SECOND}/offerings/{c}/instructor/problems/{report_id}/resolve",
         data={"reply": "x" * 4001},
         headers=teacher,
     )
     assert too_long.status_code == 422
     resolved = client.post(
-        f"/offerings/{c}/instructor/problems/{report_id}/resolve",
+        f"/courses/{SECOND}/offerings/{c}/instructor/problems/{report_id}/resolve",
         data={"reply": "Thanks: case 3's expected output is fixed."},
         headers=teacher,
         follow_redirects=False,

@@ -23,6 +23,7 @@ from app.progress.models import QuizAttempt
 from app.users.models import Role, User
 from tests.assessments.conftest import course_root, exam, write
 from tests.conftest import make_token
+from tests.courses.helpers import join_first_offering
 
 __all__ = ["course_root"]
 LESSON = "learned-absolute"
@@ -262,6 +263,7 @@ def test_the_second_course_regrades_its_own_quiz(
     get_settings.cache_clear()
     with TestClient(create_app()) as client:
         ann = _bearer(ANN, Role.student)
+        join_first_offering(ANN, SECOND, "student")  # the second course's own people
         sent = client.post(
             f"/courses/{SECOND}/api/lessons/multi-head/quiz",
             json={"answers": {"base-head-width": "64"}},
@@ -279,6 +281,7 @@ def test_the_second_course_regrades_its_own_quiz(
             }
             session.commit()
         teacher = _bearer("teacher@example.org", Role.instructor)
+        join_first_offering("teacher@example.org", SECOND, "instructor")
         # The first course has no such lesson; the second course's URL regrades it.
         assert (
             client.post("/api/lessons/multi-head/quiz/regrade", headers=teacher).status_code == 404

@@ -1,0 +1,66 @@
+"""A course's first offering: what its URLs without an offering mean, and where rows written
+before offerings count (the first course's first offering). The app always names the course."""
+
+from __future__ import annotations
+
+import functools
+
+from sqlalchemy import ScalarSelect, func, select
+from sqlalchemy.orm import Session
+
+from app.content.first import first_course_slug
+from app.offerings.models import Offering
+
+
+def first_offering_id_query(course_slug: str) -> ScalarSelect[int]:
+    """SQL for the course's first offering's id: what its URLs without an offering mean (built
+    once per course: an immutable statement, and building it cost a page as much as running it,
+    issue 54)."""
+    return _first_offering_id(course_slug)
+
+
+@functools.cache
+def _first_offering_id(course_slug: str) -> ScalarSelect[int]:
+    return (
+        select(func.min(Offering.id)).where(Offering.course_slug == course_slug).scalar_subquery()
+    )
+
+
+def legacy_offering_id_query() -> ScalarSelect[int]:
+    """SQL for the offering that rows written before offerings (offering_id NULL) count in: the
+    first offering of the first course (CONTENT_DIR's), the only course there was then."""
+    return first_offering_id_query(first_course_slug())
+
+
+def offering_and_legacy(
+    *, session: Session, offering_id: int | None, course_slug: str | None = None
+) -> tuple[int | None, bool]:
+    """The offering's id (None: the course's first; still None when it has none), and whether
+    rows written before offerings (offering_id NULL) count in it, as they do in the first
+    course's first offering. A request names its course (its Place's); a stored row that
+    names no offering and no course (a background job's) means the first course."""
+    legacy = session.scalar(select(legacy_offering_id_query()))
+    here = offering_id
+    if here is None:
+        first_here = course_slug is None or course_slug == first_course_slug()
+        here = legacy if first_here else _first_id(session, course_slug)
+    return here, here is not None and here == legacy
+
+
+def _first_id(session: Session, course_slug: str | None) -> int | None:
+    return session.scalar(select(first_offering_id_query(course_slug or first_course_slug())))
+
+
+def first_offering(*, session: Session, course_slug: str | None = None) -> Offering:
+    """The course's first offering: what its URLs without an offering mean (the first course's
+    is the one today's data moved into); made, open, when the course has none yet. None: the
+    first course (CONTENT_DIR's); the app always names the course (tests/courses/test_one_place)."""
+    slug = first_course_slug() if course_slug is None else course_slug
+    found = session.scalar(
+        select(Offering).where(Offering.course_slug == slug).order_by(Offering.id).limit(1)
+    )
+    if found is None:  # a course's public offering ships open
+        found = Offering(course_slug=slug, title="First offering", is_open=True)
+        session.add(found)
+        session.flush()
+    return found
