@@ -74,7 +74,7 @@ class OfferingPrefixMiddleware:
 def offering_here(place: Place) -> int | ScalarSelect[int]:
     """The place's offering id, or SQL for its course's first offering's (staff pages' queries)."""
     if place.offering_id is None:
-        return first_offering_id_query(place.course.slug)
+        return first_offering_id_query(place.course_slug)
     return place.offering_id
 
 
@@ -85,7 +85,7 @@ def offering_id_here(*, session: Session, place: Place) -> tuple[int | None, boo
     An id rather than SQL, so that a query can say `offering_id = 7` and use an index on it.
     """
     return offering_and_legacy(
-        session=session, offering_id=place.offering_id, course_slug=place.course.slug
+        session=session, offering_id=place.offering_id, course_slug=place.course_slug
     )
 
 
@@ -153,7 +153,7 @@ class Member:
 
 def offering_of(session: Session, place: Place) -> Offering:
     """The place's offering (see `offering_at`)."""
-    return offering_at(session, place.course.slug, place.offering_id)
+    return offering_at(session, place.course_slug, place.offering_id)
 
 
 def offering_at(session: Session, course_slug: str, named: int | None) -> Offering:

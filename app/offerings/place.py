@@ -9,6 +9,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 from sqlalchemy import select
 
+from app.content.first import first_course_slug
 from app.content.loader import Course
 from app.content.service import CourseDep
 from app.db import session_factory
@@ -24,6 +25,12 @@ class Place:
 
     course: Course
     offering_id: int | None = None  # the offering the URL names; None: the course's first
+
+    @property
+    def course_slug(self) -> str:
+        """The course's slug; a course loaded outside the registry (a command, a benchmark's
+        class) has none of its own and is the first course, as its rows are."""
+        return self.course.slug or first_course_slug()
 
     @property
     def prefix(self) -> str:
@@ -56,8 +63,8 @@ def course_of_offering(offering_id: int) -> str | None:
 
 def check_place(place: Place, owner: str | None) -> Place:
     """The place, unless its offering runs another course (then a 404 that says so)."""
-    if place.offering_id is not None and owner is not None and owner != place.course.slug:
-        raise ForeignOffering(place.offering_id, place.course.slug, owner)
+    if place.offering_id is not None and owner is not None and owner != place.course_slug:
+        raise ForeignOffering(place.offering_id, place.course_slug, owner)
     return place
 
 
