@@ -92,6 +92,9 @@ def launch(
         "POOL_WARM_ON_START": "true",
         "GRADING_WORKERS": "2",
         "CONTENT_DIR": str(content_dir),
+        # A copy of the course's folders has no course.yaml: it stands for the first course
+        # (its offerings, made by the migrations, are that course's; app/content/first.py).
+        "FIRST_COURSE_SLUG": "positional-embeddings",
         # `expire_sessions` ends sessions by writing the database from outside the server,
         # which a server remembering sessions (issue 23) would see only after a few seconds; a
         # real time-out is seen at once (tests/users/test_session_cache.py).
