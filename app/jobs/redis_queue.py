@@ -16,6 +16,7 @@ message and send them again.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 import uuid
@@ -88,21 +89,35 @@ class RedisQueue:
         self._workers: list[dramatiq.Worker] = []
 
     def enqueue(self, job: Ref) -> None:
-        """Send the message, then record it (a crash in between only causes a harmless resend)."""
+        """Record the message, then send it: a worker may take it before the next command, and
+        its `zrem` must find the record (sent first, a late record outlived the job)."""
         ref = as_ref(job)
         grade = ref.kind == GRADE
         lane = self._lane_of(ref.id) if grade and self._lane_of is not None else GRADING
         message: int | str = ref.id if grade else ref.key()
         try:
-            (self.experiment_actor if lane == EXPERIMENTS else self.actor).send(message)
             self.client.zadd(self.sent_key, {ref.key(): time.time()})
+        except redis.RedisError as exc:
+            self._not_sent(ref, exc)
+            return
+        try:
+            (self.experiment_actor if lane == EXPERIMENTS else self.actor).send(message)
         except (redis.RedisError, dramatiq.errors.DramatiqError) as exc:
-            log.warning(
-                "could not queue job %s (%s); it stays queued and will be sent again",
-                ref.key(),
-                exc,
-                extra={"job": ref.key()},
-            )
+            self._not_sent(ref, exc)
+            # No record: the reaper sends it again after its grace period (if Redis refuses
+            # this too, the record goes stale and the reaper resends after STALE_SECONDS).
+            with contextlib.suppress(redis.RedisError):
+                self.client.zrem(self.sent_key, ref.key())
+
+    @staticmethod
+    def _not_sent(ref: JobRef, exc: Exception) -> None:
+        """The row stays queued; the reaper sends it again."""
+        log.warning(
+            "could not queue job %s (%s); it stays queued and will be sent again",
+            ref.key(),
+            exc,
+            extra={"job": ref.key()},
+        )
 
     def depth(self) -> int:
         """Jobs sent and not yet picked up."""

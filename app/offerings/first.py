@@ -64,3 +64,24 @@ def first_offering(*, session: Session, course_slug: str | None = None) -> Offer
         session.add(found)
         session.flush()
     return found
+
+
+NOWHERE = 0  # no offering has this id: reading dates there gives the content's and no policy
+
+
+def where_row_counts(*, session: Session, offering_id: int | None, course_slug: str) -> int | None:
+    """The offering a stored row counts in: its own; a row with none counts in the first
+    course's first offering when it is of the first course (written before offerings, or
+    self-study there, as before), and nowhere (None) when it is of another course."""
+    if offering_id is not None:
+        return offering_id
+    if course_slug != first_course_slug():
+        return None
+    return session.scalar(select(legacy_offering_id_query()))
+
+
+def dated_in(*, session: Session, offering_id: int | None, course_slug: str) -> int:
+    """The offering whose dates and late policy a row is judged by (`where_row_counts`;
+    NOWHERE for self-study in another course: the content's dates, no policy)."""
+    where = where_row_counts(session=session, offering_id=offering_id, course_slug=course_slug)
+    return NOWHERE if where is None else where

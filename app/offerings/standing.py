@@ -9,20 +9,20 @@ from __future__ import annotations
 from sqlalchemy import exists, select
 from sqlalchemy.orm import Session
 
-from app.offerings.first import legacy_offering_id_query
+from app.offerings.first import where_row_counts
 from app.offerings.models import STAFF, Enrollment, Offering
 from app.offerings.service import is_staff, role_in
 from app.users.models import User
 
 
-def staff_of_work(*, session: Session, user: User, offering_id: int | None) -> bool:
+def staff_of_work(
+    *, session: Session, user: User, offering_id: int | None, course_slug: str
+) -> bool:
     """Whether the person sees this work as staff: a site administrator, or an instructor or
-    TA of the offering it counts in (work from before offerings counts in the first one)."""
+    TA of the offering it counts in (`where_row_counts`: self-study counts in none)."""
     if user.is_admin:
         return True
-    where = offering_id
-    if where is None:
-        where = session.scalar(select(legacy_offering_id_query()))
+    where = where_row_counts(session=session, offering_id=offering_id, course_slug=course_slug)
     if where is None:
         return False
     return is_staff(role_in(session=session, user_id=user.id, offering_id=where))

@@ -16,6 +16,7 @@ from app.deadlines.policy import refusal_message
 from app.deadlines.rules import lateness
 from app.hooks import practice_closed
 from app.models_base import utcnow
+from app.offerings.first import dated_in
 from app.offerings.place import Place
 from app.offerings.service import offering_for_work
 from app.progress.models import QuizAttempt
@@ -217,7 +218,9 @@ def refuse_if_closed(
         slug=lesson_slug,
         due=due,
         at=utcnow(),
-        offering_id=offering_id,
+        offering_id=dated_in(
+            session=session, offering_id=offering_id, course_slug=course_slug or first_course_slug()
+        ),
     )
     if standing.refused and standing.due is not None:
         raise QuizRefused(

@@ -231,7 +231,9 @@ def result_page(
     here = course_slug_of(request.scope.get("course"))
     if row is None or row.exercise_slug != exercise.meta.slug or row.course_slug != here:
         raise HTTPException(404, "There is no submission with that id for this exercise.")
-    instructor = staff_of_work(session=session, user=user, offering_id=row.offering_id)
+    instructor = staff_of_work(
+        session=session, user=user, offering_id=row.offering_id, course_slug=row.course_slug
+    )
     hidden_open = not instructor and hidden_tests_open(
         session=session, course=course, user=user, row=row, now=utcnow()
     )

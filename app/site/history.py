@@ -146,7 +146,9 @@ def submission_page(
     if row.user_id != user.id:
         owner = session.get(User, row.user_id)
         author = (owner.name or owner.email) if owner else f"account {row.user_id}"
-    instructor = staff_of_work(session=session, user=user, offering_id=row.offering_id)
+    instructor = staff_of_work(
+        session=session, user=user, offering_id=row.offering_id, course_slug=row.course_slug
+    )
     view = submission_view(
         row,
         exercise=course.exercise(row.exercise_slug),

@@ -16,9 +16,9 @@ from app.errors import DomainError
 from app.hooks import practice_closed, result_held
 from app.jobs import live
 from app.models_base import utcnow
-from app.offerings.first import legacy_offering_id_query
+from app.offerings.first import dated_in
 from app.offerings.place import Place
-from app.offerings.service import is_staff, offering_for_work, role_in
+from app.offerings.service import offering_for_work
 from app.offerings.standing import staff_of_course, staff_of_work
 from app.submissions.locks import lock_reason
 from app.submissions.models import PRACTICE, Draft, Submission
@@ -113,7 +113,7 @@ def create_submission(
         slug=exercise,
         due=found.meta.due,
         at=utcnow(),
-        offering_id=row.offering_id,
+        offering_id=dated_in(session=session, offering_id=row.offering_id, course_slug=slug_here),
     )
     if standing.refused and mode == "submit" and standing.due is not None:
         _keep_as_draft(session=session, row=row)
@@ -157,13 +157,12 @@ def visible_submission(*, session: Session, user: User, submission_id: int) -> S
     row = session.get(Submission, submission_id)
     if row is None:
         return None
-    if row.user_id == user.id or user.is_admin:
+    if row.user_id == user.id:
         return row
-    where = row.offering_id
-    if where is None:  # work from before offerings counts in the first one
-        where = session.scalar(select(legacy_offering_id_query()))
-    held = None if where is None else role_in(session=session, user_id=user.id, offering_id=where)
-    return row if is_staff(held) else None
+    mine = staff_of_work(
+        session=session, user=user, offering_id=row.offering_id, course_slug=row.course_slug
+    )
+    return row if mine else None
 
 
 def held_from(*, session: Session, user: User, row: Submission, now: dt.datetime) -> str | None:
@@ -193,7 +192,9 @@ def stop_experiment(*, session: Session, course: Course, user: User, submission_
 def staff_view(*, session: Session, user: User, row: Submission) -> bool:
     """Whether this reader sees the submission as staff (hidden tests whole): a site
     administrator or staff of the offering it counts in; never by a global role."""
-    return staff_of_work(session=session, user=user, offering_id=row.offering_id)
+    return staff_of_work(
+        session=session, user=user, offering_id=row.offering_id, course_slug=row.course_slug
+    )
 
 
 def hidden_tests_open(

@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from app.deadlines.term import ItemDue, student_term
+from app.offerings.first import NOWHERE, where_row_counts
 from app.submissions.comments import comment_json, comments_on
 from app.submissions.models import (
     PRACTICE,
@@ -121,7 +122,12 @@ def _standing(
             rubric=rubric,
             by_hand=session.get(RubricGrade, row.id) if rubric is not None else None,
         )
-    term = student_term(session=session, user_id=row.user_id, offering_id=row.offering_id)
+    where = where_row_counts(
+        session=session, offering_id=row.offering_id, course_slug=row.course_slug
+    )
+    term = student_term(
+        session=session, user_id=row.user_id, offering_id=NOWHERE if where is None else where
+    )
     counted = None
     if row.mode == "submit" and row.status == "done":
         counted = term.counted(

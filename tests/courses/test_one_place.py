@@ -204,3 +204,35 @@ def test_an_instructor_made_by_the_command_line_teaches_the_first_course(data_di
         assert role_in(session=session, user_id=user.id, offering_id=first.id) == (
             OfferingRole.instructor
         )
+
+
+def test_self_study_in_the_second_course_counts_in_no_offering_of_the_first(
+    client: TestClient,
+) -> None:
+    """Work done in a course whose offerings are closed to the student is stored with no
+    offering (self-study); the first course's staff must not see it as their old rows."""
+    first, second = _offerings()
+    with session_factory()() as session:
+        closed = session.get(Offering, second)
+        assert closed is not None
+        closed.is_open = False
+        session.commit()
+    mine = _person("a-teacher@example.org", first, OfferingRole.ta)
+    theirs = _person("b-teacher@example.org", second, OfferingRole.instructor)
+    with session_factory()() as session:
+        student, _ = create_user(session=session, email="s@example.org", password="correct horse")
+        me = {"Authorization": f"Bearer {issue_api_token(session=session, user=student)}"}
+    exercise = ROOT / "courses" / SECOND / "exercises" / "causal-attention-weights"
+    code = (exercise / "starter" / "numpy.py").read_text("utf-8")
+    sent = client.post(
+        f"/api/courses/{SECOND}/submissions",
+        json={"exercise": "causal-attention-weights", "code": code},
+        headers=me,
+    )
+    assert sent.status_code == 202, sent.text
+    sid = sent.json()["id"]
+    assert client.get(f"/api/submissions/{sid}", headers=me).status_code == 200
+    assert client.get(f"/api/submissions/{sid}", headers=mine).status_code == 404
+    assert client.get(f"/submissions/{sid}", headers=mine).status_code == 404
+    assert client.get(f"/api/courses/{SECOND}/submissions/{sid}", headers=mine).status_code == 404
+    assert client.get(f"/api/courses/{SECOND}/submissions/{sid}", headers=theirs).status_code == 404

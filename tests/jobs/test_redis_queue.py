@@ -278,3 +278,33 @@ def test_a_message_taken_while_redis_goes_away_is_still_graded(
     monkeypatch.setattr(queue.client, "zrem", refused)
     queue._on_message(104)
     assert handled == [JobRef(GRADE, 104)]  # graded now; the reaper sweeps the record later
+
+
+def test_a_message_taken_before_its_sender_returns_leaves_no_record(
+    redis_space: RedisSpace,
+) -> None:
+    """A worker can take a message between the send and the sender's next command; the record
+    of what waits must not outlive it (it did: CI saw a failed job still counted as waiting)."""
+    import threading
+
+    queue = RedisQueue(url=redis_space.url, prefix=redis_space.prefix, heartbeat_seconds=5)
+    taken = threading.Event()
+    send = queue.actor.send
+
+    def send_then_wait_for_the_worker(*args: object) -> object:
+        message = send(*args)
+        assert taken.wait(30), "the worker never took the message"
+        return message
+
+    queue.actor.send = send_then_wait_for_the_worker  # type: ignore[method-assign]
+    queue.start_consumers(1, lambda ref: taken.set())
+    try:
+        queue.enqueue(JobRef("check", 7))
+    finally:
+        queue.stop(5)
+    assert taken.is_set()
+    watcher = RedisQueue(url=redis_space.url, prefix=redis_space.prefix, heartbeat_seconds=5)
+    try:
+        assert watcher.depth() == 0
+    finally:
+        watcher.stop(1)
