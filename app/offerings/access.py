@@ -21,7 +21,12 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from app.content.first import course_slug_of
 from app.db import SessionDep, release
 from app.errors import DomainError
-from app.offerings.first import first_offering, first_offering_id_query, offering_and_legacy
+from app.offerings.first import (
+    first_offering,
+    first_offering_id_query,
+    offering_and_legacy,
+    rows_before_offerings,
+)
 from app.offerings.models import STAFF, Offering, OfferingRole
 from app.offerings.place import SCOPE_KEY, ForeignOffering, Place, offering_named
 from app.offerings.service import (
@@ -105,7 +110,7 @@ def work_here_parts(
     here, legacy = offering_id_here(session=session, place=place)
     if here is None:
         return []
-    return [column == here, *([column.is_(None)] if legacy else [])]
+    return [column == here, *([rows_before_offerings(column)] if legacy else [])]
 
 
 def row_here(session: Session, offering_id: int | None, place: Place) -> bool:

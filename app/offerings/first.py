@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import functools
 
-from sqlalchemy import ScalarSelect, func, select
-from sqlalchemy.orm import Session
+from sqlalchemy import ColumnElement, ScalarSelect, and_, func, select
+from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from app.content.first import first_course_slug
 from app.offerings.models import Offering
@@ -85,3 +85,13 @@ def dated_in(*, session: Session, offering_id: int | None, course_slug: str) -> 
     NOWHERE for self-study in another course: the content's dates, no policy)."""
     where = where_row_counts(session=session, offering_id=offering_id, course_slug=course_slug)
     return NOWHERE if where is None else where
+
+
+def rows_before_offerings(column: InstrumentedAttribute[int | None]) -> ColumnElement[bool]:
+    """SQL: the rows with no offering that count in the first course's first offering: those
+    of the first course where the table records a course (another course's self-study counts
+    in no offering, `where_row_counts`)."""
+    course = getattr(column.class_, "course_slug", None)
+    if course is None:
+        return column.is_(None)
+    return and_(column.is_(None), course == first_course_slug())

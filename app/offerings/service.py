@@ -18,7 +18,7 @@ from app.errors import DomainError
 from app.events import AccountCreated
 from app.models_base import as_utc
 from app.offerings.first import first_offering as first_offering  # tests' and callers' name
-from app.offerings.first import offering_and_legacy
+from app.offerings.first import offering_and_legacy, rows_before_offerings
 from app.offerings.models import STAFF, Enrollment, Offering, OfferingRole
 from app.users.models import Role, User
 
@@ -63,7 +63,7 @@ def work_in(
     also rows from before offerings. Plain equalities OR-ed, so an index on the column serves."""
     if offering_id is None:
         return false()
-    return or_(column == offering_id, *([column.is_(None)] if legacy else []), false())
+    return or_(column == offering_id, *([rows_before_offerings(column)] if legacy else []), false())
 
 
 def in_offering(

@@ -13,13 +13,15 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import select
 
 from app.config import ROOT
 from app.db import session_factory
 from app.main import create_app
 from app.offerings.models import Offering, OfferingRole
 from app.offerings.place import PlaceDep
-from app.offerings.service import create_offering, enroll, first_offering, role_in
+from app.offerings.service import create_offering, enroll, first_offering, role_in, work_in
+from app.submissions.models import Submission
 from app.users.models import Role
 from app.users.service import create_user, issue_api_token
 
@@ -236,3 +238,10 @@ def test_self_study_in_the_second_course_counts_in_no_offering_of_the_first(
     assert client.get(f"/submissions/{sid}", headers=mine).status_code == 404
     assert client.get(f"/api/courses/{SECOND}/submissions/{sid}", headers=mine).status_code == 404
     assert client.get(f"/api/courses/{SECOND}/submissions/{sid}", headers=theirs).status_code == 404
+    with session_factory()() as session:  # nor in the first course's lists, by any slug
+        counted = session.scalars(
+            select(Submission.id).where(work_in(Submission.offering_id, first, legacy=True))
+        ).all()
+        assert sid not in counted
+        row = session.get(Submission, sid)
+        assert row is not None and row.offering_id is None and row.course_slug == SECOND
