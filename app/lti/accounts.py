@@ -125,9 +125,15 @@ def upsert_user(
 
 
 def upsert_member(
-    *, session: Session, context: LtiContext, lti_user: LtiUser, roles: Sequence[str]
+    *,
+    session: Session,
+    context: LtiContext,
+    lti_user: LtiUser,
+    roles: Sequence[str],
+    course_slug: str,
 ) -> LtiMember:
-    """Record that this LMS user belongs to the context, and settle the role it gives."""
+    """Record that this LMS user belongs to the context, and settle the role it gives in the
+    offering it feeds (an LMS course not yet linked: `course_slug`'s first offering)."""
     member = session.scalar(
         select(LtiMember).where(
             LtiMember.context_id == context.id, LtiMember.lti_user_id == lti_user.id
@@ -144,5 +150,7 @@ def upsert_member(
     if user is not None:  # the LMS's role, in the offering this LMS course feeds only
         from app.lti.enrolment import enroll_from_lms  # it imports this module
 
-        enroll_from_lms(session=session, context=context, user=user, roles=roles)
+        enroll_from_lms(
+            session=session, context=context, user=user, roles=roles, course_slug=course_slug
+        )
     return member

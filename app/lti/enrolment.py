@@ -12,7 +12,7 @@ from app.lti.accounts import classify_role, role_for
 from app.lti.links import UNLINKED, LinkError, find_context, unlinked
 from app.lti.models import LtiContext
 from app.offerings.first import first_offering
-from app.offerings.models import STAFF, Enrollment, OfferingRole
+from app.offerings.models import STAFF, Enrollment, Offering, OfferingRole
 from app.offerings.service import enroll, get_offering, role_in
 from app.users.models import Role, User
 
@@ -34,20 +34,28 @@ def lms_role(roles: Sequence[str]) -> OfferingRole:
     return OfferingRole.ta if context_ta else OfferingRole.instructor
 
 
-def offering_of_context(*, session: Session, context: LtiContext) -> int:
-    """The offering this LMS course feeds; one not yet linked feeds the first (as before); one
-    whose link an instructor removed feeds none (LinkError)."""
+def offering_of_context(*, session: Session, context: LtiContext, course_slug: str) -> int:
+    """The offering this LMS course feeds; one not yet linked feeds the first offering of the
+    course its launch works in (`course_slug`) from now on; one whose link an instructor
+    removed feeds none (LinkError)."""
     if unlinked(context):
         raise LinkError(403, UNLINKED)
     if context.offering_id is not None:
         return get_offering(session=session, offering_id=context.offering_id).id
-    offering = first_offering(session=session, course_slug=first_course_slug())
+    offering = first_offering(session=session, course_slug=course_slug)
     context.offering_id = offering.id
     return offering.id
 
 
+def course_of_context(*, session: Session, context: LtiContext) -> str:
+    """The course of the offering the LMS course feeds; the first course while it feeds none
+    (a roster read before any launch)."""
+    offering = None if context.offering_id is None else session.get(Offering, context.offering_id)
+    return offering.course_slug if offering is not None else first_course_slug()
+
+
 def enroll_from_lms(
-    *, session: Session, context: LtiContext, user: User, roles: Sequence[str]
+    *, session: Session, context: LtiContext, user: User, roles: Sequence[str], course_slug: str
 ) -> Enrollment:
     """Give the person the LMS's role in that course's offering, and nowhere else.
 
@@ -55,7 +63,8 @@ def enroll_from_lms(
     launched as a learner stays instructor; an LMS-made role follows the LMS both ways.
     """
     offering = get_offering(
-        session=session, offering_id=offering_of_context(session=session, context=context)
+        session=session,
+        offering_id=offering_of_context(session=session, context=context, course_slug=course_slug),
     )
     wanted = lms_role(roles)
     found = session.scalar(
@@ -70,7 +79,7 @@ def enroll_from_lms(
 
 
 def instructs_where_it_feeds(
-    *, session: Session, platform_id: int, context_id: str, user: User
+    *, session: Session, platform_id: int, context_id: str, user: User, course_slug: str
 ) -> bool:
     """Whether the person is an instructor here of the offering this LMS course feeds (one not
     yet known or linked feeds the first); a role elsewhere counts for nothing."""
@@ -85,5 +94,5 @@ def instructs_where_it_feeds(
         return False
     where = found.offering_id if found is not None else None
     if where is None:
-        where = first_offering(session=session, course_slug=first_course_slug()).id
+        where = first_offering(session=session, course_slug=course_slug).id
     return role_in(session=session, user_id=user.id, offering_id=where) == OfferingRole.instructor

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from sqlalchemy.orm import Session
 
 from app.lti.accounts import upsert_member, upsert_user
+from app.lti.enrolment import course_of_context
 from app.lti.http import LmsError, call
 from app.lti.links import UNLINKED, unlinked
 from app.lti.models import LtiContext, LtiPlatform
@@ -63,7 +64,13 @@ def sync_roster(*, session: Session, context: LtiContext) -> SyncResult:
                 name=str(member.get("name") or ""),
                 roles=roles,
             )
-            upsert_member(session=session, context=context, lti_user=lti_user, roles=roles)
+            upsert_member(
+                session=session,
+                context=context,
+                lti_user=lti_user,
+                roles=roles,
+                course_slug=course_of_context(session=session, context=context),
+            )
             members += 1
             created += int(new)
         url = _next_link(answer.headers.get("link", ""))

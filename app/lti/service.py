@@ -10,6 +10,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.content.loader import Course
+from app.courses.first import first_course_slug
 from app.lti.accounts import existing_account, role_for, upsert_member, upsert_user
 from app.lti.enrolment import instructs_where_it_feeds
 from app.lti.launch import LTI, LaunchError
@@ -191,7 +192,11 @@ def handle_launch(
     if deep_linking:
         known = existing_account(session=session, issuer=platform.issuer, sub=sub)
         local_instructor = known is not None and instructs_where_it_feeds(
-            session=session, platform_id=platform.id, context_id=_context_id(claims), user=known
+            session=session,
+            platform_id=platform.id,
+            context_id=_context_id(claims),
+            user=known,
+            course_slug=course.slug or first_course_slug(),
         )
         if not (teaching or local_instructor):
             raise LaunchError(
@@ -212,7 +217,13 @@ def handle_launch(
     )
     context = upsert_context(session=session, platform=platform, claims=claims)
     if context is not None:  # a launch without an LMS course gives no role anywhere
-        upsert_member(session=session, context=context, lti_user=lti_user, roles=roles)
+        upsert_member(
+            session=session,
+            context=context,
+            lti_user=lti_user,
+            roles=roles,
+            course_slug=course.slug or first_course_slug(),
+        )
     if deep_linking:
         return Launched(user=user, target="/lti/deep-link", context=context)
     if target is None:

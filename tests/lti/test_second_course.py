@@ -7,7 +7,7 @@ from sqlalchemy import select
 
 from app.db import session_factory
 from app.lti.models import LtiContext, LtiLink
-from app.offerings.models import Offering
+from app.offerings.models import Enrollment, Offering
 from tests.lti.conftest import INSTRUCTOR, LEARNER, launch
 from tests.lti.platform import LTI, Platform
 
@@ -95,3 +95,22 @@ def test_deep_linking_offers_and_links_the_second_courses_items(data_dir: object
     assert item["url"] == f"https://tool.example{BASE}/exercises/split-heads"
     assert item["custom"] == {"target": "exercise:split-heads", "course": SECOND}
     assert "lineItem" in item
+
+
+def test_a_new_lms_course_first_launched_into_the_second_course_feeds_its_offering(
+    lti_client: TestClient, platform: Platform
+) -> None:
+    """An LMS course not yet linked to an offering feeds the first offering of the course its
+    first launch works in, not the first course's: the student's work, roster and grades meet
+    in one offering of the course they study."""
+    claims = {LTI + "target_link_uri": f"https://testserver{BASE}/exercises/split-heads"}
+    response = launch(lti_client, platform, sub="s-1", roles=[LEARNER], claims=claims)
+    assert _landed(lti_client, response) == f"{BASE}/exercises/split-heads"
+    with session_factory()() as session:
+        context = session.scalars(select(LtiContext)).one()
+        fed = session.get(Offering, context.offering_id)
+        assert fed is not None and fed.course_slug == SECOND
+        members = session.scalars(
+            select(Enrollment.offering_id).where(Enrollment.source == "lti")
+        ).all()
+        assert members == [fed.id]
