@@ -91,7 +91,15 @@ def rows_before_offerings(column: InstrumentedAttribute[int | None]) -> ColumnEl
     """SQL: the rows with no offering that count in the first course's first offering: those
     of the first course where the table records a course (another course's self-study counts
     in no offering, `where_row_counts`)."""
+    return rows_without_offering(column, first_course_slug())
+
+
+def rows_without_offering(
+    column: InstrumentedAttribute[int | None], course_slug: str | None
+) -> ColumnElement[bool]:
+    """SQL: rows with no offering (self-study, or written before offerings), of that course
+    where the table records a course and one is named."""
     course = getattr(column.class_, "course_slug", None)
-    if course is None:
+    if course is None or course_slug is None:
         return column.is_(None)
-    return and_(column.is_(None), course == first_course_slug())
+    return and_(column.is_(None), course == course_slug)

@@ -18,7 +18,11 @@ from app.errors import DomainError
 from app.events import AccountCreated
 from app.models_base import as_utc
 from app.offerings.first import first_offering as first_offering  # tests' and callers' name
-from app.offerings.first import offering_and_legacy, rows_before_offerings
+from app.offerings.first import (
+    offering_and_legacy,
+    rows_before_offerings,
+    rows_without_offering,
+)
 from app.offerings.models import STAFF, Enrollment, Offering, OfferingRole
 from app.users.models import Role, User
 
@@ -73,14 +77,15 @@ def in_offering(
     offering_id: int | None,
     course_slug: str | None = None,
 ) -> ColumnElement[bool]:
-    """SQL: the row belongs to this offering (None: the course's first; rows without one count
-    in the first course's first); with no offering at all, rows without one, so that a limit
-    is never lifted by it."""
+    """SQL: the row belongs to this offering (rows without one count in the first course's
+    first); None, the offering of work done in no offering (self-study: `offering_for_work`
+    found none): rows without one, of that course where named, so that a limit is never
+    lifted by it."""
+    if offering_id is None:
+        return rows_without_offering(column, course_slug)
     here, legacy = offering_and_legacy(
         session=session, offering_id=offering_id, course_slug=course_slug
     )
-    if here is None:
-        return column.is_(None)
     return work_in(column, here, legacy=legacy)
 
 

@@ -137,3 +137,23 @@ def test_validate_and_stats_see_the_second_courses_exam(
     assert stats["assessment"] == "midterm" and stats["students"] == 1
     asked = {i["item"]: i["attempts"] for i in stats["items"]}
     assert asked == {SECOND_QUESTION: 1, SECOND_EXERCISE: 1}
+
+
+def test_a_self_study_student_of_the_second_course_starts_one_attempt(client: TestClient) -> None:
+    """With the second course's offerings closed to her, Ann's attempt counts in no offering;
+    a second Start (a reload, another tab) must still find it, not open a new one."""
+    from app.offerings.service import first_offering
+
+    with session_factory()() as session:
+        first_offering(session=session, course_slug=SECOND).is_open = False
+        session.commit()
+    ann = headers(ANN)
+    url = f"/api/courses/{SECOND}/assessments/midterm/attempts"
+    one = client.post(url, headers=ann)
+    assert one.status_code == 201, one.text
+    two = client.post(url, headers=ann)
+    assert two.status_code in (200, 201), two.text
+    assert two.json()["id"] == one.json()["id"]
+    with session_factory()() as session:
+        rows = session.execute(select(AssessmentAttempt.offering_id, AssessmentAttempt.course_slug))
+        assert rows.all() == [(None, SECOND)]
