@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import datetime as dt
 
-from sqlalchemy import func, select, update
+from sqlalchemy import and_, or_, select, update
 from sqlalchemy.orm import Session
 
 from app.deadlines.policy import policy_for
 from app.deadlines.rules import effective_due, late_at
-from app.offerings.first import legacy_offering_id_query
+from app.offerings.first import legacy_offering_id_query, rows_before_offerings
 from app.submissions.models import PRACTICE, Submission
 
 
@@ -39,7 +39,13 @@ def refresh_late_flags(
             Submission.user_id == user_id,
             Submission.exercise_slug == slug,
             Submission.purpose == PRACTICE,  # an exam's answer is never late by practice dates
-            func.coalesce(Submission.offering_id, legacy_offering_id_query()) == here,
+            or_(  # rows from before offerings are the first course's first offering's
+                Submission.offering_id == here,
+                and_(
+                    rows_before_offerings(Submission.offering_id),
+                    legacy_offering_id_query() == here,
+                ),
+            ),
         )
     ).all()
     for row_id, created_at, was_late in rows:
