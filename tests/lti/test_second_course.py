@@ -114,3 +114,40 @@ def test_a_new_lms_course_first_launched_into_the_second_course_feeds_its_offeri
             select(Enrollment.offering_id).where(Enrollment.source == "lti")
         ).all()
         assert members == [fed.id]
+
+
+def test_a_new_lms_course_of_the_second_course_receives_its_students_scores(
+    lti_client: TestClient, platform: Platform
+) -> None:
+    """Where the LMS meets the second course: its first launch links it, the student's graded
+    split-heads counts in that offering, and the LMS's column gets the score."""
+    from app.grading import leases
+    from app.offerings.service import offering_for_work
+    from app.submissions.models import Submission
+    from tests.lti.helpers import _all_sent, _user_id, _wait
+
+    claims = {LTI + "custom": {"target": "exercise:split-heads", "course": SECOND}}
+    response = launch(lti_client, platform, sub="s-1", roles=[LEARNER], claims=claims)
+    assert _landed(lti_client, response) == f"{BASE}/exercises/split-heads"
+    student = _user_id("s-1")
+    with session_factory()() as session:
+        row = Submission(
+            user_id=student,
+            exercise_slug="split-heads",
+            course_slug=SECOND,
+            framework="numpy",
+            mode="submit",
+            code="x = 1",
+            status="queued",
+            offering_id=offering_for_work(
+                session=session, user_id=student, course_slug=SECOND, named=None
+            ),
+        )
+        session.add(row)
+        session.commit()
+        claim = leases.claim(session=session, submission_id=row.id, lease_seconds=30)
+        assert claim is not None
+        report = {"verdict": "partial", "score": 0.5, "message": "ok", "duration_ms": 1.0}
+        assert leases.finish(session=session, held=claim, report=report)
+    _wait(_all_sent)
+    assert [s["scoreGiven"] for s in platform.scores] == [50.0]
