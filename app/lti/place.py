@@ -14,9 +14,9 @@ from sqlalchemy.orm import Session
 
 from app.content.loader import Course
 from app.courses.registry import Registry
+from app.lti.enrolment import course_of_context
 from app.lti.launch import LTI, LaunchError
 from app.lti.links import find_context
-from app.offerings.models import Offering
 
 COURSES = "courses"
 
@@ -40,8 +40,7 @@ def fed_course(*, session: Session, platform_id: int, context_id: str) -> str | 
     context = find_context(session=session, platform_id=platform_id, context_id=context_id)
     if context is None or context.offering_id is None:
         return None
-    offering = session.get(Offering, context.offering_id)
-    return offering.course_slug if offering is not None else None
+    return course_of_context(session=session, context=context)
 
 
 def course_for(

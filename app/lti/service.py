@@ -185,6 +185,7 @@ def handle_launch(
     prefix. A refused launch (a student's deep-linking request, an unknown item) writes nothing.
     """
     roles = [str(r) for r in claims.get(LTI + "roles") or []]
+    course_slug = course.slug or first_course_slug()  # a course loaded outside the registry
     teaching = role_for(roles) == Role.instructor
     sub = str(claims["sub"])
     deep_linking = claims.get(LTI + "message_type") == "LtiDeepLinkingRequest"
@@ -196,7 +197,7 @@ def handle_launch(
             platform_id=platform.id,
             context_id=_context_id(claims),
             user=known,
-            course_slug=course.slug or first_course_slug(),
+            course_slug=course_slug,
         )
         if not (teaching or local_instructor):
             raise LaunchError(
@@ -222,7 +223,7 @@ def handle_launch(
             context=context,
             lti_user=lti_user,
             roles=roles,
-            course_slug=course.slug or first_course_slug(),
+            course_slug=course_slug,
         )
     if deep_linking:
         return Launched(user=user, target="/lti/deep-link", context=context)
