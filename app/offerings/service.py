@@ -7,9 +7,11 @@ import functools
 import secrets
 from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import ColumnElement, ScalarSelect, bindparam, false, func, or_, select
+from sqlalchemy import ColumnElement, ScalarSelect, Table, bindparam, false, func, or_, select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from app.config import get_settings
@@ -330,19 +332,21 @@ def _join_open(
         offering = session.scalar(query.where(Offering.id == named))
     else:
         offering = session.scalar(query.order_by(Offering.id).limit(1))
-    user = session.get(User, user_id)
-    if offering is None or user is None:
+    if offering is None or session.get(User, user_id) is None:
         return None
-    enroll(
-        session=session,
-        offering=offering,
-        user=user,
-        role=OfferingRole.student,
-        source="open",
-        commit=False,
-    )
-    session.flush()
+    _add_member(session=session, offering_id=offering.id, user_id=user_id)
     return offering.id
+
+
+def _add_member(*, session: Session, offering_id: int, user_id: int) -> None:
+    """Add a student unless a request of theirs just did: two tabs submitting at once both read
+    "not a member", and the second insert must find the first, not fail the submission."""
+    add = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
+    session.execute(
+        add(cast(Table, Enrollment.__table__))
+        .values(offering_id=offering_id, user_id=user_id, role=OfferingRole.student, source="open")
+        .on_conflict_do_nothing(index_elements=["offering_id", "user_id"])
+    )
 
 
 WORK_PARAMS = ("work_user_id", "work_course_slug", "work_named")

@@ -1,0 +1,67 @@
+"""Two submissions of one student at once (two tabs, a double click) in an open offering they
+have not joined yet: both requests read "not a member" and both add the membership. The second
+insert met the unique constraint and the student got a 500 (found by `bench --scenario burst`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi.testclient import TestClient
+from sqlalchemy import create_engine, event, func, insert, select
+
+from app.courses.first import first_course_slug
+from app.db import session_factory
+from app.models_base import utcnow
+from app.offerings.models import Enrollment, OfferingRole
+from app.offerings.service import first_offering, offering_for_work
+from app.users.service import create_user
+
+
+def _other_tab_joins(url: str, user_id: int, offering_id: int) -> None:
+    """The other request's insert, on a connection of its own (another web process's, say)."""
+    engine = create_engine(url)
+    try:
+        with engine.begin() as conn:
+            conn.execute(
+                insert(Enrollment).values(
+                    offering_id=offering_id,
+                    user_id=user_id,
+                    role=OfferingRole.student,
+                    source="open",
+                    created_at=utcnow(),
+                )
+            )
+    finally:
+        engine.dispose()
+
+
+def test_the_second_of_two_joins_at_once_finds_the_first(
+    client_on_each_database: TestClient,
+) -> None:
+    """This request reads "not a member"; the other tab's request adds the membership before
+    this one writes it: this one still answers the offering, and one row stays."""
+    with session_factory()() as session:
+        user, _ = create_user(session=session, email="twotabs@example.org", password="pw-12345678")
+        user_id, offering_id = user.id, first_offering(session=session).id
+
+    engine = session_factory().kw["bind"]
+    pending = [user_id]
+
+    def before_write(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        if pending and statement.lstrip().upper().startswith("INSERT INTO ENROLLMENTS"):
+            _other_tab_joins(engine.url.render_as_string(False), pending.pop(), offering_id)
+
+    event.listen(engine, "before_cursor_execute", before_write)
+    try:
+        with session_factory()() as session:
+            joined = offering_for_work(
+                session=session, user_id=user_id, course_slug=first_course_slug(), named=None
+            )
+            session.commit()
+            rows = session.scalar(
+                select(func.count()).select_from(Enrollment).where(Enrollment.user_id == user_id)
+            )
+    finally:
+        event.remove(engine, "before_cursor_execute", before_write)
+    assert (pending, joined, rows) == ([], offering_id, 1)
