@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+import copy
+from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, Literal, get_args
 
 Verdict = Literal[
@@ -94,11 +95,31 @@ class Report:
         """JSON-ready form; keys beyond the contract are additive and only present when set
         (metrics for experiments, new_compilation for JAX jobs on a warmed server, behaviour
         for graded code)."""
-        data = asdict(self)
+        data: dict[str, Any] = _plain(self)
         for key in ("metrics", "new_compilation", "behaviour"):
             if data[key] is None:
                 del data[key]
         return data
+
+
+_LEAVES = frozenset({str, int, float, bool, type(None)})
+
+
+def _plain(value: Any) -> Any:
+    """`dataclasses.asdict`'s form, copied as deeply, without its `copy.deepcopy` of every
+    number: a report holds thousands (previews, hidden inputs), and every grade makes one."""
+    kind = type(value)
+    if kind in _LEAVES:
+        return value
+    if kind is list:
+        return [_plain(v) for v in value]
+    if kind is dict:
+        return {_plain(k): _plain(v) for k, v in value.items()}
+    if kind is tuple:
+        return tuple(_plain(v) for v in value)
+    if is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
+    return copy.deepcopy(value)
 
 
 def _check_verdict(verdict: object) -> None:

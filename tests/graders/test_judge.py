@@ -6,6 +6,7 @@ import json
 import signal
 
 import numpy as np
+import pytest
 
 from graders.engine import RawRun
 from graders.judging.judge import _missing
@@ -109,3 +110,26 @@ def test_the_cpu_limit_signal_is_always_time() -> None:
     verdict, message = _missing(run, 5000)
     assert verdict == "time_limit_exceeded"
     assert "loop that never ends" in message
+
+
+def test_a_cases_input_text_is_written_once_and_follows_new_content(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The text is kept per case object: the same case gives it without printing again, an
+    edited case (a new object, as new content makes) gives its own, and the store is bounded."""
+    from graders.judging import shown
+    from graders.judging.spec import Case
+
+    ids = np.array([[0, 2, 1]])
+    case = Case(index=0, name="g", hidden=True, inputs={"ids": ids, "d_model": 4})
+    first = shown.generated_input_text(case)
+    assert first == "Its input: ids = [[0, 2, 1]]; d_model = 4."
+    printed: list[object] = []
+    monkeypatch.setattr(shown.np, "array2string", lambda *a, **k: printed.append(a) or "?")
+    assert shown.generated_input_text(case) == first and printed == []
+    edited = Case(index=0, name="g", hidden=True, inputs={"ids": ids + 1, "d_model": 4})
+    assert shown.generated_input_text(edited) == "Its input: ids = ?; d_model = 4."
+    monkeypatch.setattr(shown, "INPUT_TEXTS", 2)
+    for n in range(5):
+        shown.generated_input_text(Case(index=n, name="g", hidden=True, inputs={"n": n}))
+    assert len(shown._texts) <= 2

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -113,3 +114,23 @@ def test_the_contract_document_lists_every_verdict_and_key() -> None:
         assert f"`{verdict}`" in text, verdict
     for key in [*Report.__dataclass_fields__, *TestResult.__dataclass_fields__]:
         assert f"`{key}`" in text, key
+
+
+@pytest.mark.parametrize("make", REPORTS.values(), ids=list(REPORTS))
+def test_to_dict_is_the_dataclass_form_with_nothing_shared(make: object) -> None:
+    """Every grade's report is turned into its stored form once (issue 54: `asdict` copied each
+    number through `copy.deepcopy`); the form stays `asdict`'s, and changing it changes nothing
+    of the report (the grader keeps expected outputs it must not see altered)."""
+    report = make()  # type: ignore[operator]
+    report.behaviour = {"key": "k", "tests": {"0": ("a", [1, 2])}}
+    form = dataclasses.asdict(report)
+    for key in ("metrics", "new_compilation"):
+        if form[key] is None:
+            del form[key]
+    assert report.to_dict() == form
+    for test in report.to_dict()["tests"]:
+        for value in test.values():
+            if isinstance(value, (list, dict)):
+                value.clear()
+    report.to_dict()["behaviour"]["tests"]["0"][1].append(3)
+    assert report.to_dict() == form
