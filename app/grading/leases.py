@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import func, select, update
+from sqlalchemy import Table, bindparam, func, select, update
 from sqlalchemy.orm import Session
 
 from app.events import grade_recorded
@@ -45,6 +45,8 @@ class Claim:
     mode: str
     code: str
     course: str | None = None  # the course whose exercise folder grades it (issue 27)
+    user_id: int | None = None
+    purpose: str = "practice"  # practice, or `attempt:<id>` (an exam's answer)
 
 
 def claim(*, session: Session, submission_id: int, lease_seconds: float) -> Claim | None:
@@ -60,7 +62,7 @@ def claim(*, session: Session, submission_id: int, lease_seconds: float) -> Clai
     row = session.get(Submission, submission_id, populate_existing=True)
     if row is None:  # deleted between the two statements
         return None
-    return Claim(
+    claimed = Claim(
         submission_id=row.id,
         token=row.attempts,
         exercise=row.exercise_slug,
@@ -68,12 +70,40 @@ def claim(*, session: Session, submission_id: int, lease_seconds: float) -> Clai
         mode=row.mode,
         code=row.code,
         course=row.course_slug,
+        user_id=row.user_id,
+        purpose=row.purpose,
     )
+    session.expunge(row)  # `finish` writes the row with plain SQL: no stale copy stays here
+    return claimed
 
 
 def renew(*, session: Session, held: dict[int, int], lease_seconds: float) -> list[int]:
     """Extend the leases of the jobs held ({id: token}); return the ids whose lease was lost."""
     return lease_rule.renew(session=session, table=LEASED, held=held, lease_seconds=lease_seconds)
+
+
+_ROW = cast(Table, Submission.__table__).c
+# Built once (issue 54): the ORM's bulk update rebuilt, compiled and matched it against the
+# session's objects for every grade. A claim leaves no copy of the row in its session.
+_FINISH = (
+    update(cast(Table, Submission.__table__))
+    .where(
+        _ROW.id == bindparam("f_id"),
+        _ROW.attempts == bindparam("f_token"),
+        _ROW.status.in_(("running", "queued")),
+    )
+    .values(
+        status="done",
+        verdict=bindparam("f_verdict"),
+        score=bindparam("f_score"),
+        message=bindparam("f_message"),
+        report=bindparam("f_report", type_=_ROW.report.type),
+        duration_ms=bindparam("f_duration_ms"),
+        behaviour_key=bindparam("f_behaviour_key"),
+        finished_at=bindparam("f_finished_at", type_=_ROW.finished_at.type),
+        lease_expires_at=None,
+    )
+)
 
 
 def finish(*, session: Session, held: Claim, report: dict[str, Any]) -> bool:
@@ -85,23 +115,18 @@ def finish(*, session: Session, held: Claim, report: dict[str, Any]) -> bool:
     when the lease runs out.
     """
     result = session.execute(
-        update(Submission)
-        .where(
-            Submission.id == held.submission_id,
-            Submission.attempts == held.token,
-            Submission.status.in_(("running", "queued")),
-        )
-        .values(
-            status="done",
-            verdict=report["verdict"],
-            score=report["score"],
-            message=report["message"],
-            report=report,
-            duration_ms=report["duration_ms"],
-            behaviour_key=behaviour_key_of(report),
-            finished_at=utcnow(),
-            lease_expires_at=None,
-        )
+        _FINISH,
+        {
+            "f_id": held.submission_id,
+            "f_token": held.token,
+            "f_verdict": report["verdict"],
+            "f_score": report["score"],
+            "f_message": report["message"],
+            "f_report": report,
+            "f_duration_ms": report["duration_ms"],
+            "f_behaviour_key": behaviour_key_of(report),
+            "f_finished_at": utcnow(),
+        },
     )
     stored = bool(result.rowcount == 1)  # type: ignore[attr-defined]
     try:
@@ -117,18 +142,23 @@ def finish(*, session: Session, held: Claim, report: dict[str, Any]) -> bool:
 def _tell(session: Session, held: Claim) -> None:
     """Announce the stored grade in its transaction (`hooks.GRADE_RECORDED`): a stored grade is
     never left unsent to an LMS, nor an exam's exercise score unsettled."""
-    found = session.execute(
-        select(Submission.user_id, Submission.purpose).where(Submission.id == held.submission_id)
-    ).first()
-    if found is not None:
-        grade_recorded(
-            session=session,
-            user_id=found.user_id,
-            kind="exercise",
-            slug=held.exercise,
-            submission_id=held.submission_id,
-            purpose=found.purpose,
-        )
+    if held.user_id is None:  # a claim made without its row's owner
+        found = session.execute(
+            select(Submission.user_id, Submission.purpose).where(
+                Submission.id == held.submission_id
+            )
+        ).one()
+        user_id, purpose = found.user_id, found.purpose
+    else:
+        user_id, purpose = held.user_id, held.purpose
+    grade_recorded(
+        session=session,
+        user_id=user_id,
+        kind="exercise",
+        slug=held.exercise,
+        submission_id=held.submission_id,
+        purpose=purpose,
+    )
 
 
 def release(*, session: Session, held: Claim) -> bool:
