@@ -164,7 +164,7 @@ class _Profiler:
     def __init__(self, out: Path) -> None:
         self.out = out
         try:
-            import yappi  # type: ignore[import-not-found,unused-ignore]
+            import yappi  # type: ignore[import-not-found,import-untyped,unused-ignore]
         except ImportError:
             self.yappi: Any = None
             self.cprofile = cProfile.Profile()

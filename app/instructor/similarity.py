@@ -10,17 +10,16 @@ to read, never a verdict: the page says so.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import warnings
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import copydetect.utils
 import numpy as np
-from copydetect import CodeFingerprint, compare_files
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -28,6 +27,9 @@ from app.offerings.access import students_here, work_here
 from app.offerings.place import Place
 from app.submissions.models import PRACTICE, Submission
 from app.users.models import User
+
+if TYPE_CHECKING:
+    from copydetect import CodeFingerprint
 
 
 def stable_hash(text: str) -> int:
@@ -41,8 +43,16 @@ def stable_hash(text: str) -> int:
     return int.from_bytes(digest, "big", signed=True)
 
 
-# copydetect looks `hash` up in its module's globals before the builtins.
-copydetect.utils.hash = stable_hash
+@functools.cache
+def _copydetect() -> Any:
+    """copydetect, imported when first compared: it brings matplotlib, a third of a second of
+    every server start (issue 54: a restart to its first verdict)."""
+    import copydetect
+    import copydetect.utils
+
+    copydetect.utils.hash = stable_hash  # it looks `hash` up in its globals before the builtins
+    return copydetect
+
 
 NOISE_T = 12  # filtered tokens shorter than this never count as shared (copydetect's k)
 GUARANTEE_T = 16  # a match this long is always found (window = GUARANTEE_T - NOISE_T + 1)
@@ -110,7 +120,7 @@ def finals(*, session: Session, slug: str, place: Place) -> list[Final]:
 def _fingerprint(code: str, boilerplate: Sequence[int] = ()) -> CodeFingerprint:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # copydetect warns about code too short to fingerprint
-        return CodeFingerprint(
+        return _copydetect().CodeFingerprint(
             "submission.py",
             NOISE_T,
             GUARANTEE_T - NOISE_T + 1,
@@ -143,7 +153,9 @@ def similar_pairs(
         for j in range(i + 1, len(group)):
             if not first[i].hashes & first[j].hashes:
                 continue
-            overlap, (sim_a, sim_b), (slices_a, slices_b) = compare_files(first[i], first[j])
+            overlap, (sim_a, sim_b), (slices_a, slices_b) = _copydetect().compare_files(
+                first[i], first[j]
+            )
             longer = max(len(first[i].filtered_code), len(first[j].filtered_code), 1)
             score = min(1.0, float(overlap) / longer)
             if score > minimum:
