@@ -63,12 +63,16 @@ def _compile_then_set_aside() -> None:
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     """Load content once at start-up; a broken file is logged, never fatal."""
+    settings = get_settings()
+    # The grader's interpreters start first, on the other core, while content loads: a restart's
+    # first JAX verdict waits for them (issue 54).
+    warming = settings.grades_in_web and settings.pool_warm_on_start
+    grader = asyncio.create_task(asyncio.to_thread(get_grader)) if warming else None
     course_watcher = await asyncio.to_thread(start_watcher, app)  # every course (issue 27)
     registry = app_registry(app)
     await asyncio.to_thread(registry.content, registry.first_slug)  # the first, loaded now
     if not (STATIC_DIR / "style.css").is_file():
         log.warning("front-end assets are missing in %s: run `make assets`", STATIC_DIR)
-    settings = get_settings()
     configure_logging(settings.log_format)
     # Request handlers' threads: as many as the web pool has connections for, and no more.
     anyio.to_thread.current_default_thread_limiter().total_tokens = settings.web_threads
@@ -82,8 +86,8 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     templates_compiled = asyncio.create_task(asyncio.to_thread(_compile_then_set_aside))
     await jobs.watcher.start()
     session_cache.start_listening()  # scale-out: each web process hears the others' logouts
-    if jobs.grade and settings.pool_warm_on_start:
-        await asyncio.to_thread(get_grader)
+    if grader is not None:
+        await grader
     try:
         yield
     finally:

@@ -64,6 +64,10 @@ def _claim(sid: int, lease: float = 30) -> leases.Claim:
 
 
 def _renew(held: leases.Claim, lease: float = 30) -> None:
+    # A worker renews every third of a lease (seconds apart), so each renewal writes a later
+    # lease; here they come microseconds apart, and SQLite's clock counts milliseconds: two
+    # renewals in one millisecond wrote the same lease, which the reaper took for no renewal.
+    time.sleep(0.002)
     with session_factory("background")() as session:
         assert (
             leases.renew(
