@@ -258,9 +258,8 @@ def join_by_code(*, session: Session, user: User, code: str) -> Offering:
             status=404,
         )
     if role_in(session=session, user_id=user.id, offering_id=offering.id) is None:
-        enroll(
-            session=session, offering=offering, user=user, role=OfferingRole.student, source="code"
-        )
+        _add_member(session=session, offering_id=offering.id, user_id=user.id, source="code")
+        session.commit()
     return offering
 
 
@@ -334,17 +333,17 @@ def _join_open(
         offering = session.scalar(query.order_by(Offering.id).limit(1))
     if offering is None or session.get(User, user_id) is None:
         return None
-    _add_member(session=session, offering_id=offering.id, user_id=user_id)
+    _add_member(session=session, offering_id=offering.id, user_id=user_id, source="open")
     return offering.id
 
 
-def _add_member(*, session: Session, offering_id: int, user_id: int) -> None:
-    """Add a student unless a request of theirs just did: two tabs submitting at once both read
-    "not a member", and the second insert must find the first, not fail the submission."""
+def _add_member(*, session: Session, offering_id: int, user_id: int, source: str) -> None:
+    """Add a student unless a request of theirs just did: two tabs (a submission each, a double
+    click on Join) both read "not a member", and the second must find the first, not fail."""
     add = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
     session.execute(
         add(cast(Table, Enrollment.__table__))
-        .values(offering_id=offering_id, user_id=user_id, role=OfferingRole.student, source="open")
+        .values(offering_id=offering_id, user_id=user_id, role=OfferingRole.student, source=source)
         .on_conflict_do_nothing(index_elements=["offering_id", "user_id"])
     )
 

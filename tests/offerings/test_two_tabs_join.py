@@ -1,20 +1,25 @@
-"""Two submissions of one student at once (two tabs, a double click) in an open offering they
-have not joined yet: both requests read "not a member" and both add the membership. The second
-insert met the unique constraint and the student got a 500 (found by `bench --scenario burst`).
+"""Two requests of one student at once (two tabs, a double click) that each make them a member:
+both read "not a member" and both add the membership. The second insert met the unique
+constraint and the student got a 500: two submissions in an open offering they had not joined
+(found by `bench --scenario burst`), and a double click on Join with an invitation code.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, event, func, insert, select
+from sqlalchemy.orm import Session
 
 from app.courses.first import first_course_slug
 from app.db import session_factory
 from app.models_base import utcnow
 from app.offerings.models import Enrollment, OfferingRole
-from app.offerings.service import first_offering, offering_for_work
+from app.offerings.service import first_offering, join_by_code, offering_for_work
+from app.users.models import User
 from app.users.service import create_user
 
 
@@ -36,14 +41,31 @@ def _other_tab_joins(url: str, user_id: int, offering_id: int) -> None:
         engine.dispose()
 
 
+def _by_submission(session: Session, user_id: int) -> int | None:
+    return offering_for_work(
+        session=session, user_id=user_id, course_slug=first_course_slug(), named=None
+    )
+
+
+def _by_code(session: Session, user_id: int) -> int | None:
+    offering = first_offering(session=session)
+    user = session.get(User, user_id)
+    assert user is not None and offering.join_code
+    return join_by_code(session=session, user=user, code=offering.join_code).id
+
+
+@pytest.mark.parametrize("join", [_by_submission, _by_code], ids=["submission", "join code"])
 def test_the_second_of_two_joins_at_once_finds_the_first(
-    client_on_each_database: TestClient,
+    client_on_each_database: TestClient, join: Callable[[Session, int], int | None]
 ) -> None:
     """This request reads "not a member"; the other tab's request adds the membership before
     this one writes it: this one still answers the offering, and one row stays."""
     with session_factory()() as session:
         user, _ = create_user(session=session, email="twotabs@example.org", password="pw-12345678")
-        user_id, offering_id = user.id, first_offering(session=session).id
+        offering = first_offering(session=session)
+        offering.join_code = offering.join_code or "TWOTABS1"
+        session.commit()
+        user_id, offering_id = user.id, offering.id
 
     engine = session_factory().kw["bind"]
     pending = [user_id]
@@ -55,9 +77,7 @@ def test_the_second_of_two_joins_at_once_finds_the_first(
     event.listen(engine, "before_cursor_execute", before_write)
     try:
         with session_factory()() as session:
-            joined = offering_for_work(
-                session=session, user_id=user_id, course_slug=first_course_slug(), named=None
-            )
+            joined = join(session, user_id)
             session.commit()
             rows = session.scalar(
                 select(func.count()).select_from(Enrollment).where(Enrollment.user_id == user_id)
