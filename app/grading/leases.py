@@ -44,9 +44,9 @@ class Claim:
     framework: str
     mode: str
     code: str
+    user_id: int  # whose grade it is, for the grade hook
+    purpose: str  # practice, or `attempt:<id>` (an exam's answer)
     course: str | None = None  # the course whose exercise folder grades it (issue 27)
-    user_id: int | None = None
-    purpose: str = "practice"  # practice, or `attempt:<id>` (an exam's answer)
 
 
 def claim(*, session: Session, submission_id: int, lease_seconds: float) -> Claim | None:
@@ -142,22 +142,13 @@ def finish(*, session: Session, held: Claim, report: dict[str, Any]) -> bool:
 def _tell(session: Session, held: Claim) -> None:
     """Announce the stored grade in its transaction (`hooks.GRADE_RECORDED`): a stored grade is
     never left unsent to an LMS, nor an exam's exercise score unsettled."""
-    if held.user_id is None:  # a claim made without its row's owner
-        found = session.execute(
-            select(Submission.user_id, Submission.purpose).where(
-                Submission.id == held.submission_id
-            )
-        ).one()
-        user_id, purpose = found.user_id, found.purpose
-    else:
-        user_id, purpose = held.user_id, held.purpose
     grade_recorded(
         session=session,
-        user_id=user_id,
+        user_id=held.user_id,
         kind="exercise",
         slug=held.exercise,
         submission_id=held.submission_id,
-        purpose=purpose,
+        purpose=held.purpose,
     )
 
 
