@@ -7,13 +7,13 @@ import functools
 import re
 import threading
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from types import MappingProxyType
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import Depends
 from sqlalchemy import Engine, create_engine, event, func, select
-from sqlalchemy.exc import DisconnectionError
+from sqlalchemy.exc import DisconnectionError, IntegrityError
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 
 from app.config import get_settings
@@ -320,6 +320,31 @@ def database_now(session: Session) -> dt.datetime:
     if not isinstance(found, dt.datetime):
         raise TypeError(f"the database's clock answered {found!r}")
     return found.replace(tzinfo=dt.UTC) if found.tzinfo is None else found.astimezone(dt.UTC)
+
+
+class WriteConflict(Exception):
+    """Another request stored the row this one was about to store: read again, then retry."""
+
+
+CONFLICT_ATTEMPTS = 3
+_T = TypeVar("_T")
+
+
+def retry_conflicts(session: Session, work: Callable[[], _T]) -> _T:
+    """Run `work` (read, then insert what is missing, commit) again when another request stored
+    the same row first (a double click, two tabs): the next run finds that row.
+
+    Why: two requests that both read "missing" both insert; the second meets the unique
+    constraint. Rolled back, it runs again and reads what the first stored.
+    """
+    for attempt in range(1, CONFLICT_ATTEMPTS + 1):
+        try:
+            return work()
+        except (IntegrityError, WriteConflict):
+            session.rollback()
+            if attempt == CONFLICT_ATTEMPTS:
+                raise
+    raise AssertionError("unreachable")
 
 
 def dispose_engines() -> None:

@@ -10,6 +10,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.config import get_settings
+from app.db import WriteConflict
 from app.lti.models import LtiContext, LtiMember, LtiUser
 from app.users.models import Role, User
 from app.users.service import create_user, get_user_by_email
@@ -100,7 +101,11 @@ def upsert_user(
     roles: Sequence[str],
 ) -> tuple[LtiUser, User, bool]:
     """(link, account, created); names refresh. The account holds no role by itself: the
-    launch gives one in the offering its LMS course feeds (app/lti/enrolment.py)."""
+    launch gives one in the offering its LMS course feeds (app/lti/enrolment.py).
+
+    WriteConflict when another request made an account with this email between the check and
+    the insert: never linked to that account (it may be someone else's); the caller retries.
+    """
     link = session.scalar(select(LtiUser).where(LtiUser.issuer == issuer, LtiUser.sub == sub))
     if link is not None:
         user = session.get(User, link.user_id)
@@ -111,17 +116,23 @@ def upsert_user(
             return link, user, False
         session.delete(link)
         session.flush()
-    user, _ = create_user(
+    made: list[LtiUser] = []
+
+    def linked(account: User) -> None:  # stored with the account: never one without the other
+        made.append(LtiUser(issuer=issuer, sub=sub, user_id=account.id))
+        session.add(made[0])
+
+    user, created = create_user(
         session=session,
         email=_email_for(session, issuer, sub, email),
         password=secrets.token_urlsafe(32),  # unknown to anyone: LMS users sign in by launch
         name=name[:200],
         join_first_offering=False,  # the launch enrols them where the LMS course points
+        along=linked,
     )
-    link = LtiUser(issuer=issuer, sub=sub, user_id=user.id)
-    session.add(link)
-    session.commit()
-    return link, user, True
+    if not created:  # the email was taken meanwhile (the other tab's account, or a sign-up)
+        raise WriteConflict(f"an account with this email appeared meanwhile: {issuer} {sub}")
+    return made[0], user, True
 
 
 def upsert_member(

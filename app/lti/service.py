@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 
 from app.content.loader import Course
 from app.courses.first import first_course_slug
+from app.db import retry_conflicts
 from app.lti.accounts import existing_account, role_for, upsert_member, upsert_user
 from app.lti.enrolment import instructs_where_it_feeds
 from app.lti.launch import LTI, LaunchError
@@ -208,28 +209,36 @@ def handle_launch(
     elif target is not None:
         check_item(course, *target)
     _refuse_unlinked(session=session, platform=platform, claims=claims)
-    lti_user, user, _ = upsert_user(
-        session=session,
-        issuer=platform.issuer,
-        sub=sub,
-        email=claims.get("email") if isinstance(claims.get("email"), str) else None,
-        name=str(claims.get("name") or ""),
-        roles=roles,
-    )
-    context = upsert_context(session=session, platform=platform, claims=claims)
-    if context is not None:  # a launch without an LMS course gives no role anywhere
-        upsert_member(
+
+    def record() -> tuple[User, LtiContext | None]:
+        """Account, LMS course, membership and graded link: found, or stored."""
+        lti_user, user, _ = upsert_user(
             session=session,
-            context=context,
-            lti_user=lti_user,
+            issuer=platform.issuer,
+            sub=sub,
+            email=claims.get("email") if isinstance(claims.get("email"), str) else None,
+            name=str(claims.get("name") or ""),
             roles=roles,
-            course_slug=course_slug,
         )
+        context = upsert_context(session=session, platform=platform, claims=claims)
+        if context is not None:  # a launch without an LMS course gives no role anywhere
+            upsert_member(
+                session=session,
+                context=context,
+                lti_user=lti_user,
+                roles=roles,
+                course_slug=course_slug,
+            )
+        if target is not None and context is not None and graded_in_lms(course, *target):
+            kind, slug = target
+            upsert_link(session=session, context=context, kind=kind, slug=slug, claims=claims)
+        return user, context
+
+    # A link opened twice at once (a double click, two tabs, a whole class at the first
+    # launch) stores each row once: the request that loses the race reads the winner's rows.
+    user, context = retry_conflicts(session, record)
     if deep_linking:
         return Launched(user=user, target="/lti/deep-link", context=context)
     if target is None:
         return Launched(user=user, target=base + "/", context=context)
-    kind, slug = target
-    if context is not None and graded_in_lms(course, kind, slug):
-        upsert_link(session=session, context=context, kind=kind, slug=slug, claims=claims)
-    return Launched(user=user, target=base + target_path(kind, slug), context=context)
+    return Launched(user=user, target=base + target_path(*target), context=context)

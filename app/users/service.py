@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Callable
 
 from pwdlib import PasswordHash
 from pwdlib.hashers.argon2 import Argon2Hasher
@@ -54,12 +55,14 @@ def create_user(
     name: str = "",
     join_first_offering: bool = True,
     password_set: bool = True,
+    along: Callable[[User], object] | None = None,
 ) -> tuple[User, bool]:
     """Create an account; the same email again returns the existing one (created=False).
 
     Subscribers hear "account created" (offerings: a new account joins the first offering with
     its role, as everyone joined the one course before offerings existed), unless
     join_first_offering is off: LMS and roster accounts are enrolled by their creator.
+    `along` adds rows that belong with a new account (its LMS link) to the same transaction.
     """
     email = normalize_email(email)
     if "@" not in email or email.startswith("@") or email.endswith("@"):
@@ -76,6 +79,9 @@ def create_user(
         password_set=password_set,  # False: nobody knows it yet (a roster made the account)
     )
     session.add(user)
+    if along is not None:
+        session.flush()  # the account's id, for the rows stored with it
+        along(user)
     session.commit()
     account_created(session=session, user_id=user.id, enrolled_by_creator=not join_first_offering)
     return user, True
