@@ -6,8 +6,9 @@ import datetime as dt
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.attributes import set_committed_value
 
 from app.assessments.loader import find_exercise, find_question
 from app.assessments.models import Accommodation, AssessmentAnswer, AssessmentAttempt
@@ -110,14 +111,30 @@ def submit_exercises(
                 content_version=process_registry().version(attempt.course_slug),
                 purpose=attempt_purpose(attempt.id),
                 offering_id=attempt.offering_id,
+                commit=False,
             )
         except SubmissionError:
             continue  # stays without a submission: the item scores 0
-        saved.submission_id = row.id
+        if not _claimed(session, answer_id=saved.id, submission_id=row.id):
+            session.rollback()  # another request sent this answer meanwhile: its row counts
+            continue
+        set_committed_value(saved, "submission_id", row.id)  # what the UPDATE stored
         session.commit()
         enqueue(row.id)
         queued.append(row.id)
     return queued
+
+
+def _claimed(session: Session, *, answer_id: int, submission_id: int) -> bool:
+    """Point the answer at this submission unless another request already did (a double click
+    on Hand in, a page read beside the clock's hand-in): each answer is graded once."""
+    claimed = session.execute(
+        update(AssessmentAnswer)
+        .where(AssessmentAnswer.id == answer_id, AssessmentAnswer.submission_id.is_(None))
+        .values(submission_id=submission_id)
+        .execution_options(synchronize_session=False)
+    )
+    return bool(claimed.rowcount == 1)  # type: ignore[attr-defined]
 
 
 def answers_of_attempt(session: Session, attempt_id: int) -> dict[str, AssessmentAnswer]:

@@ -46,6 +46,7 @@ def create_submission(
     purpose: str = PRACTICE,
     offering_id: int | None = None,
     place: Place | None = None,
+    commit: bool = True,
 ) -> Submission:
     """Validate, then store the row as 'queued' (the caller queues the job after commit).
 
@@ -53,6 +54,7 @@ def create_submission(
     is graded under the assessment's rules: the exercise's practice due date and late policy
     neither refuse, flag nor penalise it, and it is never copied into the practice draft.
     Practice counts in the offering `place` names (None: the student's newest of the course).
+    `commit=False` stores the row uncommitted, for a caller that claims something with it.
     """
     found = course.exercise(exercise)
     slug_here = course_slug or first_course_slug()
@@ -95,9 +97,7 @@ def create_submission(
             raise SubmissionError(409, held)
     else:  # the assessment already judged when it was handed in
         row.offering_id = offering_id
-        session.add(row)
-        session.commit()
-        return row
+        return _stored(session, row, commit=commit)
     # The offering it counts in: a student of two terms of one course keeps two grades.
     row.offering_id = offering_for_work(
         session=session,
@@ -123,8 +123,15 @@ def create_submission(
             + " Your code is kept in your saved draft.",
         )
     row.late = standing.late
+    return _stored(session, row, commit=commit)
+
+
+def _stored(session: Session, row: Submission, *, commit: bool) -> Submission:
     session.add(row)
-    session.commit()
+    if commit:
+        session.commit()
+    else:
+        session.flush()  # its id, for what the caller stores with it
     return row
 
 

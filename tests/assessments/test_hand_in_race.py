@@ -182,3 +182,80 @@ def test_a_hand_in_during_a_save_waits_for_it_and_grades_the_answer(
         attempt = session.get(AssessmentAttempt, attempt_id)
         assert attempt is not None and attempt.results is not None
         assert attempt.results["items"][SHAPE]["correct"] is True
+
+
+CODE = "x:position-embedding-gather"
+
+
+def _other_request_reads(url: str, course: Course, attempt_id: int, queue: Queue) -> None:
+    """Another request reads the handed-in attempt (its page, the clock's job) on a connection
+    of its own: an attempt handed in with no score yet sends its code to the graders."""
+    from sqlalchemy import create_engine
+
+    engine = create_engine(url)
+    try:
+        with Session(engine) as session:
+            attempt = session.get(AssessmentAttempt, attempt_id)
+            assert attempt is not None
+            service.finish_if_due(
+                session=session, course=course, attempt=attempt, now=OPENS, enqueue=queue
+            )
+    finally:
+        engine.dispose()
+
+
+def test_code_handed_in_while_another_request_reads_the_attempt_is_graded_once(
+    course: Course,
+) -> None:
+    """A double click on Hand in (or a page read beside the clock's hand-in): both requests
+    find the code answer not yet sent; it is sent once, and the answer points at that one."""
+    from sqlalchemy import func, select
+
+    from app.assessments.models import AssessmentAnswer
+    from app.submissions.models import Submission
+
+    attempt_id = _begin(course)
+    engine = session_factory().kw["bind"]
+    url = engine.url.render_as_string(False)
+    theirs, ours = Queue(), Queue()
+    pending = [attempt_id]
+
+    def before_write(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        if pending and statement.lstrip().upper().startswith("INSERT INTO SUBMISSIONS"):
+            _other_request_reads(url, course, pending.pop(), theirs)
+
+    with session_factory()() as session:
+        attempt = session.get(AssessmentAttempt, attempt_id)
+        assert attempt is not None
+        service.save_answer(
+            session=session,
+            course=course,
+            attempt=attempt,
+            item_key=CODE,
+            value={"framework": "numpy", "code": "def position_embedding_gather(p, t):\n"},
+            now=OPENS,
+            max_code_bytes=100_000,
+            enqueue=Queue(),
+        )
+        event.listen(engine, "before_cursor_execute", before_write)
+        try:
+            service.finish_attempt(
+                session=session,
+                course=course,
+                attempt=attempt,
+                now=OPENS + dt.timedelta(minutes=3),
+                by="student",
+                enqueue=ours,
+            )
+        finally:
+            event.remove(engine, "before_cursor_execute", before_write)
+    assert pending == []
+    with session_factory()() as session:
+        sent = session.scalar(select(func.count()).select_from(Submission))
+        answer = session.scalar(
+            select(AssessmentAnswer).where(
+                AssessmentAnswer.attempt_id == attempt_id, AssessmentAnswer.item_key == CODE
+            )
+        )
+    assert (sent, len(theirs.ids + ours.ids)) == (1, 1)
+    assert answer is not None and answer.submission_id == (theirs.ids + ours.ids)[0]
