@@ -16,6 +16,7 @@ from app.assessments.models import Accommodation
 from app.assessments.schema import AssessmentFile
 from app.assessments.service import AssessmentError, accommodation_of, stamp
 from app.courses.first import first_course_slug
+from app.db import retry_conflicts
 from app.models_base import as_utc, utcnow
 from app.offerings.access import offering_id_here, work_here
 from app.offerings.models import OfferingRole
@@ -62,26 +63,30 @@ def set_accommodation(
                 f"student's window ({window:g} minutes); widen the window or give less time.",
             )
     offering_id, _ = offering_id_here(session=session, place=place)
-    row = accommodation_of(
-        session=session, slug=spec.slug, user_id=user_id, offering_id=offering_id
-    )
-    if row is None:
-        row = Accommodation(
-            user_id=user_id,
-            course_slug=course_slug or first_course_slug(),
-            offering_id=offering_id,
-            assessment_slug=spec.slug,
+
+    def store() -> Accommodation:
+        row = accommodation_of(
+            session=session, slug=spec.slug, user_id=user_id, offering_id=offering_id
         )
-        session.add(row)
-    row.extra_minutes = extra_minutes
-    row.opens_at, row.closes_at = opens_at, closes_at
-    row.reason, row.set_by = reason[:2000], by.id
-    session.flush()
-    apply_accommodation(
-        session=session, spec=spec, user_id=user_id, offering_id=offering_id, now=utcnow()
-    )
-    session.commit()
-    return row
+        if row is None:
+            row = Accommodation(
+                user_id=user_id,
+                course_slug=course_slug or first_course_slug(),
+                offering_id=offering_id,
+                assessment_slug=spec.slug,
+            )
+            session.add(row)
+        row.extra_minutes = extra_minutes
+        row.opens_at, row.closes_at = opens_at, closes_at
+        row.reason, row.set_by = reason[:2000], by.id
+        session.flush()
+        apply_accommodation(
+            session=session, spec=spec, user_id=user_id, offering_id=offering_id, now=utcnow()
+        )
+        session.commit()
+        return row
+
+    return retry_conflicts(session, store)  # a double click on the first Save: the last stays
 
 
 def remove_accommodation(*, session: Session, slug: str, user_id: int, place: Place) -> bool:

@@ -9,6 +9,7 @@ from typing import Literal
 
 from sqlalchemy.orm import Session
 
+from app.db import retry_conflicts
 from app.deadlines.models import LatePolicy
 from app.errors import DomainError
 from app.models_base import as_utc, utcnow
@@ -109,14 +110,18 @@ def checked(*, mode: str, percent_per_day: float, max_percent: float, grace_minu
 
 def set_policy(*, session: Session, offering_id: int, policy: Policy, by: int | None) -> None:
     """Store the offering's policy (it applies to grades at once: they are computed on reading)."""
-    row = session.get(LatePolicy, offering_id)
-    if row is None:
-        row = LatePolicy(offering_id=offering_id)
-        session.add(row)
-    row.mode, row.percent_per_day = policy.mode, policy.percent_per_day
-    row.max_percent, row.grace_minutes = policy.max_percent, policy.grace_minutes
-    row.set_by, row.updated_at = by, utcnow()
-    session.commit()
+
+    def store() -> None:
+        row = session.get(LatePolicy, offering_id)
+        if row is None:
+            row = LatePolicy(offering_id=offering_id)
+            session.add(row)
+        row.mode, row.percent_per_day = policy.mode, policy.percent_per_day
+        row.max_percent, row.grace_minutes = policy.max_percent, policy.grace_minutes
+        row.set_by, row.updated_at = by, utcnow()
+        session.commit()
+
+    retry_conflicts(session, store)  # a double click on the first Save: the last one stays
 
 
 def judge(policy: Policy, *, at: dt.datetime, due: dt.datetime | None) -> Lateness:

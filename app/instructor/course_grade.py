@@ -13,6 +13,7 @@ from typing import Any, Literal
 from sqlalchemy.orm import Session
 
 from app.assessments.gradebook import AssessmentCell
+from app.db import retry_conflicts
 from app.errors import DomainError
 from app.instructor.gradebook import ExerciseCell, Gradebook, QuizCell, Row
 from app.instructor.models import GradeScheme
@@ -80,13 +81,17 @@ def scheme_for(*, session: Session, offering_id: int | None) -> Scheme:
 
 def set_scheme(*, session: Session, offering_id: int, scheme: Scheme, by: int | None) -> None:
     """Store the offering's scheme (grades are computed on reading, so it applies at once)."""
-    row = session.get(GradeScheme, offering_id)
-    if row is None:
-        row = GradeScheme(offering_id=offering_id)
-        session.add(row)
-    row.weights, row.drop_lowest = scheme.weights, scheme.drop_lowest
-    row.set_by, row.updated_at = by, utcnow()
-    session.commit()
+
+    def store() -> None:
+        row = session.get(GradeScheme, offering_id)
+        if row is None:
+            row = GradeScheme(offering_id=offering_id)
+            session.add(row)
+        row.weights, row.drop_lowest = scheme.weights, scheme.drop_lowest
+        row.set_by, row.updated_at = by, utcnow()
+        session.commit()
+
+    retry_conflicts(session, store)  # a double click on the first Save: the last one stays
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.content.loader import Course
+from app.db import retry_conflicts
 from app.deadlines.models import DeadlineExtension
 from app.deadlines.rules import KINDS, Kind, extension_for, item_due
 from app.errors import DomainError
@@ -137,19 +138,24 @@ def grant_extension(
     if due is None:
         raise InstructorError(f"'{slug}' has no due date, so there is nothing to extend.")
     text = _reason(reason, required=False)
-    row = extension_for(
-        session=session, user_id=student.id, kind=checked, slug=slug, offering_id=offering_id
-    )
-    if row is None:
-        row = DeadlineExtension(
-            user_id=student.id, kind=checked, slug=slug, offering_id=offering_id
+
+    def store() -> DeadlineExtension:
+        row = extension_for(
+            session=session, user_id=student.id, kind=checked, slug=slug, offering_id=offering_id
         )
-        session.add(row)
-    row.due_at = as_utc(due_at)
-    row.reason = text
-    row.granted_by = instructor.id
-    row.created_at = utcnow()
-    session.commit()
+        if row is None:
+            row = DeadlineExtension(
+                user_id=student.id, kind=checked, slug=slug, offering_id=offering_id
+            )
+            session.add(row)
+        row.due_at = as_utc(due_at)
+        row.reason = text
+        row.granted_by = instructor.id
+        row.created_at = utcnow()
+        session.commit()
+        return row
+
+    row = retry_conflicts(session, store)  # a double click on Grant: the last one stays
     if checked == "exercise":
         refresh_late_flags(
             session=session,

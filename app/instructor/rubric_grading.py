@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from app.db import retry_conflicts
 from app.events import grade_recorded
 from app.instructor.overrides import InstructorError
 from app.models_base import utcnow
@@ -62,22 +63,26 @@ def grade_by_rubric(
         raise InstructorError(f"This rubric has no item {unknown[0]!r}.")
     tests = float((submission.report or {}).get("score") or 0.0)
     result = rubric_score(rubric, applied, tests, lab=lab)
-    row = session.get(RubricGrade, submission.id) or RubricGrade(submission_id=submission.id)
-    row.applied, row.manual_score, row.comment = sorted(set(applied)), result.manual, comment
-    row.grader_id, row.grader_name = grader.id, grader.name or "Course staff"
-    row.graded_at = utcnow()
-    session.add(row)
-    if submission.override_score is None:
-        submission.score = result.combined
-    grade_recorded(  # an exam's answer: its attempt's score and LMS post follow
-        session=session,
-        user_id=submission.user_id,
-        kind="exercise",
-        slug=submission.exercise_slug,
-        submission_id=submission.id,
-        purpose=submission.purpose,
-    )
-    session.commit()
+
+    def store() -> None:
+        row = session.get(RubricGrade, submission.id) or RubricGrade(submission_id=submission.id)
+        row.applied, row.manual_score, row.comment = sorted(set(applied)), result.manual, comment
+        row.grader_id, row.grader_name = grader.id, grader.name or "Course staff"
+        row.graded_at = utcnow()
+        session.add(row)
+        if submission.override_score is None:
+            submission.score = result.combined
+        grade_recorded(  # an exam's answer: its attempt's score and LMS post follow
+            session=session,
+            user_id=submission.user_id,
+            kind="exercise",
+            slug=submission.exercise_slug,
+            submission_id=submission.id,
+            purpose=submission.purpose,
+        )
+        session.commit()
+
+    retry_conflicts(session, store)  # a double click on Save, two TAs: the last one stays
     return result
 
 

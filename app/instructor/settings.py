@@ -9,6 +9,7 @@ from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from app.content.loader import Course
+from app.db import retry_conflicts
 from app.deadlines.models import OfferingDue
 from app.deadlines.rules import Kind
 from app.instructor.overrides import InstructorError, content_due
@@ -82,22 +83,26 @@ def set_offering_due(
         raise InstructorError("A due date is for an 'exercise' or a 'quiz'.")
     checked: Kind = "exercise" if kind == "exercise" else "quiz"
     content_due(course, checked, slug)  # an unknown item is an error
-    session.execute(
-        delete(OfferingDue).where(
-            OfferingDue.offering_id == offering_id,
-            OfferingDue.kind == checked,
-            OfferingDue.slug == slug,
-        )
-    )
-    if due_at is not None:
-        session.add(
-            OfferingDue(
-                offering_id=offering_id,
-                kind=checked,
-                slug=slug,
-                due_at=as_utc(due_at),
-                set_by=by,
-                created_at=utcnow(),
+
+    def store() -> None:  # the row is replaced: delete, then insert
+        session.execute(
+            delete(OfferingDue).where(
+                OfferingDue.offering_id == offering_id,
+                OfferingDue.kind == checked,
+                OfferingDue.slug == slug,
             )
         )
-    session.commit()
+        if due_at is not None:
+            session.add(
+                OfferingDue(
+                    offering_id=offering_id,
+                    kind=checked,
+                    slug=slug,
+                    due_at=as_utc(due_at),
+                    set_by=by,
+                    created_at=utcnow(),
+                )
+            )
+        session.commit()
+
+    retry_conflicts(session, store)  # a double click on Save (PostgreSQL): the last one stays
