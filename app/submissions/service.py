@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 
 from app.content.loader import Course
 from app.courses.first import first_course_slug
+from app.db import retry_conflicts
 from app.deadlines.policy import refusal_message
 from app.deadlines.rules import effective_due, lateness
 from app.errors import DomainError
@@ -137,25 +138,23 @@ def _stored(session: Session, row: Submission, *, commit: bool) -> Submission:
 
 def _keep_as_draft(*, session: Session, row: Submission) -> None:
     """Refused work is saved as the student's draft, so nothing they typed is lost."""
-    draft = session.scalar(
-        select(Draft).where(
-            Draft.user_id == row.user_id,
-            Draft.exercise_slug == row.exercise_slug,
-            Draft.framework == row.framework,
-        )
-    )
-    if draft is None:
-        session.add(
-            Draft(
-                user_id=row.user_id,
-                exercise_slug=row.exercise_slug,
-                framework=row.framework,
-                code=row.code,
+    user_id, slug, framework, code = row.user_id, row.exercise_slug, row.framework, row.code
+
+    def store() -> None:
+        draft = session.scalar(
+            select(Draft).where(
+                Draft.user_id == user_id,
+                Draft.exercise_slug == slug,
+                Draft.framework == framework,
             )
         )
-    else:
-        draft.code, draft.updated_at = row.code, utcnow()
-    session.commit()
+        if draft is None:
+            session.add(Draft(user_id=user_id, exercise_slug=slug, framework=framework, code=code))
+        else:
+            draft.code, draft.updated_at = code, utcnow()
+        session.commit()
+
+    retry_conflicts(session, store)  # the editor's own save of the draft, at the same moment
 
 
 def visible_submission(*, session: Session, user: User, submission_id: int) -> Submission | None:
