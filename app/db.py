@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import hashlib
 import re
 import threading
 import time
@@ -12,7 +13,7 @@ from types import MappingProxyType
 from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import Depends
-from sqlalchemy import Engine, create_engine, event, func, select
+from sqlalchemy import Engine, create_engine, event, func, select, text
 from sqlalchemy.exc import DisconnectionError, IntegrityError
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 
@@ -121,7 +122,10 @@ def _ping_if_idle(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
 
 
 _PLAIN_READ = re.compile(r"\s*(SELECT|SHOW)\b", re.IGNORECASE)
-_LOCKING_READ = re.compile(r"\bFOR\s+(UPDATE|SHARE|NO\s+KEY\s+UPDATE|KEY\s+SHARE)\b", re.I)
+# An advisory lock held to the transaction's end is a locking read too (`serialize`).
+_LOCKING_READ = re.compile(
+    r"\bFOR\s+(UPDATE|SHARE|NO\s+KEY\s+UPDATE|KEY\s+SHARE)\b|\bpg_advisory_xact_lock\b", re.I
+)
 # Execution options of a write that is complete in itself (one INSERT whose failure leaves
 # nothing to undo): outside a transaction it runs on its own, with no BEGIN and COMMIT round
 # trips around it; inside one it joins it as any statement does.
@@ -320,6 +324,24 @@ def database_now(session: Session) -> dt.datetime:
     if not isinstance(found, dt.datetime):
         raise TypeError(f"the database's clock answered {found!r}")
     return found.replace(tzinfo=dt.UTC) if found.tzinfo is None else found.astimezone(dt.UTC)
+
+
+def serialize(session: Session, key: str) -> None:
+    """Hold every other transaction that serializes on `key` off until this one ends.
+
+    Why: a row made on first use with no unique key to meet (a course's first offering) was made
+    twice by two requests at once; each reads again after this and finds the other's.
+    PostgreSQL: an advisory lock on the key (it starts the transaction: `_LOCKING_READ`).
+    SQLite has one writer: any write takes it.
+    """
+    if session.get_bind().dialect.name == "postgresql":
+        digest = hashlib.blake2b(key.encode(), digest_size=8).digest()
+        session.execute(
+            text("SELECT pg_advisory_xact_lock(:key)"),
+            {"key": int.from_bytes(digest, "big", signed=True)},
+        )
+    else:
+        session.execute(text("UPDATE alembic_version SET version_num = version_num WHERE 0"))
 
 
 class WriteConflict(Exception):

@@ -265,3 +265,36 @@ def test_background_work_keeps_ordinary_transactions(pg_web: str) -> None:
     with session_factory("background")() as session:
         session.scalar(select(func.count()).select_from(User))
         assert _in_transaction(session)
+
+
+@pytest.mark.parametrize("database", ["sqlite", "postgresql"])
+def test_serialize_holds_the_next_transaction_off_until_this_one_ends(
+    database: str, monkeypatch: pytest.MonkeyPatch, data_dir: Path
+) -> None:
+    """A web session on PostgreSQL reads outside transactions: the advisory lock must start one,
+    or it would be let go at once and a second request would pass straight through."""
+    import contextlib
+    import threading
+
+    from app.db import serialize
+
+    place = throwaway_database(monkeypatch, data_dir) if database == "postgresql" else None
+    with place if place is not None else contextlib.nullcontext():
+        if place is not None:
+            upgrade_head()
+        passed = threading.Event()
+
+        def second() -> None:
+            with session_factory()() as other:
+                serialize(other, "a key")
+                passed.set()
+                other.rollback()
+
+        with session_factory()() as first:
+            serialize(first, "a key")
+            thread = threading.Thread(target=second)
+            thread.start()
+            held = not passed.wait(0.5)  # the second waits while the first holds the key
+            first.commit()
+        thread.join(10)
+    assert held and passed.is_set()

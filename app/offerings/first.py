@@ -9,6 +9,7 @@ from sqlalchemy import ColumnElement, ScalarSelect, and_, func, select
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from app.content.first import first_course_slug
+from app.db import serialize
 from app.offerings.models import Offering
 
 
@@ -56,9 +57,11 @@ def first_offering(*, session: Session, course_slug: str | None = None) -> Offer
     is the one today's data moved into); made, open, when the course has none yet. None: the
     first course (CONTENT_DIR's); the app always names the course (tests/courses/test_one_place)."""
     slug = first_course_slug() if course_slug is None else course_slug
-    found = session.scalar(
-        select(Offering).where(Offering.course_slug == slug).order_by(Offering.id).limit(1)
-    )
+    first = select(Offering).where(Offering.course_slug == slug).order_by(Offering.id).limit(1)
+    found = session.scalar(first)
+    if found is None:  # another request to the new course may be making it: one of us does
+        serialize(session, f"first offering of {slug}")
+        found = session.scalar(first)
     if found is None:  # a course's public offering ships open
         found = Offering(course_slug=slug, title="First offering", is_open=True)
         session.add(found)

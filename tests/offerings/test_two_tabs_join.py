@@ -85,3 +85,43 @@ def test_the_second_of_two_joins_at_once_finds_the_first(
     finally:
         event.remove(engine, "before_cursor_execute", before_write)
     assert (pending, joined, rows) == ([], offering_id, 1)
+
+
+def test_a_new_course_opened_by_two_requests_at_once_gets_one_first_offering(
+    client_on_each_database: TestClient,
+) -> None:
+    """The first two visitors of a course with no offering yet both read "none": each made one,
+    and the second's students and grades went to an offering no page ever shows."""
+    import re
+
+    from app.offerings.first import first_offering as first_of
+    from app.offerings.models import Offering
+
+    engine = session_factory().kw["bind"]
+    url = engine.url.render_as_string(False)
+    pending = ["new-course"]
+    # The other request lands as this one goes to write: its lock, or (without one) its insert.
+    writing = re.compile(r"\s*(SELECT pg_advisory_xact_lock|UPDATE alembic_version|INSERT INTO)")
+
+    def before_write(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        if pending and writing.match(statement):
+            other = create_engine(url)
+            try:
+                with Session(other) as session:
+                    first_of(session=session, course_slug=pending.pop())
+                    session.commit()
+            finally:
+                other.dispose()
+
+    event.listen(engine, "before_cursor_execute", before_write)
+    try:
+        with session_factory()() as session:
+            mine = first_of(session=session, course_slug="new-course").id
+            session.commit()
+    finally:
+        event.remove(engine, "before_cursor_execute", before_write)
+    with session_factory()() as session:
+        made = session.scalars(
+            select(Offering.id).where(Offering.course_slug == "new-course")
+        ).all()
+    assert pending == [] and made == [mine]
