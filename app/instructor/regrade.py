@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session
 
 from app.courses.service import exercises_dir_for, process_registry
 from app.courses.version import content_version
-from app.db import database_now, session_factory
+from app.db import database_now, serialize, session_factory
 from app.grading.service import get_grader
 from app.hooks import grade_recorded
 from app.instructor.models import RegradeJob, SubmissionReport
@@ -143,6 +143,7 @@ def start_regrade(
     *, session: Session, slug: str, instructor: User, launch: Launcher
 ) -> tuple[RegradeJob, bool]:
     """Start (or resume) the exercise's regrade; (job, False) when one is already running."""
+    serialize(session, f"regrade of {slug}")  # a double click, two instructors: one regrade
     job = latest_job(session=session, slug=slug)
     now = database_now(session)
     if job is not None and job.status in ACTIVE:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from sqlalchemy.orm import Session
 
+from app.db import retry_conflicts
 from app.offerings.models import Offering, OfferingRole
 from app.offerings.service import OfferingError, enroll
 from app.users.models import User
@@ -84,30 +85,37 @@ def parse_roster(text: str) -> list[RosterLine]:
 def apply_roster(*, session: Session, offering: Offering, lines: list[RosterLine]) -> RosterResult:
     """Create missing accounts (no password yet: they sign in by LMS or get one set) and enrol
     everyone into this offering only (an existing account gains no other place or view)."""
-    result = RosterResult()
-    for line in lines:
-        user = get_user_by_email(session=session, email=line.email)
-        created = user is None
-        if user is None:
-            user, _ = create_user(
+    made: set[str] = set()  # accounts this upload created, kept across a retry
+
+    def store() -> RosterResult:
+        result = RosterResult()
+        for line in lines:
+            user = get_user_by_email(session=session, email=line.email)
+            if user is None:
+                user, new = create_user(
+                    session=session,
+                    email=line.email,
+                    password=secrets.token_urlsafe(32),
+                    name=line.name,
+                    join_first_offering=False,
+                    password_set=False,  # its owner sets one through the instructor's link
+                )
+                if new:
+                    made.add(user.email)
+            enrolment = enroll(
                 session=session,
-                email=line.email,
-                password=secrets.token_urlsafe(32),
-                name=line.name,
-                join_first_offering=False,
-                password_set=False,  # its owner sets one through the instructor's link
+                offering=offering,
+                user=user,
+                role=line.role,
+                source="roster",
+                commit=False,
             )
-        enrolment = enroll(
-            session=session,
-            offering=offering,
-            user=user,
-            role=line.role,
-            source="roster",
-            commit=False,
-        )
-        if created:
-            enrolment.created_account = True
-        result.enrolled += 1
-        result.people.append(user)
-    session.commit()
-    return result
+            if user.email in made:
+                enrolment.created_account = True
+            result.enrolled += 1
+            result.people.append(user)
+        session.commit()
+        return result
+
+    # The same upload sent twice at once, or a student joining by code meanwhile: read again.
+    return retry_conflicts(session, store)

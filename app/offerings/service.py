@@ -16,6 +16,7 @@ from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from app.config import get_settings
 from app.content.first import first_course_slug
+from app.db import serialize
 from app.errors import DomainError
 from app.events import AccountCreated
 from app.models_base import as_utc
@@ -145,6 +146,7 @@ def create_offering(
     if starts_at and ends_at and ends_at <= starts_at:
         raise OfferingError("the offering must end after it starts")
     wanted = _same_title(title)
+    serialize(session, f"offerings of {slug}")  # a double click on Start makes one offering
     for found in session.scalars(select(Offering).where(Offering.course_slug == slug)):
         if _same_title(found.title) == wanted:
             raise OfferingError(

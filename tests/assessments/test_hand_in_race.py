@@ -27,6 +27,7 @@ from app.users.models import Role
 from app.users.service import create_user
 from tests.assessments.test_service import OPENS, Queue, spec
 from tests.postgres import throwaway_database
+from tests.races import inserting, other_request_before
 
 SHAPE = "q:learned-absolute/table-shape"
 RIGHT = "(max_len, d_model)"
@@ -187,21 +188,18 @@ def test_a_hand_in_during_a_save_waits_for_it_and_grades_the_answer(
 CODE = "x:position-embedding-gather"
 
 
-def _other_request_reads(url: str, course: Course, attempt_id: int, queue: Queue) -> None:
-    """Another request reads the handed-in attempt (its page, the clock's job) on a connection
-    of its own: an attempt handed in with no score yet sends its code to the graders."""
-    from sqlalchemy import create_engine
+def _other_request_reads(course: Course, attempt_id: int, queue: Queue) -> Any:
+    """Another request reads the handed-in attempt (its page, the clock's job): an attempt
+    handed in with no score yet sends its code to the graders."""
 
-    engine = create_engine(url)
-    try:
-        with Session(engine) as session:
-            attempt = session.get(AssessmentAttempt, attempt_id)
-            assert attempt is not None
-            service.finish_if_due(
-                session=session, course=course, attempt=attempt, now=OPENS, enqueue=queue
-            )
-    finally:
-        engine.dispose()
+    def read(session: Session) -> None:
+        attempt = session.get(AssessmentAttempt, attempt_id)
+        assert attempt is not None
+        service.finish_if_due(
+            session=session, course=course, attempt=attempt, now=OPENS, enqueue=queue
+        )
+
+    return read
 
 
 def test_code_handed_in_while_another_request_reads_the_attempt_is_graded_once(
@@ -215,15 +213,7 @@ def test_code_handed_in_while_another_request_reads_the_attempt_is_graded_once(
     from app.submissions.models import Submission
 
     attempt_id = _begin(course)
-    engine = session_factory().kw["bind"]
-    url = engine.url.render_as_string(False)
     theirs, ours = Queue(), Queue()
-    pending = [attempt_id]
-
-    def before_write(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
-        if pending and statement.lstrip().upper().startswith("INSERT INTO SUBMISSIONS"):
-            _other_request_reads(url, course, pending.pop(), theirs)
-
     with session_factory()() as session:
         attempt = session.get(AssessmentAttempt, attempt_id)
         assert attempt is not None
@@ -237,8 +227,8 @@ def test_code_handed_in_while_another_request_reads_the_attempt_is_graded_once(
             max_code_bytes=100_000,
             enqueue=Queue(),
         )
-        event.listen(engine, "before_cursor_execute", before_write)
-        try:
+        reads = _other_request_reads(course, attempt_id, theirs)
+        with other_request_before(inserting("submissions"), reads) as ran:
             service.finish_attempt(
                 session=session,
                 course=course,
@@ -247,9 +237,7 @@ def test_code_handed_in_while_another_request_reads_the_attempt_is_graded_once(
                 by="student",
                 enqueue=ours,
             )
-        finally:
-            event.remove(engine, "before_cursor_execute", before_write)
-    assert pending == []
+    assert ran == [True]
     with session_factory()() as session:
         sent = session.scalar(select(func.count()).select_from(Submission))
         answer = session.scalar(

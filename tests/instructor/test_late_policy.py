@@ -229,46 +229,25 @@ def test_refused_work_beside_the_editors_own_save_still_gets_its_409(
 ) -> None:
     """The editor saves the draft as Submit is pressed: the draft save lands between the refusal's
     look for a draft and its insert. The student still reads why, and one draft holds the code."""
-    import re
-    from typing import Any
-
-    from sqlalchemy import create_engine, event
     from sqlalchemy.orm import Session
 
     from app.submissions.drafts import save_draft
+    from tests.races import inserting, other_request_before
 
     stu, student = person("stu@example.org", "Stu")
     teacher = person("t@example.org", "T", Role.instructor)[1]
     _policy(app_client, teacher, mode="refuse")
-    engine = session_factory().kw["bind"]
-    url = engine.url.render_as_string(False)
-    pending = [stu]
 
-    def before_write(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
-        if pending and re.match(r'\s*INSERT INTO "?drafts"?\s', statement, re.IGNORECASE):
-            other = create_engine(url)
-            try:
-                with Session(other) as session:
-                    save_draft(
-                        session=session,
-                        user_id=pending.pop(),
-                        exercise=PAST_DUE,
-                        framework="numpy",
-                        code=CODE,
-                    )
-            finally:
-                other.dispose()
+    def editor_saves(session: Session) -> None:
+        save_draft(session=session, user_id=stu, exercise=PAST_DUE, framework="numpy", code=CODE)
 
-    event.listen(engine, "before_cursor_execute", before_write)
-    try:
+    with other_request_before(inserting("drafts"), editor_saves) as ran:
         answer = app_client.post(
             "/api/submissions",
             json={"exercise": PAST_DUE, "code": CODE, "mode": "submit", "framework": "numpy"},
             headers=student,
         )
-    finally:
-        event.remove(engine, "before_cursor_execute", before_write)
-    assert pending == []
+    assert ran == [True]
     assert answer.status_code == 409, answer.text
     assert "Your code is kept in your saved draft." in answer.json()["detail"]
     with session_factory()() as session:

@@ -9,13 +9,12 @@ this one inserts; this one must still save, and the row must exist once, holding
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import create_engine, event, func, select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.assessments.accommodations import set_accommodation
@@ -40,6 +39,7 @@ from app.users.service import create_user
 from graders.exercise_format import Rubric
 from tests.assessments.test_service import spec as exam_spec
 from tests.postgres import throwaway_database
+from tests.races import WRITING, inserting, other_request_before
 
 EXERCISE = "position-embedding-gather"
 DUE = dt.datetime(2026, 12, 20, 17, 0, tzinfo=dt.UTC)
@@ -205,27 +205,14 @@ def test_a_first_save_clicked_twice_saves_once(database: str, case: str) -> None
         ids = _people(session)
         if case == "extension":  # an item with a due date in the offering, to extend
             _due(session, course, ids, "ours")
-    engine = session_factory().kw["bind"]
-    url = engine.url.render_as_string(False)
-    pending = ["theirs"]
-    insert = re.compile(rf'\s*INSERT INTO "?{table}"?\s', re.IGNORECASE)
-
-    def before_write(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
-        if pending and insert.match(statement):
-            other = create_engine(url)
-            try:
-                with Session(other) as theirs:
-                    save(theirs, course, ids, pending.pop())
-            finally:
-                other.dispose()
-
-    event.listen(engine, "before_cursor_execute", before_write)
-    try:
-        with session_factory()() as session:
-            save(session, course, ids, "ours")
-    finally:
-        event.remove(engine, "before_cursor_execute", before_write)
-    assert pending == [], f"no insert into {table} was seen"
+    with (
+        other_request_before(
+            inserting(table), lambda other: save(other, course, ids, "theirs")
+        ) as ran,
+        session_factory()() as session,
+    ):
+        save(session, course, ids, "ours")
+    assert ran == [True], f"no insert into {table} was seen"
     with session_factory()() as session:
         expected = {
             "late policy": 10.0,
@@ -240,3 +227,26 @@ def test_a_first_save_clicked_twice_saves_once(database: str, case: str) -> None
             held = held.replace(tzinfo=dt.UTC)
         assert (count, held) == (1, expected)
         assert session.scalar(select(func.count()).select_from(model)) == 1
+
+
+def test_a_double_click_on_regrade_all_starts_one_regrade(database: str) -> None:
+    """Both clicks read "no regrade running": each started one, so every submission was graded
+    twice. The second click now waits for the first and finds its regrade running."""
+    from app.instructor.models import RegradeJob
+    from app.instructor.regrade import start_regrade
+
+    with session_factory()() as session:
+        ids = _people(session)
+    launched: list[int] = []
+
+    def click(session: Session) -> tuple[Any, bool]:
+        teacher = _user(session, ids, "teacher")
+        return start_regrade(
+            session=session, slug=EXERCISE, instructor=teacher, launch=launched.append
+        )
+
+    with other_request_before(WRITING, click) as ran, session_factory()() as session:
+        _, started = click(session)
+    with session_factory()() as session:
+        regrades = session.scalar(select(func.count()).select_from(RegradeJob))
+    assert (ran, started, len(launched), regrades) == ([True], False, 1, 1)

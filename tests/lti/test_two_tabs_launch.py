@@ -11,8 +11,7 @@ land, on its own account, and every row must exist once.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -20,7 +19,7 @@ from urllib.parse import urlsplit
 import jwt
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import create_engine, event, func, select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.config import get_settings
@@ -37,6 +36,7 @@ from app.users.service import create_user
 from tests.lti.conftest import LEARNER, launch, start_login
 from tests.lti.platform import LTI, Platform
 from tests.postgres import throwaway_database
+from tests.races import inserting, other_request_before
 
 EXERCISE = {LTI + "custom": {"target": "exercise:alibi-bias"}}
 STAGES = ("users", "lti_contexts", "lti_members", "enrollments", "lti_links")
@@ -76,18 +76,17 @@ def _other_tab_claims(client: TestClient, platform: Platform, sub: str) -> dict[
     return claims
 
 
-def _other_tab_launches(url: str, client: TestClient, claims: dict[str, Any]) -> None:
-    """The other tab's launch, whole and committed, on an engine of its own."""
-    registry = app_registry(client.app)  # type: ignore[arg-type]
+def _other_tab_launches(client: TestClient, claims: dict[str, Any]) -> Callable[[Session], None]:
+    """The other tab's launch, on the session the race helper gives it."""
+    registry = app_registry(client.app)
     course = registry.content(registry.first_slug)
-    engine = create_engine(url)
-    try:
-        with Session(engine) as session:
-            platform = session.scalar(select(LtiPlatform))
-            assert platform is not None and course is not None
-            handle_launch(session=session, course=course, platform=platform, claims=claims)
-    finally:
-        engine.dispose()
+
+    def run(session: Session) -> None:
+        platform = session.scalar(select(LtiPlatform))
+        assert platform is not None and course is not None
+        handle_launch(session=session, course=course, platform=platform, claims=claims)
+
+    return run
 
 
 def _count(session: Session, model: type[Any], *where: Any) -> int:
@@ -105,21 +104,9 @@ def test_a_launch_opened_twice_at_once_lands_once(
     sub = "double-click"
     claims = _other_tab_claims(client, platform, "classmate" if stage == "lti_contexts" else sub)
     client.cookies.clear()
-    engine = session_factory().kw["bind"]
-    url = engine.url.render_as_string(False)
-    pending = [claims]
-    insert = re.compile(rf'\s*INSERT INTO "?{stage}"?\s', re.IGNORECASE)
-
-    def before_write(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
-        if pending and insert.match(statement):
-            _other_tab_launches(url, client, pending.pop())
-
-    event.listen(engine, "before_cursor_execute", before_write)
-    try:
+    with other_request_before(inserting(stage), _other_tab_launches(client, claims)) as ran:
         response = launch(client, platform, sub=sub, roles=[LEARNER], claims=EXERCISE)
-    finally:
-        event.remove(engine, "before_cursor_execute", before_write)
-    assert pending == [], f"no insert into {stage} was seen"
+    assert ran == [True], f"no insert into {stage} was seen"
     assert response.status_code == 303, response.text
     with session_factory()() as session:
         link = session.scalar(select(LtiUser).where(LtiUser.sub == sub))
@@ -143,26 +130,14 @@ def test_an_email_signed_up_meanwhile_is_never_linked_to_the_lms_person(
     """Someone signs up with the LMS person's email between the launch's check and its insert:
     the launch makes an account of its own (a placeholder email), never the stranger's."""
     client, platform = tabs
-    engine = session_factory().kw["bind"]
-    url = engine.url.render_as_string(False)
-    pending = ["taken@example.org"]
 
-    def before_write(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
-        if pending and re.match(r'\s*INSERT INTO "?users"?\s', statement, re.IGNORECASE):
-            other = create_engine(url)
-            try:
-                with Session(other) as session:
-                    create_user(session=session, email=pending.pop(), password="a-stranger-12")
-            finally:
-                other.dispose()
+    def sign_up(session: Session) -> None:
+        create_user(session=session, email="taken@example.org", password="a-stranger-12")
 
-    event.listen(engine, "before_cursor_execute", before_write)
-    try:
-        claims = {**EXERCISE, "email": "taken@example.org"}
+    claims = {**EXERCISE, "email": "taken@example.org"}
+    with other_request_before(inserting("users"), sign_up) as ran:
         response = launch(client, platform, sub="lms-person", roles=[LEARNER], claims=claims)
-    finally:
-        event.remove(engine, "before_cursor_execute", before_write)
-    assert pending == [] and response.status_code == 303, response.text
+    assert ran == [True] and response.status_code == 303, response.text
     with session_factory()() as session:
         link = session.scalar(select(LtiUser).where(LtiUser.sub == "lms-person"))
         assert link is not None
