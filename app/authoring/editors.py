@@ -10,6 +10,7 @@ from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from app.authoring.models import CourseEditor
+from app.db import retry_conflicts
 from app.errors import DomainError
 from app.users.models import User
 from app.users.service import get_user_by_email
@@ -52,15 +53,21 @@ def grant(*, session: Session, course_slug: str, email: str, by: User | None) ->
     user = get_user_by_email(session=session, email=email)
     if user is None:
         raise DomainError(404, NO_ACCOUNT)
-    exists = session.scalar(
-        select(CourseEditor.id).where(
-            CourseEditor.course_slug == course_slug, CourseEditor.user_id == user.id
+    user_id, granted_by = user.id, by.id if by else None
+
+    def store() -> None:
+        exists = session.scalar(
+            select(CourseEditor.id).where(
+                CourseEditor.course_slug == course_slug, CourseEditor.user_id == user_id
+            )
         )
-    )
-    if exists is None:
-        granted_by = by.id if by else None
-        session.add(CourseEditor(course_slug=course_slug, user_id=user.id, granted_by=granted_by))
-    session.commit()
+        if exists is None:
+            session.add(
+                CourseEditor(course_slug=course_slug, user_id=user_id, granted_by=granted_by)
+            )
+        session.commit()
+
+    retry_conflicts(session, store)  # a double click on Grant: one editor row
     return user
 
 

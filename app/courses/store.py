@@ -11,6 +11,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from app.courses.models import CourseFolder
+from app.db import retry_conflicts
 from app.models_base import utcnow
 
 log = logging.getLogger(__name__)
@@ -48,21 +49,29 @@ def refresh_marks(session: Session) -> dict[str, dt.datetime]:
 
 def add_folder(session: Session, *, slug: str, folder: Path) -> None:
     """Record an added course folder (again: the folder is updated)."""
-    row = session.get(CourseFolder, slug)
-    if row is None:
-        row = CourseFolder(slug=slug)
-        session.add(row)
-    row.folder = str(folder.resolve())
-    row.refresh_requested_at = utcnow()
-    session.commit()
+
+    def store() -> None:
+        row = session.get(CourseFolder, slug)
+        if row is None:
+            row = CourseFolder(slug=slug)
+            session.add(row)
+        row.folder = str(folder.resolve())
+        row.refresh_requested_at = utcnow()
+        session.commit()
+
+    retry_conflicts(session, store)  # added twice at once: one row
 
 
 def request_refresh(session: Session, *, slug: str) -> dt.datetime:
     """Ask every running process to refresh this course; returns the time of the request."""
-    row = session.get(CourseFolder, slug)
-    if row is None:
-        row = CourseFolder(slug=slug, folder=None)
-        session.add(row)
-    at = row.refresh_requested_at = utcnow()
-    session.commit()
-    return at
+
+    def store() -> dt.datetime:
+        row = session.get(CourseFolder, slug)
+        if row is None:
+            row = CourseFolder(slug=slug, folder=None)
+            session.add(row)
+        at = row.refresh_requested_at = utcnow()
+        session.commit()
+        return at
+
+    return retry_conflicts(session, store)  # two editors publishing at once: one row

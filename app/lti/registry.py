@@ -8,6 +8,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.config import get_settings
+from app.db import retry_conflicts
 from app.lti.models import LtiDeployment, LtiPlatform
 
 
@@ -49,25 +50,29 @@ def register_platform(
         "token_url": _check_url("token URL", token_url),
         "jwks_url": _check_url("JWKS URL", jwks_url),
     }
-    platform = find_platform(session=session, issuer=issuer, client_id=client_id)
-    created = platform is None
-    if platform is None:
-        platform = LtiPlatform(issuer=issuer, client_id=client_id, **urls)
-        session.add(platform)
-        session.flush()
-    else:
-        for name, value in urls.items():
-            setattr(platform, name, value)
-    known = session.scalar(
-        select(LtiDeployment).where(
-            LtiDeployment.platform_id == platform.id,
-            LtiDeployment.deployment_id == deployment_id,
+
+    def store() -> tuple[LtiPlatform, bool]:
+        platform = find_platform(session=session, issuer=issuer, client_id=client_id)
+        created = platform is None
+        if platform is None:
+            platform = LtiPlatform(issuer=issuer, client_id=client_id, **urls)
+            session.add(platform)
+            session.flush()
+        else:
+            for name, value in urls.items():
+                setattr(platform, name, value)
+        known = session.scalar(
+            select(LtiDeployment).where(
+                LtiDeployment.platform_id == platform.id,
+                LtiDeployment.deployment_id == deployment_id,
+            )
         )
-    )
-    if known is None:
-        session.add(LtiDeployment(platform_id=platform.id, deployment_id=deployment_id))
-    session.commit()
-    return platform, created
+        if known is None:
+            session.add(LtiDeployment(platform_id=platform.id, deployment_id=deployment_id))
+        session.commit()
+        return platform, created
+
+    return retry_conflicts(session, store)  # a double click on Register: one platform
 
 
 def find_platform(*, session: Session, issuer: str, client_id: str | None) -> LtiPlatform | None:
