@@ -12,13 +12,13 @@ from dataclasses import dataclass
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from app.db import retry_conflicts
+from app.db import retry_conflicts, serialize
 from app.events import grade_recorded
 from app.instructor.overrides import InstructorError
 from app.models_base import utcnow
 from app.offerings.access import students_here, work_here
 from app.offerings.place import Place
-from app.submissions.models import RubricGrade, Submission
+from app.submissions.models import RubricGrade, Submission, graded_by_hand
 from app.users.models import User
 from graders import Rubric
 
@@ -65,6 +65,7 @@ def grade_by_rubric(
     result = rubric_score(rubric, applied, tests, lab=lab)
 
     def store() -> None:
+        serialize(session, graded_by_hand(submission.id))  # the student saving a write-up now
         row = session.get(RubricGrade, submission.id) or RubricGrade(submission_id=submission.id)
         row.applied, row.manual_score, row.comment = sorted(set(applied)), result.manual, comment
         row.grader_id, row.grader_name = grader.id, grader.name or "Course staff"

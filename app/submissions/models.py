@@ -164,6 +164,12 @@ class RegradeRequest(Base):
     new_score: Mapped[float | None] = mapped_column(Float, default=None)
 
 
+def graded_by_hand(submission_id: int) -> str:
+    """The `app.db.serialize` key a grading by hand and a write-up's save share: neither lands
+    between the other's check and its write."""
+    return f"grading by hand of submission {submission_id}"
+
+
 class RubricGrade(Base):
     """A person's grading of one submission by its exercise's rubric (the latest counts)."""
 

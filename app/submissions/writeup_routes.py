@@ -12,8 +12,8 @@ from starlette.responses import Response
 
 from app.content.service import CourseDep
 from app.courses.service import content_of
-from app.db import SessionDep
-from app.submissions.models import RubricGrade, Submission
+from app.db import SessionDep, serialize
+from app.submissions.models import RubricGrade, Submission, graded_by_hand
 from app.users.deps import CurrentUser
 from app.web.api import RowId, errors
 
@@ -48,6 +48,7 @@ def save_writeup(
     found = content_of(request, row.course_slug, course).exercise(row.exercise_slug)
     if found is None or found.meta.entry.kind != "experiment":
         raise HTTPException(422, NOT_A_LAB)
+    serialize(session, graded_by_hand(row.id))  # a TA grading it now: their grade comes first
     if session.get(RubricGrade, row.id) is not None:
         raise HTTPException(409, GRADED)
     row.writeup = text.strip()[:MAX_WRITEUP_CHARS] or None

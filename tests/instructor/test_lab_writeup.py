@@ -284,3 +284,51 @@ def test_the_student_writes_or_rewrites_the_write_up_until_a_person_grades_it(
     assert late.status_code == 409 and "already graded" in late.text
     page = client.get(f"/exercises/{LAB}/results/{run}", headers=ann_h)
     assert 'id="writeup-form"' not in page.text and "untrained" in page.text
+
+
+def test_a_write_up_saved_as_a_ta_grades_it_is_refused_not_swapped_under_the_grade(
+    lab_client: TestClient,
+) -> None:
+    """The student's save has read "not graded yet" when the TA's grade commits: the save is
+    refused (409) and the graded text stays, so the grade is always about the stored text."""
+    import re
+
+    from sqlalchemy.orm import Session
+
+    from app.instructor.rubric_grading import grade_by_rubric
+    from graders.exercise_format import Rubric
+    from tests.races import other_request_before
+
+    ann, ann_h = person("ann@example.org", "Ann")
+    teacher_id = person("t@example.org", "Dr Tee", Role.instructor)[0]
+    run = lab_run(ann)
+    rubric = Rubric.model_validate(
+        {"weight": 1, "items": [{"id": "compares", "title": "Compares", "points": 2}]}
+    )
+
+    def ta_grades(session: Session) -> None:
+        row, ta = session.get(Submission, run), session.get(User, teacher_id)
+        assert row is not None and ta is not None
+        grade_by_rubric(
+            session=session,
+            submission=row,
+            rubric=rubric,
+            applied=[],
+            comment="",
+            grader=ta,
+            lab=True,
+        )
+
+    # As the save goes to write: its lock, or (without one) its update of the run.
+    saving = re.compile(
+        r"\s*(SELECT pg_advisory_xact_lock|UPDATE alembic_version|UPDATE submissions)"
+    )
+    with other_request_before(saving, ta_grades) as ran:
+        late = lab_client.put(
+            f"/api/submissions/{run}/writeup", json={"text": "changed my mind"}, headers=ann_h
+        )
+    assert ran == [True]
+    assert late.status_code == 409 and "already graded" in late.text
+    with session_factory()() as session:
+        row = session.get(Submission, run)
+        assert row is not None and row.writeup == WRITEUP

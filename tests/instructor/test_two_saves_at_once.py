@@ -9,6 +9,7 @@ this one inserts; this one must still save, and the row must exist once, holding
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -178,13 +179,15 @@ def _kept(session: Session, model: type[Any]) -> tuple[int, object]:
     return len(rows), getattr(rows[-1], telling) if rows else None
 
 
-CASES: dict[str, tuple[Save, str, type[Any]]] = {
-    "late policy": (_policy, "late_policies", LatePolicy),
-    "grading scheme": (_scheme, "grade_schemes", GradeScheme),
-    "offering due date": (_due, "offering_dues", OfferingDue),
-    "extension": (_extension, "deadline_extensions", DeadlineExtension),
-    "rubric grade": (_rubric, "rubric_grades", RubricGrade),
-    "exam accommodation": (_accommodation, "assessment_accommodations", Accommodation),
+# Where the other request lands: right before this one's insert; a rubric grade takes a lock
+# first (the student's write-up save waits on it), so there, before the lock.
+CASES: dict[str, tuple[Save, re.Pattern[str], type[Any]]] = {
+    "late policy": (_policy, inserting("late_policies"), LatePolicy),
+    "grading scheme": (_scheme, inserting("grade_schemes"), GradeScheme),
+    "offering due date": (_due, inserting("offering_dues"), OfferingDue),
+    "extension": (_extension, inserting("deadline_extensions"), DeadlineExtension),
+    "rubric grade": (_rubric, WRITING, RubricGrade),
+    "exam accommodation": (_accommodation, inserting("assessment_accommodations"), Accommodation),
 }
 
 
@@ -199,20 +202,18 @@ PAIRS = [
 
 @pytest.mark.parametrize(("database", "case"), PAIRS, indirect=["database"])
 def test_a_first_save_clicked_twice_saves_once(database: str, case: str) -> None:
-    save, table, model = CASES[case]
+    save, landing, model = CASES[case]
     course = load_from_settings()
     with session_factory()() as session:
         ids = _people(session)
         if case == "extension":  # an item with a due date in the offering, to extend
             _due(session, course, ids, "ours")
     with (
-        other_request_before(
-            inserting(table), lambda other: save(other, course, ids, "theirs")
-        ) as ran,
+        other_request_before(landing, lambda other: save(other, course, ids, "theirs")) as ran,
         session_factory()() as session,
     ):
         save(session, course, ids, "ours")
-    assert ran == [True], f"no insert into {table} was seen"
+    assert ran == [True], f"no statement matched {landing.pattern}"
     with session_factory()() as session:
         expected = {
             "late policy": 10.0,
