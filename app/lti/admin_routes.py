@@ -89,11 +89,18 @@ def _page(
         message=message,
         error=error,
         values=values or {},
+        can_register=member.user.is_admin,
         base=staff_base(request),
         jwks_url=str(request.url_for("lti_jwks")),
         login_url=str(request.url_for("lti_login")),
         launch_url=str(request.url_for("lti_launch")),
     )
+
+
+REGISTER_ADMINS = (
+    "Only a site administrator can register or change an LMS: it is trusted by every course "
+    "and offering. Ask one, or run `python -m app lti register` on the server."
+)
 
 
 @router.get("/instructor/lti")
@@ -108,7 +115,13 @@ def lti_admin(
 async def lti_register(
     request: Request, session: SessionDep, member: InstructorMember, place: PlaceDep
 ) -> Response:
-    """Register an LMS (same issuer + client id again updates it)."""
+    """Register an LMS (same issuer + client id again updates it): site administrators only.
+
+    Why: an LMS is trusted site-wide. Whoever sets its key URL can sign launches as any of its
+    users, with any role, into any offering its courses feed.
+    """
+    if not member.user.is_admin:
+        return _page(request, session, member, status=403, error=REGISTER_ADMINS, place=place)
     form = await request.form()
     values = {name: str(form.get(name) or "") for name in FIELDS}
     try:

@@ -7,8 +7,9 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from app.db import session_factory
-from app.lti.models import LtiGradePost, LtiUser
+from app.lti.models import LtiGradePost, LtiPlatform, LtiUser
 from app.progress.service import save_quiz_attempt
+from app.users.models import User
 from tests.conftest import run_cli
 from tests.lti.conftest import INSTRUCTOR, LEARNER, launch
 from tests.lti.helpers import EXERCISE, _all_sent, _graded_submission, _user_id, _wait
@@ -132,7 +133,25 @@ def test_registration_page_and_cli_are_idempotent(
 ) -> None:
     launch(lti_client, platform, sub="t-1", roles=[INSTRUCTOR])
     page = lti_client.get("/instructor/lti")
+    assert 'action="/instructor/lti/platforms"' not in page.text  # an instructor, not an admin
     csrf = page.text.split('name="csrf_token" value="')[1].split('"')[0]
+    # An LMS is trusted site-wide: whoever sets its key URL signs launches as anyone, with any
+    # role. An instructor (here one an LMS launch made) may not point it elsewhere.
+    taken = lti_client.post(
+        "/instructor/lti/platforms",
+        data={**platform.registration(), "jwks_url": "https://evil.example/j", "csrf_token": csrf},
+    )
+    assert taken.status_code == 403 and "Only a site administrator" in taken.text
+    with session_factory()() as session:
+        kept = session.scalar(select(LtiPlatform.jwks_url))
+        assert kept == platform.registration()["jwks_url"]
+        linked = session.scalar(select(LtiUser.user_id).where(LtiUser.sub == "t-1"))
+        user = session.get(User, linked)
+        assert user is not None
+        user.is_admin = True  # a site administrator may
+        session.commit()
+    page = lti_client.get("/instructor/lti")
+    assert 'action="/instructor/lti/platforms"' in page.text
     bad = lti_client.post(
         "/instructor/lti/platforms",
         data={**platform.registration(), "auth_url": "ftp://x", "csrf_token": csrf},
