@@ -27,7 +27,12 @@ from app.site.term_view import my_term
 from app.submissions import drafts, intake, views
 from app.submissions.models import PRACTICE
 from app.submissions.presenter import Viewer, override_json, present
-from app.submissions.service import SubmissionError, hidden_tests_open, visible_submission
+from app.submissions.service import (
+    SubmissionError,
+    held_from,
+    hidden_tests_open,
+    visible_submission,
+)
 from app.submissions.standing import standing_of
 from app.users.deps import OptionalUser
 from app.users.models import User
@@ -231,6 +236,9 @@ def result_page(
     here = course_slug_of(request.scope.get("course"))
     if row is None or row.exercise_slug != exercise.meta.slug or row.course_slug != here:
         raise HTTPException(404, "There is no submission with that id for this exercise.")
+    held = held_from(session=session, user=user, row=row, now=utcnow())
+    if held:  # an exam's answer before the exam releases its results
+        raise HTTPException(403, held)
     instructor = staff_of_work(
         session=session, user=user, offering_id=row.offering_id, course_slug=row.course_slug
     )

@@ -12,9 +12,11 @@ from sqlalchemy import Select, String, bindparam, func, literal, select, union_a
 from sqlalchemy.orm import Session
 
 from app.courses.first import first_course_slug
+from app.hooks import result_held
+from app.models_base import utcnow
 from app.offerings.models import Offering
 from app.problems.models import ProblemReport
-from app.submissions.models import RegradeRequest, Submission, SubmissionComment
+from app.submissions.models import PRACTICE, RegradeRequest, Submission, SubmissionComment
 
 WORDS = {
     "comment": "A comment",
@@ -51,7 +53,13 @@ def staff_notes(
     """What staff wrote to this student since then, newest first (one statement: a union)."""
     values = {"notes_user_id": user_id, "notes_since": since, "notes_course": first_course_slug()}
     found = session.execute(_notes(limit), values)
-    return [StaffNote(*row) for row in found]
+    now = utcnow()
+    return [
+        StaffNote(*row[:6])
+        for row in found
+        if row[6] == PRACTICE  # an exam's answer: only once the exam released its results
+        or not result_held(session=session, purpose=row[6], user_id=user_id, now=now)
+    ]
 
 
 @functools.cache
@@ -61,6 +69,7 @@ def _notes(limit: int) -> Select[Any]:
     since: Any = bindparam("notes_since")
     # A report filed outside any offering is about the first course (CONTENT_DIR's).
     first_course: Any = bindparam("notes_course", type_=String())
+    practice: Any = literal(PRACTICE, String())
     comments = (
         select(
             literal("comment", String()),
@@ -69,6 +78,7 @@ def _notes(limit: int) -> Select[Any]:
             Submission.course_slug,
             SubmissionComment.text,
             SubmissionComment.created_at,
+            Submission.purpose,
         )
         .join(Submission, Submission.id == SubmissionComment.submission_id)
         .where(Submission.user_id == user_id, SubmissionComment.created_at >= since)
@@ -80,6 +90,7 @@ def _notes(limit: int) -> Select[Any]:
         Submission.course_slug,
         func.coalesce(Submission.override_reason, ""),
         Submission.override_at,
+        Submission.purpose,
     ).where(
         Submission.user_id == user_id,
         Submission.override_score.is_not(None),
@@ -92,6 +103,7 @@ def _notes(limit: int) -> Select[Any]:
         RegradeRequest.course_slug,
         func.coalesce(RegradeRequest.answer, ""),
         RegradeRequest.answered_at,
+        practice,  # a regrade request is refused for an exam's answer
     ).where(RegradeRequest.user_id == user_id, RegradeRequest.answered_at >= since)
     replies = (
         select(
@@ -101,6 +113,7 @@ def _notes(limit: int) -> Select[Any]:
             func.coalesce(Offering.course_slug, first_course),
             func.coalesce(ProblemReport.reply, ""),
             ProblemReport.resolved_at,
+            practice,
         )
         .outerjoin(Offering, Offering.id == ProblemReport.offering_id)
         .where(

@@ -8,8 +8,9 @@ from starlette.responses import Response
 from app.config import get_settings
 from app.content.service import CourseDep
 from app.db import SessionDep
+from app.models_base import utcnow
 from app.submissions.lab_figures import FIGURES, figure
-from app.submissions.service import visible_submission
+from app.submissions.service import held_from, visible_submission
 from app.users.deps import CurrentUser
 from app.web.api import RowId
 
@@ -26,6 +27,9 @@ def lab_figure(
     row = visible_submission(session=session, user=user, submission_id=submission_id)
     if row is None:
         raise HTTPException(404, "There is no submission with that id.")
+    held = held_from(session=session, user=user, row=row, now=utcnow())
+    if held:  # an exam's answer before the exam releases its results
+        raise HTTPException(403, held)
     exercise = course.exercise(row.exercise_slug)
     metrics = (row.report or {}).get("metrics")
     if exercise is None or row.status != "done" or not isinstance(metrics, dict):

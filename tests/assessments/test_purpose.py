@@ -79,13 +79,43 @@ def test_before_release_the_student_sees_no_verdict_or_score(client: TestClient)
         f"/api/submissions/{sitting.submission}", headers=headers(TEACHER, Role.instructor)
     )
     assert staff.status_code == 200 and staff.json()["score"] == 1.0
+    _staff_write(client, sitting.submission)
+    # The result page, a lab's figures and the home page's notices hold it back too.
+    result = client.get(f"/exercises/{EXERCISE}/results/{sitting.submission}", headers=ann)
+    assert result.status_code == 403 and "Accepted" not in result.text
+    assert "This code is your answer in" in result.text
+    drawn = client.get(f"/submissions/{sitting.submission}/figures/loss.svg", headers=ann)
+    assert drawn.status_code == 403
+    home = client.get("/", headers=ann)
+    assert COMMENT not in home.text and REASON not in home.text
+
+
+COMMENT = "Your gather indexes the right axis."
+REASON = "Full marks: the tolerance of that test was too tight."
+
+
+def _staff_write(client: TestClient, submission_id: int | None) -> None:
+    """A comment and an override, from the teacher, on the exam's code answer."""
+    teacher = headers(TEACHER, Role.instructor)
+    url = f"/api/instructor/submissions/{submission_id}"
+    said = client.post(f"{url}/comments", json={"text": COMMENT}, headers=teacher)
+    assert said.status_code in (200, 201), said.text
+    moved = client.post(f"{url}/override", json={"score": 1.0, "reason": REASON}, headers=teacher)
+    assert moved.status_code == 200, moved.text
 
 
 def test_after_release_the_student_reads_it(client: TestClient) -> None:
     sitting = Sitting(client)
-    sitting.reach("released")
-    one = client.get(f"/api/submissions/{sitting.submission}", headers=headers(ANN))
+    sitting.reach("handed_in")
+    _staff_write(client, sitting.submission)
+    sitting.release()
+    ann = headers(ANN)
+    one = client.get(f"/api/submissions/{sitting.submission}", headers=ann)
     assert one.status_code == 200 and one.json()["score"] == 1.0
+    result = client.get(f"/exercises/{EXERCISE}/results/{sitting.submission}", headers=ann)
+    assert result.status_code == 200 and COMMENT in result.text
+    home = client.get("/", headers=ann)
+    assert COMMENT in home.text and REASON in home.text
 
 
 def test_the_lms_exercise_column_and_progress_ignore_exam_code(client: TestClient) -> None:
