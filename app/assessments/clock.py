@@ -8,10 +8,10 @@ the LMS wrong until then, and extra time promised on the page must be the time t
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import ColumnElement, select
 from sqlalchemy.orm import Session
 
 from app.assessments import scoring, service
@@ -23,12 +23,15 @@ from app.models_base import as_utc, utcnow
 from app.offerings.service import in_offering
 
 
-def overdue_ids(*, session: Session, now: dt.datetime) -> list[int]:
-    """Open attempts past their deadline (what the background pass hands in)."""
+def overdue_ids(
+    *, session: Session, now: dt.datetime, where: Sequence[ColumnElement[bool]] = ()
+) -> list[int]:
+    """Open attempts past their deadline (what the background pass hands in; `where`: only
+    those, e.g. one offering's, which a staff page hands in with its own course)."""
     return list(
         session.scalars(
             select(AssessmentAttempt.id).where(
-                AssessmentAttempt.status == "open", AssessmentAttempt.deadline <= now
+                AssessmentAttempt.status == "open", AssessmentAttempt.deadline <= now, *where
             )
         )
     )

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, HTTPException, Request
 from fastapi.responses import RedirectResponse
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import select
+from sqlalchemy import ColumnElement, select
 from sqlalchemy.orm import Session
 from starlette.responses import Response
 
@@ -50,9 +50,18 @@ class AccommodationIn(BaseModel):
     reason: str = Field(default="", max_length=2000, description="Why, for other instructors.")
 
 
-def _hand_in_overdue(queue: JobQueue, session: Session, course: Course) -> None:
+def _attempts_here(session: Session, place: Place) -> list[ColumnElement[bool]]:
+    """SQL: attempts of this page's course and offering (a slug may be another course's too)."""
+    return [
+        AssessmentAttempt.course_slug == place.course_slug,
+        work_here(session, AssessmentAttempt.offering_id, place),
+    ]
+
+
+def _hand_in_overdue(queue: JobQueue, session: Session, course: Course, place: Place) -> None:
     now, enqueue = utcnow(), queue.enqueue
-    for attempt_id in clock.overdue_ids(session=session, now=now):
+    here = _attempts_here(session, place)
+    for attempt_id in clock.overdue_ids(session=session, now=now, where=here):
         attempt = session.get(AssessmentAttempt, attempt_id)
         if attempt is not None:
             service.finish_if_due(
@@ -76,7 +85,7 @@ def _render(
     error: str = "",
     status_code: int = 200,
 ) -> Response:
-    _hand_in_overdue(queue, session, course)
+    _hand_in_overdue(queue, session, course, place)
     rows = session.execute(
         select(AssessmentAttempt, User)
         .join(User, User.id == AssessmentAttempt.user_id)
@@ -215,10 +224,12 @@ def regrade_form(
 ) -> Response:
     """Grade every handed-in attempt's questions again, each with its own recorded draw."""
     spec_or_404(course, slug)
-    _hand_in_overdue(queue, session, course)
+    _hand_in_overdue(queue, session, course, place)
     for attempt in session.scalars(
         select(AssessmentAttempt).where(
-            AssessmentAttempt.assessment_slug == slug, AssessmentAttempt.status == "submitted"
+            AssessmentAttempt.assessment_slug == slug,
+            AssessmentAttempt.status == "submitted",
+            *_attempts_here(session, place),
         )
     ).all():
         regrade(session=session, course=course, attempt=attempt)

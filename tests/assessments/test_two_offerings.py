@@ -127,3 +127,34 @@ def test_an_accommodation_applies_only_in_the_offering_it_was_given_in(one_attem
         assert client.delete(delete, headers=teacher).status_code == 204
         assert client.delete(delete, headers=teacher).status_code == 404
         assert (extra(first), extra(second)) == ([15], [])
+
+
+def test_an_instructor_regrades_only_their_own_offerings_attempts(
+    one_attempt: Path,
+) -> None:
+    """Regrade on one offering's exam page regraded every offering's (and every course's)
+    attempts at that slug with this page's course; opening the page handed in other offerings'
+    overdue attempts with it (the same condition now scopes both). Now each offering's staff
+    touch their own attempts only."""
+    from app.assessments.models import AssessmentAttempt
+
+    ann = _bearer("ann@example.org", Role.student)
+    bob = _bearer("bob@example.org", Role.student)
+    _bearer("t@example.org", Role.instructor)  # instructor of the first offering only
+    first, second = _two_offerings(("bob@example.org", OfferingRole.student))
+    teacher = _bearer("t@example.org", Role.instructor)
+    with TestClient(create_app()) as client:
+        mine = _start(client, first, ann)
+        client.post(f"/api/assessments/attempts/{mine['id']}/submit", headers=ann)
+        handed = _start(client, second, bob)
+        client.post(f"/api/assessments/attempts/{handed['id']}/submit", headers=bob)
+        done = client.post(
+            f"/offerings/{first}/instructor/assessments/quick/regrade",
+            headers=teacher,
+            follow_redirects=False,
+        )
+        assert done.status_code == 303, done.text
+    with session_factory()() as session:
+        rows = {a.id: a for a in session.query(AssessmentAttempt)}
+        assert (rows[mine["id"]].results or {}).get("regraded") is True
+        assert "regraded" not in (rows[handed["id"]].results or {})
