@@ -30,9 +30,14 @@ FormStr = Annotated[str, Form()]
 
 
 def submission_here(session: SessionDep, submission_id: int, place: Place) -> Submission:
-    """The submission, when it counts in this request's offering (else a plain 404)."""
+    """The submission, when it counts in this request's offering (else a plain 404); work of
+    another course never does, even self-study there that counts in no offering."""
     row = session.get(Submission, submission_id)
-    if row is None or not row_here(session, row.offering_id, place):
+    if (
+        row is None
+        or row.course_slug != place.course_slug
+        or not row_here(session, row.offering_id, place)
+    ):
         raise HTTPException(404, "There is no submission with that id.")
     return row
 

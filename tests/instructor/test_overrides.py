@@ -85,3 +85,27 @@ def test_the_override_form_on_the_student_page(app_client: TestClient) -> None:
     after = app_client.get(saved.headers["location"]).text
     assert "override 80%" in after and "Partial credit &lt;ok&gt;" in after
     assert "The score override is saved" in after
+
+
+def test_another_courses_self_study_is_not_this_offerings_to_grade(app_client: TestClient) -> None:
+    """Work in another course that counts in no offering (self-study there): the first course's
+    first offering took rows with no offering as its own, whatever their course."""
+    from app.submissions.models import Submission
+
+    stu, _ = person("stu@example.org", "Stu")
+    _, teacher = person("t@example.org", "T", Role.instructor)
+    sid = add_submission(stu, EXERCISE, [True, False], at(1))
+    with session_factory()() as session:
+        row = session.get(Submission, sid)
+        assert row is not None
+        row.course_slug, row.offering_id = "attention", None
+        session.commit()
+    sends = (("override", {"score": 1.0, "reason": "Typo"}), ("comments", {"text": "Ok"}))
+    for part, body in sends:
+        sent = app_client.post(
+            f"/api/instructor/submissions/{sid}/{part}", json=body, headers=teacher
+        )
+        assert sent.status_code == 404, (part, sent.text)
+    with session_factory()() as session:
+        row = session.get(Submission, sid)
+        assert row is not None and row.override_score is None
