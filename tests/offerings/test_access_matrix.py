@@ -53,10 +53,17 @@ def ta_may(method: str, path: str) -> bool:
     return bool(TA_ALLOWED.match(path)) and not TA_REFUSED_ANYWAY.search(path)
 
 
+# Staff pages that only a site administrator may use: an LMS is trusted by every course and
+# offering, and whoever sets its key URL can sign launches as anyone.
+SITE_ADMINS_ONLY = {("POST", "/instructor/lti/platforms")}
+
+
 def expected(role: str, method: str, path: str) -> str:
     """'allowed', 'denied' (403) or 'login' (401 or a redirect to the login page)."""
     if role == "visitor":
         return "login"
+    if (method, path) in SITE_ADMINS_ONLY:
+        return "allowed" if role == "admin" else "denied"
     if role in ("admin", "instructor"):
         return "allowed"
     if role == "ta":
