@@ -125,6 +125,14 @@ def submit_exercises(
     return queued
 
 
+def code_to_send(attempt: AssessmentAttempt, answers: Mapping[str, AssessmentAnswer]) -> bool:
+    """Whether a code answer of this attempt still waits to go to the graders."""
+    return any(
+        key.startswith("x:") and key in answers and answers[key].submission_id is None
+        for key in (entry["key"] for entry in attempt.items)
+    )
+
+
 def _claimed(session: Session, *, answer_id: int, submission_id: int) -> bool:
     """Point the answer at this submission unless another request already did (a double click
     on Hand in, a page read beside the clock's hand-in): each answer is graded once."""

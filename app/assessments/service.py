@@ -366,11 +366,17 @@ def finish_attempt(
         session.rollback()
         session.refresh(attempt)
         return attempt
-    session.commit()
+    # Claimed, questions graded and (with no code to send) scored in one commit: a page read
+    # meanwhile sees the attempt open, or handed in with everything it will show.
     session.refresh(attempt)
     answers = answers_of(session=session, attempt=attempt)
     attempt.results = scoring.grade_questions(course=course, attempt=attempt, answers=answers)
     scoring.set_release(session=session, attempt=attempt)
+    if not scoring.code_to_send(attempt, answers) and scoring.settle(
+        session=session, attempt=attempt
+    ):
+        session.commit()
+        return attempt
     session.commit()
     scoring.submit_exercises(session=session, course=course, attempt=attempt, enqueue=enqueue)
     scoring.settle(session=session, attempt=attempt)

@@ -5,6 +5,7 @@ database (SQLite, and PostgreSQL where the hand-in must wait for a save in fligh
 from __future__ import annotations
 
 import datetime as dt
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -247,3 +248,38 @@ def test_code_handed_in_while_another_request_reads_the_attempt_is_graded_once(
         )
     assert (sent, len(theirs.ids + ours.ids)) == (1, 1)
     assert answer is not None and answer.submission_id == (theirs.ids + ours.ids)[0]
+
+
+@pytest.mark.parametrize("by", ["student", "clock"])
+def test_a_page_read_during_the_hand_in_of_questions_never_shows_a_score_still_coming(
+    course: Course, by: str
+) -> None:
+    """An exam of questions only is scored at its hand-in: a page read while the hand-in runs
+    sees the attempt open (and waits) or handed in with its score, never handed in with "Your
+    code is being graded" (the clock's hand-in showed that, and the page never reloaded)."""
+    with session_factory()() as session:
+        ann, _ = create_user(
+            session=session, email="ann@example.org", password="correct horse", role=Role.student
+        )
+        questions = [p.model_dump() for p in spec().parts if p.title != "Code"]
+        attempt = service.start_attempt(
+            session=session,
+            course=course,
+            spec=spec(parts=questions),
+            user=ann,
+            now=OPENS,
+            enqueue=Queue(),
+        )
+        attempt_id = attempt.id
+    seen: list[tuple[str, float | None]] = []
+
+    def page_reads(session: Session) -> None:
+        row = session.get(AssessmentAttempt, attempt_id)
+        assert row is not None
+        seen.append((row.status, row.score))
+
+    scoring = re.compile(r'\s*UPDATE "?assessment_attempts"? SET .*results', re.S)
+    with other_request_before(scoring, page_reads) as ran:
+        _hand_in(course, attempt_id, by=by)
+    assert ran == [True]
+    assert seen[0][0] == "open" or seen[0][1] is not None, seen
