@@ -13,6 +13,7 @@ from fastapi.staticfiles import StaticFiles
 
 from app.assessments import routes as assessment_routes
 from app.authoring import editor_pages as authoring_editor_pages
+from app.authoring import explain_routes as authoring_explain_routes
 from app.authoring import pages as authoring_pages
 from app.authoring import routes as authoring_routes
 from app.config import ROOT, get_settings
@@ -136,6 +137,7 @@ def create_app() -> FastAPI:
     include(app, authoring_routes.router)
     include(app, authoring_pages.router)
     include(app, authoring_editor_pages.router)
+    include(app, authoring_explain_routes.router)
     include(app, offerings_admin.router)
     include(app, teach_routes.router)
     include(app, roles_admin.router)

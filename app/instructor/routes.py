@@ -31,7 +31,6 @@ from app.instructor import (
     similarity_routes,
     students_routes,
 )
-from app.instructor.clusters import explain_routes
 from app.instructor.clusters import grading_routes as cluster_grading_routes
 from app.instructor.clusters import routes as clusters_routes
 from app.instructor.web import page
@@ -86,7 +85,6 @@ for _module in (
     grading_scheme_routes,
     assessment_items_routes,
     clusters_routes,
-    explain_routes,
     cluster_grading_routes,
     attention_routes,
 ):

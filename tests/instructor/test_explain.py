@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,9 @@ import pytest
 import yaml
 from fastapi.testclient import TestClient
 
+from app.authoring.editors import grant
+from app.courses.service import app_registry
+from app.db import session_factory
 from app.users.models import Role
 from tests.instructor.conftest import EXERCISE, person
 
@@ -50,6 +54,20 @@ def _cluster(client: TestClient, teacher: dict[str, str]) -> dict[str, Any]:
     return clusters.json()[0]  # type: ignore[no-any-return]
 
 
+def _editor(client: TestClient, email: str) -> str:
+    """Make the account an editor of the served course (as a site administrator would); its slug."""
+    slug = app_registry(client.app).first_slug
+    with session_factory()() as session:
+        grant(session=session, course_slug=slug, email=email, by=None)
+    return slug
+
+
+def _git(folder: Path, *args: str) -> str:
+    done = subprocess.run(["git", "-C", str(folder), *args], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
 @pytest.fixture
 def secret(tmp_path: Path) -> tuple[Path, Path]:
     path = tmp_path / "secret_key"
@@ -63,6 +81,12 @@ def test_a_cluster_becomes_a_declared_mistake_and_its_members_get_the_hint(
     _, ann = person("ann@example.org", "Ann")
     _, bob = person("bob@example.org", "Bob")
     _, teacher = person("t@example.org", "Tea", Role.instructor)
+    slug = _editor(app_client, "t@example.org")
+    _git(course_dir, "init", "-q")
+    _git(course_dir, "add", "-A")
+    _git(
+        course_dir, "-c", "user.name=A", "-c", "user.email=a@example.org", "commit", "-qm", "start"
+    )
     first = _graded(app_client, ann, _minus(*secret, "offsets"))
     second = _graded(app_client, bob, _minus(*secret, "pos"))
     assert first["verdict"] == second["verdict"] == "wrong_answer"
@@ -80,6 +104,12 @@ def test_a_cluster_becomes_a_declared_mistake_and_its_members_get_the_hint(
     entry = declared["mistakes"][-1]
     assert entry["id"] == "subtracted-the-positions" and entry["sandboxed"] is True
     assert "def add_positions" in entry["code"]
+    # Written as every edit of the course is: a version in its history and a git commit.
+    history = app_client.get(f"/api/courses/{slug}/authoring/versions", headers=teacher).json()
+    said = "Explain this mistake in add-positions: Subtracted the positions"
+    assert [v["message"] for v in history] == [said]
+    assert _git(course_dir, "log", "-1", "--format=%s %an") == f"{said} Tea"
+    assert _git(course_dir, "status", "--porcelain") == ""
     for sid, who in ((first["id"], ann), (second["id"], bob)):
         after = app_client.get(f"/api/submissions/{sid}", headers=who).json()
         named = {t["misconception"]["id"] for t in after["tests"] if t["misconception"]}
@@ -100,6 +130,7 @@ def test_a_program_that_is_not_the_same_mistake_each_run_is_refused(
 ) -> None:
     _, ann = person("ann@example.org", "Ann")
     _, teacher = person("t@example.org", "Tea", Role.instructor)
+    _editor(app_client, "t@example.org")
     noisy = f"import numpy as np\n\n\ndef {FUNC}(x):\n    return x + np.random.rand()\n"
     _graded(app_client, ann, noisy)
     cluster = _cluster(app_client, teacher)
@@ -126,7 +157,35 @@ def test_a_program_that_is_not_the_same_mistake_each_run_is_refused(
 def test_an_unknown_cluster_is_404_and_students_are_refused(app_client: TestClient) -> None:
     _, teacher = person("t@example.org", "Tea", Role.instructor)
     _, student = person("s@example.org", "Stu")
+    _editor(app_client, "t@example.org")
     url = f"/api/instructor/exercises/{EXERCISE}/clusters/nope/misconception"
     body = {"title": "T", "hint": "H"}
     assert app_client.post(url, json=body, headers=teacher).status_code == 404
     assert app_client.post(url, json=body, headers=student).status_code == 403
+
+
+def test_an_instructor_who_is_not_an_editor_of_the_course_cannot_declare_a_mistake(
+    app_client: TestClient, course_dir: Path, secret: tuple[Path, Path]
+) -> None:
+    """Teaching an offering does not make one an author of its course: the explanation would
+    change every offering's exercise, so it needs the course's editor role; nothing is written."""
+    _, ann = person("ann@example.org", "Ann")
+    _, teacher = person("t@example.org", "Tea", Role.instructor)
+    _graded(app_client, ann, _minus(*secret, "offsets"))
+    cluster = _cluster(app_client, teacher)
+    mistakes = course_dir / "exercises" / EXERCISE / "mistakes.yaml"
+    before = mistakes.read_text()
+    body = {"title": "Subtracted the positions", "hint": "Add the position."}
+    url = f"/api/instructor/exercises/{EXERCISE}/clusters/{cluster['id']}/misconception"
+    refused = app_client.post(url, json=body, headers=teacher)
+    assert refused.status_code == 403, refused.text
+    assert "Only the editors of this course" in refused.json()["detail"]
+    form = app_client.post(url.removeprefix("/api"), data=body, headers=teacher)
+    assert form.status_code == 403
+    assert "Only the editors of this course" in form.text
+    assert "Explain this mistake" in form.text  # the clusters page again, with the reason
+    assert mistakes.read_text() == before
+    # Made an editor, the same instructor may.
+    _editor(app_client, "t@example.org")
+    made = app_client.post(url, json=body, headers=teacher)
+    assert made.status_code == 201, made.text

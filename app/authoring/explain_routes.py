@@ -1,4 +1,5 @@
-"""POST .../clusters/{id}/misconception: "Explain this mistake" (instructors of the offering)."""
+"""POST .../clusters/{id}/misconception: "Explain this mistake", for an instructor of the
+offering who is also an editor of its course (it writes the course's content)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,14 @@ from fastapi.responses import JSONResponse, RedirectResponse
 from pydantic import BaseModel, Field
 from starlette.responses import Response
 
+from app.authoring.editors import require_editor
+from app.authoring.explain import Explained, ExplainRefused, explain
 from app.content.service import CourseDep
 from app.courses.routes import refresh_here
-from app.courses.service import exercises_dir_for, request_registry
+from app.courses.service import request_registry
 from app.db import SessionDep
+from app.errors import DomainError
 from app.grading.service import get_grader
-from app.instructor.clusters.explain import Explained, ExplainRefused, explain
 from app.instructor.clusters.service import exercise_clusters
 from app.instructor.web import find_exercise, page
 from app.offerings.access import InstructorUser
@@ -45,7 +48,11 @@ def _explain(
 ) -> Explained:
     """Run the explanation for either route; 404 when there is no such cluster."""
     exercise = find_exercise(course, slug)
-    course_slug = request.scope.get("course") or request_registry(request).first_slug
+    registry = request_registry(request)
+    course_slug = request.scope.get("course") or registry.first_slug
+    require_editor(session=session, user=user, course_slug=course_slug)
+    source = registry.source(course_slug)
+    assert source is not None  # the request's course is served
 
     def refresh() -> list[str]:
         result = refresh_here(request, session, course_slug)
@@ -54,13 +61,14 @@ def _explain(
     done = explain(
         session=session,
         grader=get_grader(),
+        source=source,
+        content=course,
         exercise=exercise,
         key=key,
         title=title,
         hint=hint,
         instructor=user,
         refresh=refresh,
-        exercises_dir=exercises_dir_for(course_slug),
         place=place,
     )
     if done is None:
@@ -108,17 +116,18 @@ def explain_form(
     back = f"{place.prefix}/instructor/exercises/{slug}/clusters"
     try:
         done = _explain(request, session, course, user, slug, key, title, hint, place)
-    except ExplainRefused as refused:
+    except (ExplainRefused, DomainError) as refused:
+        problems = refused.problems if isinstance(refused, ExplainRefused) else [refused.message]
         found = exercise_clusters(session=session, slug=slug, place=place)
         exercise = find_exercise(course, slug)
         return page(
             request,
             "instructor/clusters.html",
             user,
-            status_code=409,
+            status_code=409 if isinstance(refused, ExplainRefused) else refused.status,
             exercise=exercise,
             found=found,
-            refused=(key, refused.problems),
+            refused=(key, problems),
         )
     query = urlencode({"explained": done.mistake, "regraded": done.regraded})
     return RedirectResponse(f"{back}?{query}", status_code=303)

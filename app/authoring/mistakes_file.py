@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 import textwrap
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -47,15 +44,3 @@ def with_mistake(text: str, entry: dict[str, Any]) -> str:
     if (safe_load(result) or {}).get("mistakes", [])[-1:] != [entry]:
         raise ValueError("the mistakes file's layout could not take the new mistake")
     return result
-
-
-def write_text(path: Path, text: str) -> None:
-    """Replace a file whole (a temporary file, then a rename): readers never see half of it."""
-    fd, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise

@@ -4,8 +4,11 @@ The program was written by a student, so the mistake is marked `sandboxed`: ever
 used afterwards (this check, `validate`, `prepare`, every grading and regrade) it runs only in
 the sandbox (graders/engine.py). The check runs on a copy of the exercise with the new mistake:
 the model solution must still be accepted, the program must be rejected and named by the new
-mistake, and so must the cluster's other programs. Only then is the course's file written, the
-course refreshed, and the members' latest submissions in the cluster re-graded.
+mistake, and so must the cluster's other programs. Only then is the file written, through the
+one path every edit of a course takes (`publish.apply`: the course's lock, a file unchanged on
+disk since it was read, the course's load check, a git commit, a version in its history), by one
+of the course's editors; then the course is refreshed and the members' latest submissions in the
+cluster re-graded.
 """
 
 from __future__ import annotations
@@ -18,8 +21,12 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from app.content.loader import Exercise
-from app.instructor.clusters.mistakes_file import slug_for, with_mistake, write_text
+from app.authoring.check import found
+from app.authoring.drafts import disk_text, sha
+from app.authoring.mistakes_file import slug_for, with_mistake
+from app.authoring.publish import Edit, PublishRefused, apply
+from app.content.loader import Course, Exercise
+from app.courses.registry import CourseSource
 from app.instructor.clusters.service import ClusterView, exercise_clusters
 from app.instructor.models import RegradeJob
 from app.instructor.regrade import regrade_one
@@ -145,17 +152,43 @@ def _regrade_members(
     return regraded
 
 
+def _write(
+    *,
+    session: Session,
+    source: CourseSource,
+    content: Course,
+    path: str,
+    before: str | None,
+    text: str | None,
+    user: User,
+    message: str,
+) -> None:
+    """Write the file through the authoring path; its refusal becomes the check's problems."""
+    try:
+        apply(
+            session=session,
+            source=source,
+            served_problems=found(content, source.folder),
+            edits=[Edit(path, text, sha(before), since="the mistake was checked")],
+            author=user,
+            message=message,
+        )
+    except PublishRefused as refused:
+        raise ExplainRefused([refused.message, *(p.message for p in refused.problems)]) from None
+
+
 def explain(
     *,
     session: Session,
     grader: Grader,
+    source: CourseSource,
+    content: Course,
     exercise: Exercise,
     key: str,
     title: str,
     hint: str,
     instructor: User,
     refresh: Any,
-    exercises_dir: Path,
     place: Place,
 ) -> Explained | None:
     """Declare the cluster's mistake; None when there is no such cluster."""
@@ -163,14 +196,14 @@ def explain(
     view = exercise_clusters(session=session, slug=slug, place=place).find(key)
     if view is None:
         return None
-    path = exercise.path / "mistakes.yaml"
-    before = path.read_text(encoding="utf-8") if path.is_file() else "mistakes: []\n"
+    path = exercise.path.relative_to(source.folder).joinpath("mistakes.yaml").as_posix()
+    before = disk_text(source.folder, path)
     entry = _entry(session, view, title, hint, {m.id for m in exercise.mistakes})
-    text = with_mistake(before, entry)
+    text = with_mistake(before or "mistakes: []\n", entry)
     with tempfile.TemporaryDirectory(prefix="explain-") as folder:
         draft = Path(folder) / "exercises"
         shutil.copytree(exercise.path, draft / slug, ignore=shutil.ignore_patterns("__pycache__"))
-        write_text(draft / slug / "mistakes.yaml", text)
+        (draft / slug / "mistakes.yaml").write_text(text, encoding="utf-8")
         try:
             problems = check(
                 grader=grader,
@@ -183,13 +216,16 @@ def explain(
             grader.forget(slug, draft)
     if problems:
         raise ExplainRefused(problems)
-    write_text(path, text)
+    name = f"Explain this mistake in {slug}: {entry['title']}"
+    _write(session=session, source=source, content=content, path=path, before=before,
+           text=text, user=instructor, message=name)  # fmt: skip
     refused = refresh()
-    if refused:
-        write_text(path, before)
+    if refused:  # the load check passed, so this is rare: take the file back the same way
+        _write(session=session, source=source, content=content, path=path, before=text,
+               text=before, user=instructor, message=f"Took back: {name}")  # fmt: skip
         refresh()
         raise ExplainRefused(refused)
-    grader.forget(slug, exercises_dir)
+    grader.forget(slug, source.exercises_dir)
     grader.forget(slug)
     regraded = _regrade_members(
         session=session, grader=grader, view=view, slug=slug, instructor=instructor
