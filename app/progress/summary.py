@@ -149,12 +149,17 @@ def _exercise_progress(count: Any, solved: Any, best: Any, submitted: Any) -> Ex
 
 
 def exercise_stats(
-    *, session: Session, user_id: int, slugs: Iterable[str] | None = None
+    *, session: Session, user_id: int, course_slug: str, slugs: Iterable[str] | None = None
 ) -> dict[str, ExerciseProgress]:
-    """Per-exercise standing from one grouped query over the student's submissions."""
+    """Per-exercise standing in one course from one grouped query over the student's
+    submissions (another course's exercise of the same slug is another exercise)."""
     query = (
         select(*_STATS_COLUMNS)
-        .where(Submission.user_id == user_id, Submission.purpose == PRACTICE)
+        .where(
+            Submission.user_id == user_id,
+            Submission.course_slug == course_slug,
+            Submission.purpose == PRACTICE,
+        )
         .group_by(Submission.exercise_slug)
     )
     if slugs is not None:
@@ -174,6 +179,7 @@ def _quiz_score(results: Any, score: float, questions: int) -> QuizScore:
 
 
 _USER: BindParameter[int] = bindparam("user_id")
+_COURSE: BindParameter[str] = bindparam("course_slug")
 _SLUG, _COUNT, _SOLVED, _BEST, _SUBMITTED = _STATS_COLUMNS
 # Built once (issue 23). Reads, quiz attempts and each exercise's standing with its latest
 # submission time, in one statement (each statement is about a third of a millisecond of the web
@@ -190,7 +196,7 @@ _PROGRESS_ROWS = union_all(
         QuizAttempt.id,
         cast(null(), Integer),  # typed: PostgreSQL would make two untyped NULLs text
         cast(null(), Integer),
-    ).where(QuizAttempt.user_id == _USER),
+    ).where(QuizAttempt.user_id == _USER, QuizAttempt.course_slug == _COURSE),
     select(
         literal("read"),
         LessonRead.lesson_slug,
@@ -211,12 +217,20 @@ _PROGRESS_ROWS = union_all(
         _SOLVED,
         _SUBMITTED,
     )
-    .where(Submission.user_id == _USER, Submission.purpose == PRACTICE)
+    .where(
+        Submission.user_id == _USER,
+        Submission.course_slug == _COURSE,
+        Submission.purpose == PRACTICE,
+    )
     .group_by(Submission.exercise_slug),
 )
 _LAST_SUBMISSION = (
     select(Submission.exercise_slug, Submission.created_at)
-    .where(Submission.user_id == _USER, Submission.purpose == PRACTICE)
+    .where(
+        Submission.user_id == _USER,
+        Submission.course_slug == _COURSE,
+        Submission.purpose == PRACTICE,
+    )
     .order_by(Submission.created_at.desc(), Submission.id.desc())
     .limit(1)
 )
@@ -248,7 +262,7 @@ def _lesson_progress(
 
 
 def _exercise_rows(
-    session: Session, user_id: int, rows: Iterable[Any]
+    session: Session, asked: dict[str, Any], rows: Iterable[Any]
 ) -> tuple[dict[str, ExerciseProgress], tuple[dt.datetime, str] | None]:
     """Every exercise's standing, and the latest submission (time, exercise).
 
@@ -265,7 +279,7 @@ def _exercise_rows(
         elif when == newest[0][0]:
             newest.append((when, str(slug)))
     if len(newest) > 1:
-        row = session.execute(_LAST_SUBMISSION, {"user_id": user_id}).one()
+        row = session.execute(_LAST_SUBMISSION, asked).one()
         newest = [(_aware(row[1]), str(row[0]))]
     return stats, newest[0] if newest else None
 
@@ -310,13 +324,16 @@ def course_progress(
     *,
     session: Session,
     user_id: int,
+    course_slug: str,
     lessons: Sequence[Lesson],
     exercises: Sequence[Exercise],
 ) -> CourseProgress:
-    """The home page's view of one student: reads, quiz scores, exercise states, next step."""
-    rows = session.execute(_PROGRESS_ROWS, {"user_id": user_id}).all()
+    """The home page's view of one student in one course: reads, quiz scores, exercise states,
+    next step (another course's quiz or exercise of the same slug is another one)."""
+    asked = {"user_id": user_id, "course_slug": course_slug}
+    rows = session.execute(_PROGRESS_ROWS, asked).all()
     lesson_progress, activity = _lesson_progress((r for r in rows if r[0] != "exercise"), lessons)
-    stats, last = _exercise_rows(session, user_id, (r for r in rows if r[0] == "exercise"))
+    stats, last = _exercise_rows(session, asked, (r for r in rows if r[0] == "exercise"))
     exercise_progress = {ex.meta.slug: stats.get(ex.meta.slug, UNTOUCHED) for ex in exercises}
     if last is not None:
         activity.append((last[0], "exercise", last[1]))

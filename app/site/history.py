@@ -11,6 +11,7 @@ from starlette.responses import Response
 from app.content.loader import Course, Exercise
 from app.content.service import CourseDep
 from app.courses.first import course_slug_of
+from app.courses.service import content_of
 from app.db import SessionDep
 from app.models_base import utcnow
 from app.offerings.standing import staff_of_course, staff_of_work
@@ -56,8 +57,12 @@ def solution_open(exercise: Exercise, standing: ExerciseProgress) -> bool:
     return standing.solved or (after is not None and standing.submitted >= after)
 
 
-def _standing(session: SessionDep, user: User, slug: str) -> ExerciseProgress:
-    return exercise_stats(session=session, user_id=user.id, slugs=[slug]).get(slug, UNTOUCHED)
+def _standing(request: Request, session: SessionDep, user: User, slug: str) -> ExerciseProgress:
+    """The student's standing at this page's course's exercise (another course's exercise of
+    the same slug is another exercise)."""
+    here = course_slug_of(request.scope.get("course"))
+    stats = exercise_stats(session=session, user_id=user.id, course_slug=here, slugs=[slug])
+    return stats.get(slug, UNTOUCHED)
 
 
 def _locked(session: SessionDep, user: User, slug: str) -> str | None:
@@ -75,10 +80,15 @@ def exercise_history(
         return _login_redirect(request)
     teaches = _teaches(request, session, user)
     exercise = _exercise(course, slug, user, teaches)
-    standing = _standing(session, user, slug)
+    standing = _standing(request, session, user, slug)
     locked = _locked(session, user, slug)
     reveal = not locked and (solution_open(exercise, standing) or teaches)
-    rows = own_submissions(session=session, user_id=user.id, exercise_slug=slug)
+    rows = own_submissions(
+        session=session,
+        user_id=user.id,
+        exercise_slug=slug,
+        course_slug=course_slug_of(request.scope.get("course")),
+    )
     return render(
         request,
         "history/exercise.html",
@@ -101,7 +111,7 @@ def exercise_solution(
         return _login_redirect(request)
     teaches = _teaches(request, session, user)
     exercise = _exercise(course, slug, user, teaches)
-    standing = _standing(session, user, slug)
+    standing = _standing(request, session, user, slug)
     locked = _locked(session, user, slug)
     if locked:  # a running exam holds everyone taking it, whatever they are elsewhere
         raise HTTPException(403, locked)
@@ -146,6 +156,7 @@ def submission_page(
     if row.user_id != user.id:
         owner = session.get(User, row.user_id)
         author = (owner.name or owner.email) if owner else f"account {row.user_id}"
+    course = content_of(request, row.course_slug, course)  # its own course's rules, not the URL's
     instructor = staff_of_work(
         session=session, user=user, offering_id=row.offering_id, course_slug=row.course_slug
     )

@@ -90,7 +90,13 @@ def home(request: Request, course: CourseDep, user: OptionalUser, session: Sessi
     lessons = visible_lessons(course=course, include_drafts=drafts)
     exercises = visible_exercises(course=course, include_drafts=drafts)
     progress = (
-        course_progress(session=session, user_id=user.id, lessons=lessons, exercises=exercises)
+        course_progress(
+            session=session,
+            user_id=user.id,
+            course_slug=here,
+            lessons=lessons,
+            exercises=exercises,
+        )
         if user is not None
         else None
     )

@@ -128,15 +128,18 @@ def mode_label(mode: str) -> str:
     return "Submit" if mode == "submit" else "Run"
 
 
-def own_submissions(*, session: Session, user_id: int, exercise_slug: str) -> list[Submission]:
-    """This student's practice submissions of one exercise, newest first (an assessment's
-    answers are shown on the attempt's page, with its score, once released)."""
+def own_submissions(
+    *, session: Session, user_id: int, exercise_slug: str, course_slug: str
+) -> list[Submission]:
+    """This student's practice submissions of one course's exercise, newest first (an
+    assessment's answers are shown on the attempt's page, with its score, once released)."""
     return list(
         session.scalars(
             select(Submission)
             .where(
                 Submission.user_id == user_id,
                 Submission.exercise_slug == exercise_slug,
+                Submission.course_slug == course_slug,
                 Submission.purpose == PRACTICE,
             )
             .order_by(Submission.created_at.desc(), Submission.id.desc())
