@@ -31,6 +31,7 @@ from app.instructor.clusters.service import ClusterView, exercise_clusters
 from app.instructor.models import RegradeJob
 from app.instructor.regrade import regrade_one
 from app.models_base import utcnow
+from app.offerings.access import offering_id_here
 from app.offerings.place import Place
 from app.submissions.models import Submission
 from app.users.models import User
@@ -118,12 +119,21 @@ def _others(view: ClusterView) -> list[tuple[str, str]]:
 
 
 def _regrade_members(
-    *, session: Session, grader: Grader, view: ClusterView, slug: str, instructor: User
+    *,
+    session: Session,
+    grader: Grader,
+    view: ClusterView,
+    slug: str,
+    instructor: User,
+    place: Place,
 ) -> int:
-    """Grade each member's latest submission in the cluster again, now."""
+    """Grade each member's latest submission in the cluster again, now (a regrade of the
+    place's offering: the cluster is its students')."""
     members = [m.submission_id for m in view.cluster.members]
     job = RegradeJob(
         exercise_slug=slug,
+        course_slug=place.course_slug,
+        offering_id=offering_id_here(session=session, place=place)[0],
         status="running",
         total=len(members),
         errors=[],
@@ -228,6 +238,6 @@ def explain(
     grader.forget(slug, source.exercises_dir)
     grader.forget(slug)
     regraded = _regrade_members(
-        session=session, grader=grader, view=view, slug=slug, instructor=instructor
+        session=session, grader=grader, view=view, slug=slug, instructor=instructor, place=place
     )
     return Explained(mistake=str(entry["id"]), regraded=regraded)

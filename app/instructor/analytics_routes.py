@@ -56,7 +56,9 @@ def exercise_page(
         exercise=exercise,
         stats=stats,
         chart=submissions_chart(stats.timeline, stats.bucket),
-        regrade=job_view(latest_job(session=session, slug=slug), slug, now=database_now(session)),
+        regrade=job_view(
+            latest_job(session=session, slug=slug, place=place), slug, now=database_now(session)
+        ),
         started=request.query_params.get("regrade") == "started",
         hint_reveals=_hint_reveals(session, exercise),
         clusters=exercise_clusters(session=session, slug=slug, place=place),

@@ -9,16 +9,20 @@ from sqlalchemy import JSON, DateTime, Float, ForeignKey, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.db import Base
-from app.models_base import created_at_column
+from app.models_base import created_at_column, offering_column
 
 
 class RegradeJob(Base):
-    """One re-grade of every stored submission of an exercise, with its progress."""
+    """One re-grade of every stored submission of an exercise in one course's offering, with
+    its progress (another offering's or course's work at that slug is not its to touch)."""
 
     __tablename__ = "regrade_jobs"
 
     id: Mapped[int] = mapped_column(primary_key=True)
     exercise_slug: Mapped[str] = mapped_column(String(100), index=True)
+    # Where its staff started it (migration 0022); NULL offering: from before, the course's first.
+    course_slug: Mapped[str] = mapped_column(String(64))
+    offering_id: Mapped[int | None] = offering_column()
     status: Mapped[str] = mapped_column(String(20), default="queued")
     total: Mapped[int] = mapped_column(Integer, default=0)
     done: Mapped[int] = mapped_column(Integer, default=0)

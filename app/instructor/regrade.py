@@ -1,11 +1,12 @@
 """Re-grade every stored submission of an exercise after its tests change, as a job on the queue.
 
 The regrade row is the truth: progress is counted there, each replaced report goes to the history
-table. It runs as a typed `regrade` job (app/jobs/tasks.py) in a worker, never in the web
-process: under the one lease rule a killed worker's regrade is run again by the reaper and
-resumes where it stopped. Grading is one submission at a time so students' own submissions keep
-most of the grader pool. A changed score is a recorded grade (`hooks.GRADE_RECORDED`), so the
-LMS outbox queues its post.
+table. A regrade belongs to the course and offering whose staff started it (its row says which):
+it grades their submissions only, and only their pages show it. It runs as a typed `regrade` job
+(app/jobs/tasks.py) in a worker, never in the web process: under the one lease rule a killed
+worker's regrade is run again by the reaper and resumes where it stopped. Grading is one
+submission at a time so students' own submissions keep most of the grader pool. A changed score
+is a recorded grade (`hooks.GRADE_RECORDED`), so the LMS outbox queues its post.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import ColumnElement, select
 from sqlalchemy.orm import Session
 
 from app.courses.service import exercises_dir_for, process_registry
@@ -32,6 +33,10 @@ from app.jobs.base import JobQueue
 from app.jobs.models import Job
 from app.jobs.tasks import JobFailed
 from app.models_base import as_utc, utcnow
+from app.offerings.access import offering_id_here, work_here
+from app.offerings.first import offering_and_legacy
+from app.offerings.place import Place
+from app.offerings.service import work_in
 from app.submissions.models import Submission, behaviour_key_of
 from app.users.models import User
 from graders import Grader, Mode, PoolStopped
@@ -52,11 +57,16 @@ def forget_exercise(grader: Grader, slug: str) -> None:
     grader.forget(slug)
 
 
-def latest_job(*, session: Session, slug: str) -> RegradeJob | None:
-    """The newest regrade of this exercise, if any."""
+def latest_job(*, session: Session, slug: str, place: Place) -> RegradeJob | None:
+    """The newest regrade of this exercise in the place's course and offering, if any (another
+    offering's is neither shown on its page nor in the way of its own)."""
     return session.scalar(
         select(RegradeJob)
-        .where(RegradeJob.exercise_slug == slug)
+        .where(
+            RegradeJob.exercise_slug == slug,
+            RegradeJob.course_slug == place.course_slug,
+            work_here(session, RegradeJob.offering_id, place),
+        )
         .order_by(RegradeJob.id.desc())
         .limit(1)
     )
@@ -90,11 +100,28 @@ def job_view(job: RegradeJob | None, slug: str, *, now: dt.datetime) -> dict[str
     }
 
 
-def _graded_ids(session: Session, slug: str) -> list[int]:
+def _submissions_of(session: Session, job: RegradeJob) -> list[ColumnElement[bool]]:
+    """SQL: submissions of the regrade's course that count in its offering (one with no offering
+    counts only in the first course's first, `where_row_counts`), whatever their purpose."""
+    here, legacy = offering_and_legacy(
+        session=session, offering_id=job.offering_id, course_slug=job.course_slug
+    )
+    return [
+        Submission.course_slug == job.course_slug,
+        work_in(Submission.offering_id, here, legacy=legacy),
+    ]
+
+
+def _graded_ids(session: Session, job: RegradeJob) -> list[int]:
+    """The graded submissions this regrade grades again: its exercise's, in its place."""
     return list(
         session.scalars(
             select(Submission.id)
-            .where(Submission.exercise_slug == slug, Submission.status == "done")
+            .where(
+                Submission.exercise_slug == job.exercise_slug,
+                Submission.status == "done",
+                *_submissions_of(session, job),
+            )
             .order_by(Submission.id)
         )
     )
@@ -140,11 +167,14 @@ def task_of(*, session: Session, regrade: RegradeJob | None) -> Job | None:
 
 
 def start_regrade(
-    *, session: Session, slug: str, instructor: User, launch: Launcher
+    *, session: Session, slug: str, instructor: User, launch: Launcher, place: Place
 ) -> tuple[RegradeJob, bool]:
-    """Start (or resume) the exercise's regrade; (job, False) when one is already running."""
-    serialize(session, f"regrade of {slug}")  # a double click, two instructors: one regrade
-    job = latest_job(session=session, slug=slug)
+    """Start (or resume) the exercise's regrade in the place's course and offering; (job, False)
+    when one is already running there."""
+    offering_id, _ = offering_id_here(session=session, place=place)
+    # A double click, two instructors of one offering: one regrade (another offering's is apart).
+    serialize(session, f"regrade of {slug} in {place.course_slug} offering {offering_id}")
+    job = latest_job(session=session, slug=slug, place=place)
     now = database_now(session)
     if job is not None and job.status in ACTIVE:
         if not _is_stale(job, now):
@@ -155,12 +185,14 @@ def start_regrade(
         return job, True
     job = RegradeJob(
         exercise_slug=slug,
+        course_slug=place.course_slug,
+        offering_id=offering_id,
         status="queued",
-        total=len(_graded_ids(session, slug)),
         errors=[],
         started_by=instructor.id,
         heartbeat_at=now,
     )
+    job.total = len(_graded_ids(session, job))
     session.add(job)
     session.commit()
     launch(job.id)
@@ -238,7 +270,7 @@ def _remaining(session: Session, job: RegradeJob) -> list[int]:
             select(SubmissionReport.submission_id).where(SubmissionReport.regrade_job_id == job.id)
         )
     )
-    return [i for i in _graded_ids(session, job.exercise_slug) if i not in finished]
+    return [i for i in _graded_ids(session, job) if i not in finished]
 
 
 def _record_error(job: RegradeJob, submission_id: int, message: str) -> None:
@@ -318,10 +350,3 @@ def regrade_work(run: Any) -> dict[str, Any]:
         if job is None:
             raise JobFailed(f"regrade {regrade_id} was deleted")
         return _counts(job)
-
-
-def active_count(*, session: Session) -> int:
-    """Regrades still going (shown on the instructor pages)."""
-    return int(
-        session.scalar(select(func.count(RegradeJob.id)).where(RegradeJob.status.in_(ACTIVE))) or 0
-    )

@@ -47,14 +47,17 @@ def regrade(
     queue: QueueDep,
     place: PlaceDep,
 ) -> JSONResponse:
-    """Re-grade every stored submission of the exercise as a job on the queue (202 at once).
+    """Re-grade every stored submission of the exercise in this course's offering as a job on
+    the queue (202 at once); other offerings' and courses' submissions are not touched.
 
     The answer names the queue's job (`job`, followed at `GET /api/jobs/{job}`). If a regrade
-    of this exercise is already running the answer is 200 with its progress.
+    of this exercise is already running in this offering the answer is 200 with its progress.
     """
     find_exercise(course, slug)
     launch = launcher(session, course.slug, user.id, queue, place)
-    job, started = start_regrade(session=session, slug=slug, instructor=user, launch=launch)
+    job, started = start_regrade(
+        session=session, slug=slug, instructor=user, launch=launch, place=place
+    )
     view = with_task(
         session, job_view(job, slug, now=database_now(session)), job, _base(request, place)
     )
@@ -100,9 +103,9 @@ def regrade_status(
     user: InstructorUser,
     place: PlaceDep,
 ) -> dict[str, Any]:
-    """Progress of the newest regrade: status, done/total, changed scores, failures."""
+    """Progress of this offering's newest regrade: status, done/total, changed scores, failures."""
     find_exercise(course, slug)
-    job = latest_job(session=session, slug=slug)
+    job = latest_job(session=session, slug=slug, place=place)
     return with_task(
         session, job_view(job, slug, now=database_now(session)), job, _base(request, place)
     )
@@ -120,7 +123,7 @@ def regrade_form(
     """The analytics page's button without JavaScript: start, then show the page again."""
     find_exercise(course, slug)
     launch = launcher(session, course.slug, user.id, queue, place)
-    start_regrade(session=session, slug=slug, instructor=user, launch=launch)
+    start_regrade(session=session, slug=slug, instructor=user, launch=launch, place=place)
     back = f"{place.prefix}/instructor/exercises/{slug}?regrade=started"
     return RedirectResponse(back, status_code=303)
 

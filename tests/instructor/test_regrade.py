@@ -12,10 +12,12 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from app import hooks
+from app.content.service import load_from_settings
 from app.db import database_now, session_factory
 from app.instructor.models import RegradeJob, SubmissionReport
 from app.instructor.regrade import job_view, run_job, start_regrade, version_on_disk
 from app.models_base import utcnow
+from app.offerings.place import Place
 from app.submissions.models import Submission
 from app.users.models import Role, User
 from tests.instructor.conftest import EXERCISE, add_submission, at, person
@@ -174,7 +176,11 @@ def test_a_stale_job_is_resumed_where_it_stopped(app_client: TestClient) -> None
         assert teacher is not None
         launched: list[int] = []
         job, started = start_regrade(
-            session=session, slug=EXERCISE, instructor=teacher, launch=launched.append
+            session=session,
+            slug=EXERCISE,
+            instructor=teacher,
+            launch=launched.append,
+            place=Place(load_from_settings()),
         )
         assert started and launched == [job.id] and job.total == 2
         # The process died after the first submission: its report is in the history.
@@ -184,11 +190,19 @@ def test_a_stale_job_is_resumed_where_it_stopped(app_client: TestClient) -> None
         session.commit()
         assert job_view(job, EXERCISE, now=database_now(session))["status"] == "interrupted"
         again, resumed = start_regrade(
-            session=session, slug=EXERCISE, instructor=teacher, launch=launched.append
+            session=session,
+            slug=EXERCISE,
+            instructor=teacher,
+            launch=launched.append,
+            place=Place(load_from_settings()),
         )
         assert resumed and again.id == job.id and launched == [job.id, job.id]
         busy, restarted = start_regrade(
-            session=session, slug=EXERCISE, instructor=teacher, launch=launched.append
+            session=session,
+            slug=EXERCISE,
+            instructor=teacher,
+            launch=launched.append,
+            place=Place(load_from_settings()),
         )
         assert not restarted and busy.id == job.id and len(launched) == 2
     run_job(job.id)

@@ -8,9 +8,11 @@ import datetime as dt
 import pytest
 from fastapi.testclient import TestClient
 
+from app.content.service import load_from_settings
 from app.db import database_now, session_factory
 from app.instructor.models import RegradeJob
 from app.instructor.regrade import STALE, job_view, start_regrade
+from app.offerings.place import Place
 from app.users.models import Role, User
 from tests.faults import jump_process_clock
 from tests.instructor.conftest import EXERCISE, add_submission, at, person
@@ -21,7 +23,11 @@ def _start(teacher_id: int, launched: list[int]) -> tuple[int, bool, str]:
         teacher = session.get(User, teacher_id)
         assert teacher is not None
         job, started = start_regrade(
-            session=session, slug=EXERCISE, instructor=teacher, launch=launched.append
+            session=session,
+            slug=EXERCISE,
+            instructor=teacher,
+            launch=launched.append,
+            place=Place(load_from_settings()),
         )
         return job.id, started, job_view(job, EXERCISE, now=database_now(session))["status"]
 

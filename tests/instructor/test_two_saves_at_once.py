@@ -242,8 +242,9 @@ def test_a_double_click_on_regrade_all_starts_one_regrade(database: str) -> None
 
     def click(session: Session) -> tuple[Any, bool]:
         teacher = _user(session, ids, "teacher")
+        place = Place(load_from_settings(), ids["offering"])
         return start_regrade(
-            session=session, slug=EXERCISE, instructor=teacher, launch=launched.append
+            session=session, slug=EXERCISE, instructor=teacher, launch=launched.append, place=place
         )
 
     with other_request_before(WRITING, click) as ran, session_factory()() as session:
