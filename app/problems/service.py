@@ -14,6 +14,7 @@ from app.models_base import utcnow
 from app.offerings.access import row_here, work_here
 from app.offerings.place import Place
 from app.offerings.service import offering_for_work
+from app.offerings.standing import staff_of_course
 from app.problems.models import ProblemReport
 from app.submissions.models import Submission
 from app.users.models import User
@@ -26,15 +27,20 @@ class ProblemError(DomainError):
     """A report that cannot be taken, with the plain words to show and an HTTP status."""
 
 
-def _check_target(course: Course, kind: str, slug: str, question_id: str | None) -> None:
+def _check_target(
+    course: Course, kind: str, slug: str, question_id: str | None, *, staff: bool
+) -> None:
+    """404 for what is not there for this person: a draft is not, to a student, so a report
+    cannot tell which drafts (and which of their questions) exist."""
     if kind == "exercise":
-        if course.exercise(slug) is None:
+        exercise = course.exercise(slug)
+        if exercise is None or (exercise.meta.draft and not staff):
             raise ProblemError(404, f"There is no exercise called '{slug}'.")
         return
     if kind != "quiz":
         raise ProblemError(400, "A report is about an exercise or a quiz question.")
     lesson = course.lesson(slug)
-    if lesson is None:
+    if lesson is None or (lesson.meta.draft and not staff):
         raise ProblemError(404, f"There is no lesson called '{slug}'.")
     if not question_id:
         raise ProblemError(400, "Choose the question your report is about.")
@@ -63,7 +69,8 @@ def report_problem(
         raise ProblemError(
             400, f"Keep the report under {MAX_MESSAGE} characters (yours has {len(text)})."
         )
-    _check_target(course, kind, slug, question_id)
+    staff = staff_of_course(session=session, user=user, course_slug=course_slug)
+    _check_target(course, kind, slug, question_id, staff=staff)
     offering_id = offering_for_work(
         session=session, user_id=user.id, course_slug=course_slug, named=place.offering_id
     )
