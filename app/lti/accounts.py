@@ -77,6 +77,20 @@ def role_for(roles: Sequence[str], *, trust_institution: bool | None = None) -> 
     return Role.student
 
 
+# Context roles that prove teaching an LMS course, so that linking it is allowed (app/lti/links.py).
+OWNS_CONTEXT = frozenset({"Instructor", "Administrator"})
+
+
+def teaches_context(roles: Sequence[str]) -> bool:
+    """Whether the LMS named this person the course's Instructor or Administrator: linking proof."""
+    for uri in roles:
+        found = classify_role(str(uri))
+        ta = str(uri).strip().endswith("TeachingAssistant")
+        if found is not None and found[0] == "context" and found[1] in OWNS_CONTEXT and not ta:
+            return True
+    return False
+
+
 def _email_for(session: Session, issuer: str, sub: str, email: str | None) -> str:
     """The LMS email if no account has it yet; else a private placeholder (never a takeover)."""
     if email and "@" in email and get_user_by_email(session=session, email=email) is None:

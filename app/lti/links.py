@@ -3,21 +3,24 @@
 A launch from an LMS course enrols people into the offering its context row names
 (`LtiContext.offering_id`, read by `enrolment.offering_of_context`), and grade passback sends
 that offering's work; this module lets an offering's instructor set that row: pick a course
-already seen in launches, or type the deployment and context id before the first launch (the
-launch then finds the row and uses it). Moving a course that feeds another offering needs an
-instructor of that offering too (or a site admin): a member of one offering sees and takes
-nothing of another.
+already seen in launches, or (a site admin) type the deployment and context id before the first
+launch (the launch then finds the row and uses it). Moving a course that feeds another offering
+needs an instructor of that offering too (or a site admin): a member of one offering sees and
+takes nothing of another. A course that feeds no offering is linked only by a site admin or by
+someone the LMS named its Instructor or Administrator (their launch there, or its roster), so no
+instructor captures another teacher's LMS class, its students and its grades.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import or_, select
+from sqlalchemy import and_, or_, select
 from sqlalchemy.orm import Session
 
 from app.errors import DomainError
-from app.lti.models import LtiContext, LtiPlatform
+from app.lti.accounts import teaches_context
+from app.lti.models import LtiContext, LtiMember, LtiPlatform, LtiUser
 from app.lti.registry import deployment_known
 from app.models_base import utcnow
 from app.offerings.models import Enrollment, Offering, OfferingRole
@@ -26,6 +29,22 @@ from app.users.models import User
 ANOTHERS = (
     "That LMS course feeds another offering; an instructor of that offering or a site "
     "administrator can move it."
+)
+
+OPEN_IT = (
+    "Open this tool once from your LMS course as its instructor; it then appears here to link."
+)
+NOT_TAUGHT = (
+    "Only someone who teaches that LMS course in the LMS, or a site administrator, can link it. "
+    + OPEN_IT
+)
+RELINK = (
+    "That LMS course's link was removed. Only someone who opened this tool from it as its "
+    "instructor, or a site administrator, can link it again: ask a site administrator."
+)
+NOT_LAUNCHED = (
+    "That LMS course has not opened this tool yet, and only a site administrator can link one "
+    "by its ids. " + OPEN_IT
 )
 
 
@@ -94,11 +113,27 @@ def _instructs(session: Session, user: User) -> set[int]:
     )
 
 
-def _may_take(session: Session, user: User, context: LtiContext) -> bool:
-    """Whether the person may link this LMS course to an offering they teach."""
-    if user.is_admin or context.offering_id is None:
-        return True
-    return context.offering_id in _instructs(session, user)
+def _taught(session: Session, user: User) -> set[int]:
+    """LMS courses whose LMS named this person their instructor (launch or roster): linkable."""
+    rows = session.execute(
+        select(LtiMember.context_id, LtiMember.roles)
+        .join(LtiUser, LtiUser.id == LtiMember.lti_user_id)
+        .where(LtiUser.user_id == user.id)
+    )
+    return {context_id for context_id, roles in rows if teaches_context(roles.split())}
+
+
+def _refusal(session: Session, user: User, context: LtiContext) -> str | None:
+    """Why this person may not link this LMS course (None: they may), so no class is captured."""
+    # A site admin links any; whoever teaches the offering it feeds moves it between theirs; one
+    # feeding none needs its LMS's word that they teach it there.
+    if user.is_admin:
+        return None
+    if context.offering_id is not None:
+        return None if context.offering_id in _instructs(session, user) else ANOTHERS
+    if context.id in _taught(session, user):
+        return None
+    return RELINK if unlinked(context) else NOT_TAUGHT
 
 
 def _described(session: Session, contexts: list[LtiContext]) -> list[LmsCourse]:
@@ -121,24 +156,32 @@ def linked(*, session: Session, offering_id: int) -> list[LmsCourse]:
 
 
 def linkable(*, session: Session, offering_id: int, user: User) -> list[LmsCourse]:
-    """LMS courses seen in launches that this person may link here: not linked yet, or
-    feeding an offering they also teach (a site admin: any)."""
+    """LMS courses this person may link here, so the page offers nothing it would refuse."""
     query = select(LtiContext).where(
         or_(LtiContext.offering_id.is_(None), LtiContext.offering_id != offering_id)
     )
     if not user.is_admin:
         query = query.where(
             or_(
-                LtiContext.offering_id.is_(None),
                 LtiContext.offering_id.in_(_instructs(session, user)),
+                and_(
+                    LtiContext.offering_id.is_(None),
+                    LtiContext.id.in_(_taught(session, user)),
+                ),
             )
         )
     return _described(session, list(session.scalars(query.order_by(LtiContext.id))))
 
 
+def _check(session: Session, context: LtiContext, offering_id: int, user: User) -> None:
+    """403 LinkError unless this person may link this LMS course here (one rule for both ways)."""
+    refused = None if context.offering_id == offering_id else _refusal(session, user, context)
+    if refused is not None:
+        raise LinkError(403, refused)
+
+
 def _attach(session: Session, context: LtiContext, offering_id: int, user: User) -> LtiContext:
-    if context.offering_id != offering_id and not _may_take(session, user, context):
-        raise LinkError(403, ANOTHERS)
+    _check(session, context, offering_id, user)
     context.offering_id, context.unlinked_at = offering_id, None
     session.commit()
     return context
@@ -161,8 +204,7 @@ def link_typed(
     context_id: str,
     user: User,
 ) -> LtiContext:
-    """Link an LMS course by its LMS, deployment and context id, before or after its first
-    launch; the launch then enrols into this offering."""
+    """Link an LMS course by its ids; before its first launch admins only: nobody proved it yet."""
     deployment_id, context_id = deployment_id.strip(), context_id.strip()
     platform = session.get(LtiPlatform, platform_id)
     if platform is None:
@@ -175,6 +217,11 @@ def link_typed(
             f"The deployment id '{deployment_id[:255]}' is not registered for {platform.issuer}; "
             "register it on the LMS page first.",
         )
+    if not user.is_admin:  # refused before anything is added or its deployment is shown
+        found = find_context(session=session, platform_id=platform.id, context_id=context_id)
+        if found is None:
+            raise LinkError(403, NOT_LAUNCHED)
+        _check(session, found, offering_id, user)
     context, made = context_for(
         session=session, platform_id=platform.id, context_id=context_id, deployment_id=deployment_id
     )

@@ -114,7 +114,14 @@ def test_an_instructor_links_a_course_seen_in_launches_and_removes_the_link(
         session.add(LtiLink(context_id=seen["id"], kind="exercise", slug="alibi-bias"))
         session.commit()
         assert queue_grade(session=session, **graded) == 0  # type: ignore[arg-type]
-    relinked = lti_client.post(f"{api}/links", json={"context": seen["id"]}, headers=teacher)
+    relink = {"context": seen["id"]}
+    # Nothing proves this teacher teaches course-1 in the LMS (they never opened the tool from
+    # it as its instructor): a site admin links it again.
+    refused_link = lti_client.post(f"{api}/links", json=relink, headers=teacher)
+    assert refused_link.status_code == 403
+    assert "can link it again" in refused_link.json()["detail"]
+    admin = _person("a@example.org", {}, admin=True)
+    relinked = lti_client.post(f"{api}/links", json=relink, headers=admin)
     assert relinked.status_code == 200
     with session_factory()() as session:
         assert queue_grade(session=session, **graded) == 1  # type: ignore[arg-type]
@@ -126,7 +133,9 @@ def test_a_course_typed_before_its_first_launch_enrols_into_the_offering(
     lti_client: TestClient, platform: Platform
 ) -> None:
     first, spring = _first(), _spring()
-    teacher = _person("t@example.org", {spring: OfferingRole.instructor})
+    # A site admin: nothing proves who teaches an LMS course before it opens the tool (an
+    # instructor is refused: tests/offerings/test_lms_link_proof.py).
+    teacher = _person("t@example.org", {spring: OfferingRole.instructor}, admin=True)
     with session_factory()() as session:
         lms = session.scalars(select(LtiPlatform.id)).one()
     api = f"/offerings/{spring}/api/instructor/lms/links"
