@@ -12,6 +12,7 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from app.assessments import routes as assessment_routes
+from app.authoring import course_admin
 from app.authoring import editor_pages as authoring_editor_pages
 from app.authoring import explain_routes as authoring_explain_routes
 from app.authoring import pages as authoring_pages
@@ -134,6 +135,7 @@ def create_app() -> FastAPI:
     app.mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static")
     include(app, content_routes.router)
     include(app, course_routes.router)
+    include(app, course_admin.router)
     include(app, authoring_routes.router)
     include(app, authoring_pages.router)
     include(app, authoring_editor_pages.router)

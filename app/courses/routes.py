@@ -1,13 +1,11 @@
-"""The course list, each course's lessons and exercises, and the courses admin page."""
+"""The course list, each course's lessons and exercises, and the refresh every caller shares."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
-from fastapi.responses import RedirectResponse
 from sqlalchemy.orm import Session
-from starlette.responses import Response
 
 from app.content.loader import Course, Exercise, Lesson, Problem
 from app.content.service import visible_exercises, visible_lessons
@@ -15,15 +13,12 @@ from app.courses import store
 from app.courses.registry import CourseEntry, RefreshResult, Registry
 from app.courses.service import course_or_404, request_registry
 from app.db import SessionDep
-from app.offerings.access import InstructorUser
 from app.offerings.standing import staff_of_course
 from app.users.deps import OptionalUser
 from app.users.models import User
 from app.web.api import errors
-from app.web.templating import render
 
 router = APIRouter()
-ADMIN_PAGE = "/admin/courses"
 
 
 def _drafts(session: Session, user: User | None, course: str) -> bool:
@@ -66,7 +61,8 @@ def exercise_item(ex: Exercise, base: str) -> dict[str, Any]:
     }
 
 
-def _problems(problems: list[Problem]) -> list[dict[str, Any]]:
+def problems_json(problems: list[Problem]) -> list[dict[str, Any]]:
+    """Problems in the JSON shape the course list and a refresh answer share."""
     return [{"path": p.path, "line": p.line, "message": p.message} for p in problems]
 
 
@@ -86,9 +82,9 @@ def course_item(registry: Registry, entry: CourseEntry, *, instructor: bool) -> 
     }
     if instructor:
         item["folder"] = str(entry.source.folder)
-        item["problems"] = _problems(content.problems)
+        item["problems"] = problems_json(content.problems)
         item["refused"] = (
-            {"version": entry.refused.version, "problems": _problems(entry.refused.problems)}
+            {"version": entry.refused.version, "problems": problems_json(entry.refused.problems)}
             if entry.refused
             else None
         )
@@ -137,44 +133,3 @@ def refresh_here(request: Request, session: Any, slug: str) -> RefreshResult:
     if watcher is not None:
         watcher.seen(slug, at)  # this process applies it now, not again on its next look
     return registry.refresh(slug)
-
-
-@router.post(
-    "/api/courses/{course}/refresh", tags=["courses"], responses=errors(401, 403, 404, 422)
-)
-def api_refresh(
-    course: str, request: Request, session: SessionDep, user: InstructorUser
-) -> dict[str, Any]:
-    """Re-read a course from disk; refused (the last good version serves on) on new problems."""
-    result = refresh_here(request, session, course)
-    return {
-        "slug": result.slug,
-        "applied": result.applied,
-        "version": result.version,
-        "message": result.message,
-        "problems": _problems(result.problems),
-    }
-
-
-@router.get(ADMIN_PAGE, include_in_schema=False)
-def admin_page(request: Request, user: InstructorUser, done: str = "") -> Response:
-    """Every course with its folder, version and problems, and a refresh button each."""
-    registry = request_registry(request)
-    return render(
-        request,
-        "courses/admin.html",
-        user=user,
-        courses=[course_item(registry, e, instructor=True) for e in registry.entries()],
-        registry_problems=registry.problems,
-        done=done,
-    )
-
-
-@router.post(ADMIN_PAGE + "/{course}/refresh", include_in_schema=False)
-def admin_refresh(
-    course: str, request: Request, session: SessionDep, user: InstructorUser
-) -> Response:
-    """The refresh button: refresh, then show the page with what happened."""
-    result = refresh_here(request, session, course)
-    outcome = "applied" if result.applied else "refused"
-    return RedirectResponse(f"{ADMIN_PAGE}?done={outcome}:{course}", status_code=303)

@@ -8,14 +8,14 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Form, HTTPException, Request
 from fastapi.responses import RedirectResponse
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 from starlette.responses import Response
 
 from app.courses.service import request_registry
 from app.db import SessionDep
-from app.offerings.models import Enrollment, Offering, OfferingRole
+from app.offerings.models import OfferingRole
 from app.offerings.service import OfferingError, create_offering, enroll, parse_day
+from app.offerings.standing import instructs_course
 from app.users.deps import CurrentUser
 from app.users.models import User
 from app.web.api import errors
@@ -38,28 +38,11 @@ class NewOfferingIn(BaseModel):
     ends_at: str | None = Field(default=None, description="Last day, e.g. 2027-05-15.")
 
 
-def _teaches(session: Session, user: User, course_slug: str) -> bool:
-    """A site administrator, or an instructor of any offering of this course."""
-    if user.is_admin:
-        return True
-    found = session.scalar(
-        select(Enrollment.id)
-        .join(Offering, Offering.id == Enrollment.offering_id)
-        .where(
-            Enrollment.user_id == user.id,
-            Enrollment.role == OfferingRole.instructor,
-            Offering.course_slug == course_slug,
-        )
-        .limit(1)
-    )
-    return found is not None
-
-
 def start_offering(
     request: Request, session: Session, user: User, body: NewOfferingIn
 ) -> dict[str, Any]:
     """Create the offering (closed, with a join code) and make its creator its instructor."""
-    if not _teaches(session, user, body.course):
+    if not instructs_course(session=session, user=user, course_slug=body.course):
         raise HTTPException(403, NOT_TEACHING)
     try:
         offering = create_offering(

@@ -15,7 +15,7 @@ from app.instructor.clusters.service import exercise_clusters
 from app.instructor.regrade import job_view, latest_job
 from app.instructor.web import find_exercise, page
 from app.offerings.access import StaffUser
-from app.offerings.place import PlaceDep
+from app.offerings.place import Place, PlaceDep
 from app.progress.hints import reveal_counts
 from app.web.api import errors
 
@@ -60,14 +60,14 @@ def exercise_page(
             latest_job(session=session, slug=slug, place=place), slug, now=database_now(session)
         ),
         started=request.query_params.get("regrade") == "started",
-        hint_reveals=_hint_reveals(session, exercise),
+        hint_reveals=_hint_reveals(session, exercise, place),
         clusters=exercise_clusters(session=session, slug=slug, place=place),
     )
 
 
-def _hint_reveals(session: Any, exercise: Any) -> list[tuple[int, int]]:
-    """(hint number, students who opened it) for every hint of the exercise, zeros included."""
-    counts = reveal_counts(session=session, exercise_slug=exercise.meta.slug)
+def _hint_reveals(session: Any, exercise: Any, place: Place) -> list[tuple[int, int]]:
+    """(hint number, the offering's students who opened it) for every hint, zeros included."""
+    counts = reveal_counts(session=session, exercise_slug=exercise.meta.slug, place=place)
     return [(n, counts.get(n, 0)) for n in range(1, len(exercise.hints) + 1)]
 
 
@@ -100,6 +100,6 @@ def exercise_analytics(
         "bucket": stats.bucket,
         "hint_reveals": [
             {"hint": n, "students": count}
-            for n, count in _hint_reveals(session, find_exercise(course, slug))
+            for n, count in _hint_reveals(session, find_exercise(course, slug), place)
         ],
     }

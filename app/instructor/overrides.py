@@ -16,7 +16,7 @@ from app.events import grade_recorded
 from app.instructor.deadlines import refresh_late_flags
 from app.instructor.models import ScoreOverride
 from app.models_base import as_utc, utcnow
-from app.offerings.access import offering_here, offering_id_here
+from app.offerings.access import offering_here, offering_id_here, row_here
 from app.offerings.first import legacy_offering_id_query
 from app.offerings.place import Place
 from app.submissions.models import Submission
@@ -173,11 +173,8 @@ def remove_extension(
     """Take an extension back; the content's due date applies again."""
     row = session.get(DeadlineExtension, extension_id)
     offering_id, _ = offering_id_here(session=session, place=place)
-    if (
-        row is None
-        or row.user_id != student.id
-        or (row.offering_id is not None and row.offering_id != offering_id)
-    ):
+    # A row from before offerings is the first course's first offering's (as `extensions_of`).
+    if row is None or row.user_id != student.id or not row_here(session, row.offering_id, place):
         raise InstructorError("That extension does not exist (it may have been removed).")
     kind, slug = row.kind, row.slug
     session.delete(row)

@@ -10,7 +10,7 @@ from sqlalchemy import exists, select
 from sqlalchemy.orm import Session
 
 from app.offerings.first import where_row_counts
-from app.offerings.models import STAFF, Enrollment, Offering
+from app.offerings.models import STAFF, Enrollment, Offering, OfferingRole
 from app.offerings.service import is_staff, role_in
 from app.users.models import User
 
@@ -47,3 +47,20 @@ def staff_of_course(*, session: Session, user: User | None, course_slug: str) ->
             )
         )
     )
+
+
+def instructs_course(*, session: Session, user: User, course_slug: str) -> bool:
+    """A site admin or an instructor of one of the course's offerings: may start one, refresh."""
+    if user.is_admin:
+        return True
+    found = session.scalar(
+        select(Enrollment.id)
+        .join(Offering, Offering.id == Enrollment.offering_id)
+        .where(
+            Enrollment.user_id == user.id,
+            Enrollment.role == OfferingRole.instructor,
+            Offering.course_slug == course_slug,
+        )
+        .limit(1)
+    )
+    return found is not None

@@ -6,7 +6,10 @@ from sqlalchemy import bindparam, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from app.offerings.access import students_here
+from app.offerings.place import Place
 from app.progress.models import HintReveal
+from app.users.models import User
 
 # Built once: every exercise page view reads it (issue 23).
 _REVEALED = select(func.max(HintReveal.hint_number)).where(
@@ -34,11 +37,12 @@ def reveal_next(*, session: Session, user_id: int, exercise_slug: str, available
     return revealed_count(session=session, user_id=user_id, exercise_slug=exercise_slug)
 
 
-def reveal_counts(*, session: Session, exercise_slug: str) -> dict[int, int]:
-    """Students who opened each hint of the exercise: {hint number: students}."""
+def reveal_counts(*, session: Session, exercise_slug: str, place: Place) -> dict[int, int]:
+    """{hint number: students of the place's offering who opened it}; a reveal names no place."""
     rows = session.execute(
         select(HintReveal.hint_number, func.count(HintReveal.user_id))
-        .where(HintReveal.exercise_slug == exercise_slug)
+        .join(User, User.id == HintReveal.user_id)
+        .where(HintReveal.exercise_slug == exercise_slug, students_here(place))
         .group_by(HintReveal.hint_number)
     ).all()
     return {int(number): int(count) for number, count in rows}

@@ -126,12 +126,12 @@ def test_the_admin_page_is_for_instructors_and_refreshes_with_a_token(
     client: TestClient, student_headers: dict[str, str], instructor_headers: dict[str, str]
 ) -> None:
     assert client.get("/admin/courses", headers=student_headers).status_code == 403
-    page = client.get("/admin/courses", headers=instructor_headers)
+    page = client.get("/admin/courses", headers=instructor_headers)  # of the first course
     assert page.status_code == 200
-    assert "Attention, step by step" in page.text and "Version" in page.text
-    refresh = client.post(f"/api/courses/{SECOND}/refresh", headers=instructor_headers)
+    assert f'id="course-{FIRST}"' in page.text and "Version" in page.text
+    refresh = client.post(f"/api/courses/{FIRST}/refresh", headers=instructor_headers)
     assert refresh.status_code == 200 and refresh.json()["applied"] is True
-    assert client.post(f"/api/courses/{SECOND}/refresh", headers=student_headers).status_code == 403
+    assert client.post(f"/api/courses/{FIRST}/refresh", headers=student_headers).status_code == 403
     assert client.post("/api/courses/nope/refresh", headers=instructor_headers).status_code == 404
 
 
@@ -139,10 +139,10 @@ def test_the_refresh_button_needs_the_form_token(client: TestClient) -> None:
     teacher = logged_in_client(client, "teacher2@example.org")
     make_instructor(teacher.id)  # of the first offering
     page = client.get("/admin/courses")
-    action = f"/admin/courses/{SECOND}/refresh"
+    action = f"/admin/courses/{FIRST}/refresh"
     assert f'action="{action}"' in page.text
     refused = client.post(action, data={"csrf_token": "x.y"}, follow_redirects=False)
     assert refused.status_code == 403
     done = client.post(action, data={"csrf_token": form_token(page.text)}, follow_redirects=False)
     assert done.status_code == 303 and "applied" in done.headers["location"]
-    assert f"{SECOND} was refreshed" in client.get(done.headers["location"]).text
+    assert f"{FIRST} was refreshed" in client.get(done.headers["location"]).text

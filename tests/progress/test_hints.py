@@ -10,6 +10,9 @@ from fastapi.testclient import TestClient
 from app.config import ROOT
 from app.content.loader import load_course
 from app.courses.service import reload_course
+from app.db import session_factory
+from app.offerings.models import OfferingRole
+from app.offerings.service import enroll, first_offering
 from tests.submissions.test_api import WRONG, wait_done
 from tests.users.helpers import csrf_from, logged_in_client, make_instructor
 
@@ -70,8 +73,11 @@ def test_hints_open_one_at_a_time_and_no_earlier(client: TestClient) -> None:
 
 def test_instructors_see_how_many_opened_each_hint(client: TestClient) -> None:
     student = logged_in_client(client, "stu@example.org")
+    with session_factory()() as session:  # on the first offering's roster: the count is its
+        first = first_offering(session=session)
+        enroll(session=session, offering=first, user=student, role=OfferingRole.student)
     _open(client)
-    make_instructor(student.id)
+    make_instructor(logged_in_client(client, "teacher@example.org").id)  # counts its students
     page = client.get(f"/instructor/exercises/{SLUG}").text
     assert "Hints opened" in page and '<th scope="row">Hint 1</th><td>1</td>' in page
     data = client.get(f"/api/instructor/exercises/{SLUG}/analytics").json()
