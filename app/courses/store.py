@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 
 from app.courses.models import CourseFolder
 from app.db import retry_conflicts
-from app.models_base import utcnow
+from app.models_base import as_utc, utcnow
 
 log = logging.getLogger(__name__)
 ADDED = "added"
@@ -34,7 +34,8 @@ def added_folders(session: Session) -> list[tuple[Path, str]]:
 
 
 def refresh_marks(session: Session) -> dict[str, dt.datetime]:
-    """When a refresh was last asked for, per course slug."""
+    """When a refresh was last asked for, per course slug (in UTC: SQLite returns times without
+    a zone, and the watcher compares them with the times this process asked at)."""
     try:
         rows = session.execute(
             select(CourseFolder.slug, CourseFolder.refresh_requested_at).where(
@@ -44,7 +45,7 @@ def refresh_marks(session: Session) -> dict[str, dt.datetime]:
     except SQLAlchemyError:
         session.rollback()
         return {}
-    return {slug: at for slug, at in rows if at is not None}
+    return {slug: as_utc(at) for slug, at in rows if at is not None}
 
 
 def add_folder(session: Session, *, slug: str, folder: Path) -> None:

@@ -28,3 +28,19 @@ def test_an_added_course_and_a_refresh_are_picked_up(client: TestClient, tmp_pat
         store.request_refresh(session, slug="tiny-course")
     assert watcher.check() == ["tiny-course"]
     assert client.get("/api/courses").json()[-1]["version"] != before
+
+
+def test_a_refresh_this_process_applied_itself_is_not_applied_again(
+    client: TestClient, tmp_path: Path
+) -> None:
+    """The refresh button marks the time it asked, and tells its own watcher: the watcher's next
+    look compares that with the stored mark (SQLite hands times back without a zone)."""
+    watcher = client.app.state.course_watcher  # type: ignore[attr-defined]
+    folder = tiny_course(tmp_path / "tiny", "tiny-course", "Tiny course")
+    with session_factory()() as session:
+        store.add_folder(session, slug="tiny-course", folder=folder)
+    assert watcher.check() == ["tiny-course"]
+    with session_factory()() as session:
+        at = store.request_refresh(session, slug="tiny-course")
+    watcher.seen("tiny-course", at)  # what `refresh_here` does after refreshing here
+    assert watcher.check() == []
