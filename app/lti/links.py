@@ -39,8 +39,9 @@ NOT_TAUGHT = (
     + OPEN_IT
 )
 RELINK = (
-    "That LMS course's link was removed. Only someone who opened this tool from it as its "
-    "instructor, or a site administrator, can link it again: ask a site administrator."
+    "That LMS course's link was removed. Only the instructors of the offering it was removed "
+    "from, someone who opened this tool from it as its instructor, or a site administrator can "
+    "link it again."
 )
 NOT_LAUNCHED = (
     "That LMS course has not opened this tool yet, and only a site administrator can link one "
@@ -133,6 +134,8 @@ def _refusal(session: Session, user: User, context: LtiContext) -> str | None:
         return None if context.offering_id in _instructs(session, user) else ANOTHERS
     if context.id in _taught(session, user):
         return None
+    if unlinked(context) and context.unlinked_from in _instructs(session, user):
+        return None  # an undo by the offering it was removed from
     return RELINK if unlinked(context) else NOT_TAUGHT
 
 
@@ -161,12 +164,19 @@ def linkable(*, session: Session, offering_id: int, user: User) -> list[LmsCours
         or_(LtiContext.offering_id.is_(None), LtiContext.offering_id != offering_id)
     )
     if not user.is_admin:
+        mine = _instructs(session, user)
         query = query.where(
             or_(
-                LtiContext.offering_id.in_(_instructs(session, user)),
+                LtiContext.offering_id.in_(mine),
                 and_(
                     LtiContext.offering_id.is_(None),
-                    LtiContext.id.in_(_taught(session, user)),
+                    or_(
+                        LtiContext.id.in_(_taught(session, user)),
+                        and_(
+                            LtiContext.unlinked_at.is_not(None),
+                            LtiContext.unlinked_from.in_(mine),
+                        ),
+                    ),
                 ),
             )
         )
@@ -182,7 +192,7 @@ def _check(session: Session, context: LtiContext, offering_id: int, user: User) 
 
 def _attach(session: Session, context: LtiContext, offering_id: int, user: User) -> LtiContext:
     _check(session, context, offering_id, user)
-    context.offering_id, context.unlinked_at = offering_id, None
+    context.offering_id, context.unlinked_at, context.unlinked_from = offering_id, None, None
     session.commit()
     return context
 
@@ -243,6 +253,6 @@ def unlink(*, session: Session, offering_id: int, context_id: int) -> LtiContext
     context = session.get(LtiContext, context_id)
     if context is None or context.offering_id != offering_id:
         raise LinkError(404, "This offering has no such LMS course linked.")
-    context.offering_id, context.unlinked_at = None, utcnow()
+    context.offering_id, context.unlinked_at, context.unlinked_from = None, utcnow(), offering_id
     session.commit()
     return context

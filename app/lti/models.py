@@ -97,6 +97,10 @@ class LtiContext(Base):
     unlinked_at: Mapped[dt.datetime | None] = mapped_column(
         DateTime(timezone=True), nullable=True, default=None
     )
+    # The offering it was removed from: its instructors may link it again (an undo).
+    unlinked_from: Mapped[int | None] = mapped_column(
+        ForeignKey("offerings.id", ondelete="SET NULL"), nullable=True, default=None
+    )
     created_at: Mapped[dt.datetime] = created_at_column()
 
 

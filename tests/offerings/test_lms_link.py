@@ -34,11 +34,13 @@ def _user(sub: str) -> int:
         return session.scalars(select(LtiUser.user_id).where(LtiUser.sub == sub)).one()
 
 
-def _spring() -> int:
+def _offering(title: str) -> int:
     with session_factory()() as session:
-        return create_offering(
-            session=session, course_slug="positional-embeddings", title="Spring 2027"
-        ).id
+        return create_offering(session=session, course_slug="positional-embeddings", title=title).id
+
+
+def _spring() -> int:
+    return _offering("Spring 2027")
 
 
 def _person(email: str, roles: dict[int, OfferingRole], *, admin: bool = False) -> dict[str, str]:
@@ -115,14 +117,19 @@ def test_an_instructor_links_a_course_seen_in_launches_and_removes_the_link(
         session.commit()
         assert queue_grade(session=session, **graded) == 0  # type: ignore[arg-type]
     relink = {"context": seen["id"]}
-    # Nothing proves this teacher teaches course-1 in the LMS (they never opened the tool from
-    # it as its instructor): a site admin links it again.
-    refused_link = lti_client.post(f"{api}/links", json=relink, headers=teacher)
-    assert refused_link.status_code == 403
-    assert "can link it again" in refused_link.json()["detail"]
-    admin = _person("a@example.org", {}, admin=True)
-    relinked = lti_client.post(f"{api}/links", json=relink, headers=admin)
-    assert relinked.status_code == 200
+    # An instructor of another offering, with nothing proving they teach course-1 in the LMS,
+    # cannot take it; the offering it was removed from can link it again (an undo).
+    autumn = _offering("Autumn")
+    other = _person("o@example.org", {autumn: OfferingRole.instructor})
+    taken = lti_client.post(
+        f"/offerings/{autumn}/api/instructor/lms/links", json=relink, headers=other
+    )
+    assert taken.status_code == 403 and "can link it again" in taken.json()["detail"]
+    listed = lti_client.get(f"/offerings/{autumn}/api/instructor/lms", headers=other)
+    assert listed.json()["seen"] == []
+    assert [c["id"] for c in lti_client.get(api, headers=teacher).json()["seen"]] == [seen["id"]]
+    relinked = lti_client.post(f"{api}/links", json=relink, headers=teacher)
+    assert relinked.status_code == 200, relinked.text
     with session_factory()() as session:
         assert queue_grade(session=session, **graded) == 1  # type: ignore[arg-type]
     _signed_in(lti_client, platform, "s-3", [LEARNER])

@@ -18,7 +18,7 @@ from tests.lti.platform import Platform
 from tests.offerings.test_lms_link import NINE, _first, _person, _roles, _signed_in, _spring, _user
 
 OPEN_IT = "Open this tool once from your LMS course as its instructor"
-RELINK = "Only someone who opened this tool from it as its instructor, or a site administrator"
+RELINK = "Only the instructors of the offering it was removed from, someone who opened this tool"
 V2 = "http://purl.imsglobal.org/vocab/lis/v2/"
 
 
