@@ -355,7 +355,7 @@ def finish_attempt(
     by: str,
     enqueue: Enqueue,
 ) -> AssessmentAttempt:
-    """Hand in: claim the attempt once, grade its questions, send its code to the graders."""
+    """Hand in: claim once; grade questions (scored if no code waits) in one commit; send code."""
     at = min(now, as_utc(attempt.deadline))
     claimed = session.execute(
         update(AssessmentAttempt)
@@ -366,15 +366,12 @@ def finish_attempt(
         session.rollback()
         session.refresh(attempt)
         return attempt
-    # Claimed, questions graded and (with no code to send) scored in one commit: a page read
-    # meanwhile sees the attempt open, or handed in with everything it will show.
-    session.refresh(attempt)
+    session.refresh(attempt)  # committed below with the grades: no page reads a handed-in gap
     answers = answers_of(session=session, attempt=attempt)
     attempt.results = scoring.grade_questions(course=course, attempt=attempt, answers=answers)
     scoring.set_release(session=session, attempt=attempt)
-    if not scoring.code_to_send(attempt, answers) and scoring.settle(
-        session=session, attempt=attempt
-    ):
+    if not scoring.code_to_send(attempt, answers):
+        scoring.settle(session=session, attempt=attempt)
         session.commit()
         return attempt
     session.commit()
