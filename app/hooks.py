@@ -293,7 +293,7 @@ class PracticeLock(Protocol):
 PRACTICE_CLOSED: Hook[PracticeLock] = Hook(
     "practice_closed",
     "Why practising a quiz question or an exercise is closed to a student now (a running exam "
-    "holds it).",
+    "holds it, or a handed-in one whose scores are not released yet).",
     READ_ONLY,
 )
 

@@ -33,6 +33,29 @@ def _running(session: Session, user_id: int, now: dt.datetime) -> list[Assessmen
     )
 
 
+def _unreleased(session: Session, user_id: int, now: dt.datetime) -> list[AssessmentAttempt]:
+    """This student's attempts that are over (handed in, or past their time) and whose scores
+    are not released yet: practising their items or reading their solutions would tell them."""
+    rows = session.scalars(
+        select(AssessmentAttempt).where(
+            AssessmentAttempt.user_id == user_id,
+            (AssessmentAttempt.status != "open") | (AssessmentAttempt.deadline <= now),
+            (AssessmentAttempt.release_at.is_(None)) | (AssessmentAttempt.release_at > now),
+        )
+    )
+    # A handed-in attempt whose rules name no release (from before releases) holds nothing.
+    return [a for a in rows if a.status == "open" or "release" in (a.rules or {})]
+
+
+def _released_when(attempt: AssessmentAttempt) -> str:
+    """When this attempt's scores come out, in the student's words."""
+    if attempt.status == "open":
+        return "once your attempt, whose time is up, has been handed in; this takes a moment"
+    if attempt.release_at is None:
+        return "when your instructor releases the scores"
+    return f"at {as_utc(attempt.release_at).strftime('%Y-%m-%d %H:%M UTC')}"
+
+
 def exam_lock(
     *, session: Session, user_id: int, exercise_slug: str, what: Lockable, now: dt.datetime
 ) -> str | None:
@@ -44,6 +67,14 @@ def exam_lock(
             return (
                 f"{WORDS[what]} of this exercise are closed while your attempt at "
                 f"'{attempt.assessment_slug}' runs (until {until})."
+            )
+    if what == "hints":
+        return None  # a hint tells nothing of a handed-in answer's verdict
+    for attempt in _unreleased(session, user_id, now):
+        if any(item["key"] == key for item in attempt.items) and not attempt.rules.get(what):
+            return (
+                f"{WORDS[what]} of this exercise open when your scores for '{_title(attempt)}' "
+                f"are released ({_released_when(attempt)})."
             )
     return None
 
@@ -61,6 +92,15 @@ def practice_lock(*, session: Session, user_id: int, item_key: str, now: dt.date
                 f"practising it is closed until your attempt ends (at {until}); answer it in "
                 "the attempt."
             )
+    for attempt in _unreleased(session, user_id, now):
+        held = any(item["key"] == item_key for item in attempt.items)
+        if held and not attempt.rules.get("practice"):
+            what = "question" if item_key.startswith("q:") else "exercise"
+            return (
+                f"This {what} was part of your attempt at '{_title(attempt)}', so practising "
+                f"it opens when its scores are released ({_released_when(attempt)}): an answer "
+                "checked now would tell your score early."
+            )
     return None
 
 
@@ -75,12 +115,7 @@ def result_hold(*, session: Session, purpose: str, user_id: int, now: dt.datetim
         return None
     if attempt.release_at is not None and as_utc(attempt.release_at) <= now:
         return None
-    when = (
-        f"at {as_utc(attempt.release_at).strftime('%Y-%m-%d %H:%M UTC')}"
-        if attempt.release_at is not None
-        else "when your instructor releases the scores"
-    )
     return (
         f"This code is your answer in '{_title(attempt)}'; its result is shown with the "
-        f"attempt's score, released {when}."
+        f"attempt's score, released {_released_when(attempt)}."
     )

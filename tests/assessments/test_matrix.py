@@ -2,8 +2,9 @@
 in each phase, on both courses, and on PostgreSQL for the readers whose SQL differs there.
 
 The cells: {exam running, handed in before release, after release} x {practice quiz, practice
-exercise, lists/history/result page, gradebook, analytics, item statistics, similarity, LMS
-exercise column, LMS exam column}. Run: `pytest -n 0 tests/assessments/test_matrix.py`.
+exercise, model solution, lists/history/result page, gradebook, analytics, item statistics,
+similarity, LMS exercise column, LMS exam column}.
+Run: `pytest -n 0 tests/assessments/test_matrix.py`.
 """
 
 from __future__ import annotations
@@ -63,6 +64,7 @@ from tests.postgres import throwaway_database
 READERS = (
     "practice_quiz",
     "practice_exercise",
+    "solution",
     "lists",
     "gradebook",
     "analytics",
@@ -211,7 +213,8 @@ def _session() -> Session:
 
 
 def practice_quiz(w: World) -> None:
-    """Running: refused with the reason, nothing graded; after hand-in: practice as usual."""
+    """Running: refused with the reason, nothing graded; handed in: refused until the release
+    (a checked answer would tell the score early); released: practice as usual."""
     answer = {"answers": {w.place.question_id: w.place.answer}}
     posted = w.client.post(
         f"{w.place.base}/api/lessons/{w.place.lesson}/quiz", json=answer, headers=headers(ANN)
@@ -222,12 +225,17 @@ def practice_quiz(w: World) -> None:
         assert posted.status_code == 409
         assert "running attempt at 'Midterm'" in posted.json()["detail"]
         assert "results" not in posted.json() and stored == 0
+    elif w.phase == "handed_in":
+        assert posted.status_code == 409 and stored == 0
+        detail = posted.json()["detail"]
+        assert "part of your attempt at 'Midterm'" in detail
+        assert "opens when its scores are released (at " in detail and "results" not in detail
     else:
         assert posted.status_code == 200 and stored == 1
 
 
 def practice_exercise(w: World) -> None:
-    """Running: refused, nothing stored; after hand-in: a practice submission."""
+    """Running and handed in before the release: refused, nothing stored; released: practice."""
     before = len(submissions())
     posted = w.client.post(
         "/api/submissions",
@@ -237,9 +245,25 @@ def practice_exercise(w: World) -> None:
     if w.phase == "running":
         assert posted.status_code == 409 and len(submissions()) == before
         assert "running attempt at 'Midterm'" in posted.json()["detail"]
+    elif w.phase == "handed_in":
+        assert posted.status_code == 409 and len(submissions()) == before
+        assert "opens when its scores are released" in posted.json()["detail"]
     else:
         assert posted.status_code == 202, posted.text
         assert submissions()[-1].purpose == "practice"
+
+
+def solution(w: World) -> None:
+    """The exam exercise's model solution stays closed until the student's scores are out."""
+    address = f"{w.place.base}/exercises/{w.place.exercise}/solution"
+    page = w.client.get(address, headers=headers(ANN))
+    if w.phase == "running":
+        assert page.status_code == 403 and "closed while your attempt" in page.text
+    elif w.phase == "handed_in":
+        assert page.status_code == 403
+        assert "open when your scores for &#39;Midterm&#39; are released (at " in page.text
+    else:
+        assert "Model solutions of this exercise" not in page.text
 
 
 def lists(w: World) -> None:
@@ -341,6 +365,7 @@ def lms_exam(w: World) -> None:
 CELLS: dict[str, Callable[[World], None]] = {
     "practice_quiz": practice_quiz,
     "practice_exercise": practice_exercise,
+    "solution": solution,
     "lists": lists,
     "gradebook": gradebook,
     "analytics": analytics,

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
+from app.assessments.models import AssessmentAttempt
 from app.db import session_factory
 from app.jobs.deps import get_queue
 from app.main import create_app
@@ -74,16 +76,56 @@ def test_the_practice_exercise_of_a_running_exam_is_refused(client: TestClient) 
     assert submissions() == []
 
 
-def test_practice_opens_again_once_handed_in(client: TestClient) -> None:
+def test_practice_waits_for_the_release_after_hand_in(client: TestClient) -> None:
+    """Released after the exam closes: an answer checked in practice would tell the score."""
     sitting = Sitting(client)
     sitting.start()
     sitting.answer_all()
     sitting.hand_in()
     quiz = client.post(f"/api/lessons/{LESSON}/quiz", json=QUIZ, headers=headers(ANN))
+    assert quiz.status_code == 409 and _quiz_attempts() == 0
+    assert quiz.json()["detail"].startswith(
+        "This question was part of your attempt at 'Midterm', so practising it opens when its "
+        "scores are released (at "
+    )
+    practice = client.post("/api/submissions", json=PRACTICE, headers=headers(ANN))
+    assert practice.status_code == 409
+    assert [row.purpose for row in submissions()] == [f"attempt:{sitting.attempt}"]
+    sitting.release()
+    quiz = client.post(f"/api/lessons/{LESSON}/quiz", json=QUIZ, headers=headers(ANN))
     assert quiz.status_code == 200
     practice = client.post("/api/submissions", json=PRACTICE, headers=headers(ANN))
     assert practice.status_code == 202
     assert [row.purpose for row in submissions()] == [f"attempt:{sitting.attempt}", "practice"]
+
+
+def test_practice_opens_at_hand_in_when_scores_are_shown_then(course_root: Path) -> None:
+    with _client(course_root, release="on_submit") as client:
+        sitting = Sitting(client)
+        sitting.start()
+        sitting.answer_all()
+        sitting.hand_in()
+        quiz = client.post(f"/api/lessons/{LESSON}/quiz", json=QUIZ, headers=headers(ANN))
+        assert quiz.status_code == 200
+        practice = client.post("/api/submissions", json=PRACTICE, headers=headers(ANN))
+        assert practice.status_code == 202
+
+
+def test_practice_of_an_attempt_past_its_time_waits_for_the_clock(course_root: Path) -> None:
+    """The clock has not handed the attempt in yet: its items stay closed, not reopened."""
+    with _client(course_root, release="on_submit") as client:
+        sitting = Sitting(client)
+        sitting.start()
+        with session_factory()() as session:
+            row = session.get(AssessmentAttempt, sitting.attempt)
+            assert row is not None
+            row.deadline = dt.datetime.now(dt.UTC) - dt.timedelta(seconds=5)
+            session.commit()
+        quiz = client.post(f"/api/lessons/{LESSON}/quiz", json=QUIZ, headers=headers(ANN))
+        assert (
+            quiz.status_code == 409
+            and "opens when its scores are released" in (quiz.json()["detail"])
+        )
 
 
 def test_open_during_practice_keeps_practice_open(course_root: Path) -> None:
