@@ -7,6 +7,7 @@ import logging
 import math
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from typing import Literal
@@ -288,24 +289,32 @@ class Grader:
             log.warning("known mistakes of %s unavailable; no hints this time", spec.slug)
             return {}
 
-    def prime(self) -> int:
+    def prime(self, *, at_once: int = 1) -> int:
         """Load (or compute) every exercise's expected and known mistakes' outputs, outside the
-        pool, so no student's first job waits for a framework to start in a content sandbox."""
-        done = 0
-        for folder in sorted(p for p in self.exercises_dir.iterdir() if p.is_dir()):
-            try:
-                spec = self.spec(folder.name)
-                if spec.entry_kind == "experiment":
-                    continue  # no known mistakes to run: its goals are judged on measurements
-                if spec.entry_kind == "function":
-                    spec.expected()
-                else:  # its reference on the tables its cases bring (a sandbox run), ahead
-                    class_expected(spec, spec.cases, None)
-                self.mistake_outputs(spec, background=True)
-                done += 1
-            except Exception:  # a broken exercise is reported by validate
-                log.warning("could not run the known mistakes of %s", folder.name, exc_info=True)
-        return done
+        pool, so no student's first job waits for a framework to start in a content sandbox.
+
+        `at_once` exercises side by side: `prepare` uses every core; a serving process one."""
+        folders = sorted(p for p in self.exercises_dir.iterdir() if p.is_dir())
+        if at_once <= 1:
+            return sum(self._prime_one(folder) for folder in folders)
+        with ThreadPoolExecutor(max_workers=at_once, thread_name_prefix="prime") as pool:
+            return sum(pool.map(self._prime_one, folders))
+
+    def _prime_one(self, folder: Path) -> int:
+        """1 when this exercise's outputs are ready, 0 for an experiment or a broken one."""
+        try:
+            spec = self.spec(folder.name)
+            if spec.entry_kind == "experiment":
+                return 0  # no known mistakes to run: its goals are judged on measurements
+            if spec.entry_kind == "function":
+                spec.expected()
+            else:  # its reference on the tables its cases bring (a sandbox run), ahead
+                class_expected(spec, spec.cases, None)
+            self.mistake_outputs(spec, background=True)
+            return 1
+        except Exception:  # a broken exercise is reported by validate
+            log.warning("could not run the known mistakes of %s", folder.name, exc_info=True)
+            return 0
 
     def mistake_outputs(
         self, spec: ExerciseSpec, *, background: bool = False

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 from typing import Annotated
@@ -49,7 +50,7 @@ def prepare_mistakes(*, exercises_dir: Path | None = None) -> int:
     """Compute (or load) every exercise's expected and known mistakes' outputs; how many."""
     exercises = exercises_dir or get_settings().exercises_dir
     grader = Grader(exercises, pool_settings(warm=False), mistakes_cache_dir=mistakes_cache_dir())
-    return grader.prime()
+    return grader.prime(at_once=os.cpu_count() or 1)  # set-up: nothing else waits for the cores
 
 
 def get_grader(*, warm: bool = True) -> Grader:
