@@ -135,7 +135,8 @@ def editor_state(
     slug = exercise.meta.slug
     if user is not None and from_submission is not None:
         row = visible_submission(session=session, user=user, submission_id=from_submission)
-        if row is not None and row.exercise_slug == slug and row.framework == framework:
+        wanted = (course_slug, slug, framework)  # this course's exercise: not another's
+        if row is not None and (row.course_slug, row.exercise_slug, row.framework) == wanted:
             return EditorState(row.code, "submission", None, key)
     if user is not None:
         draft = get_draft(

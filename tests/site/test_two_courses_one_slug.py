@@ -226,9 +226,9 @@ def _save(client: TestClient, base: str, headers: dict[str, str], code: str) -> 
     assert saved.status_code == 200, saved.text
 
 
-def _editor(client: TestClient, base: str, headers: dict[str, str]) -> str:
+def _editor(client: TestClient, base: str, headers: dict[str, str], query: str = "") -> str:
     """What the exercise page's editor starts with: 'draft', 'starter' or 'submission'."""
-    page = client.get(f"{base}/exercises/{SLUG}", headers=headers)
+    page = client.get(f"{base}/exercises/{SLUG}{query}", headers=headers)
     assert page.status_code == 200, page.text
     found = re.search(r'data-source="([a-z]+)"', page.text)
     assert found is not None
@@ -258,3 +258,10 @@ def test_a_draft_saved_in_one_course_is_not_the_other_s(
     )
     assert sent.status_code == 303, sent.text
     assert [_draft(client, "", ann), _draft(client, theirs, ann)] == [ours_code, "# SENT_THERE\n"]
+
+
+def test_an_earlier_submission_opens_only_in_its_own_course_s_editor(client: TestClient) -> None:
+    ann = {"Authorization": f"Bearer {make_token('ann@example.org', Role.student)}"}
+    ours = _graded(client, ann, None)
+    assert _editor(client, "", ann, f"?from={ours}") == "submission"
+    assert _editor(client, f"/courses/{SECOND}", ann, f"?from={ours}") == "starter"
