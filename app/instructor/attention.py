@@ -146,7 +146,11 @@ def _hints(session: Session, found: dict[int, Signals], slugs: set[str], place: 
     rows = session.execute(
         select(HintReveal.user_id, HintReveal.exercise_slug, HintReveal.created_at)
         .join(User, User.id == HintReveal.user_id)
-        .where(students_here(place), HintReveal.exercise_slug.in_(slugs))
+        .where(
+            students_here(place),
+            HintReveal.course_slug == place.course_slug,  # not another course's of one slug
+            HintReveal.exercise_slug.in_(slugs),
+        )
     )
     for user_id, _slug, created in rows:
         signals = found.get(user_id)

@@ -36,12 +36,17 @@ class HintState:
         return len(self.opened) < self.total
 
 
-def hint_state(*, session: Session, user: User | None, exercise: Exercise) -> HintState:
-    """The hints this user has opened (none for visitors: they log in first)."""
+def hint_state(
+    *, session: Session, user: User | None, course_slug: str, exercise: Exercise
+) -> HintState:
+    """The hints this user has opened in this course's exercise (none for visitors: they log
+    in first)."""
     total = len(exercise.hints)
     if user is None or not total:
         return HintState(total, ())
-    opened = revealed_count(session=session, user_id=user.id, exercise_slug=exercise.meta.slug)
+    opened = revealed_count(
+        session=session, user_id=user.id, course_slug=course_slug, exercise_slug=exercise.meta.slug
+    )
     return HintState(total, exercise.hints[: min(opened, total)])
 
 
@@ -65,5 +70,11 @@ def open_hint(
     )
     if locked:
         raise HTTPException(403, locked)
-    reveal_next(session=session, user_id=user.id, exercise_slug=slug, available=len(exercise.hints))
+    reveal_next(
+        session=session,
+        user_id=user.id,
+        course_slug=here,
+        exercise_slug=slug,
+        available=len(exercise.hints),
+    )
     return RedirectResponse(f"/exercises/{slug}#hints", status_code=303)

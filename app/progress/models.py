@@ -44,13 +44,19 @@ class QuizAttempt(Base):
 
 
 class HintReveal(Base):
-    """A student opened one hint of an exercise (hints open in order, each once)."""
+    """A student opened one hint of a course's exercise (hints open in order, each once)."""
 
     __tablename__ = "hint_reveals"
-    __table_args__ = (UniqueConstraint("user_id", "exercise_slug", "hint_number"),)
+    # Per course (0024): two courses may each have an exercise of this slug, with its own hints.
+    __table_args__ = (
+        UniqueConstraint(
+            "user_id", "course_slug", "exercise_slug", "hint_number", name="uq_hint_reveals_item"
+        ),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    course_slug: Mapped[str] = mapped_column(String(100))  # the course of the exercise
     exercise_slug: Mapped[str] = mapped_column(String(100), index=True)
     hint_number: Mapped[int] = mapped_column()  # 1 for hints/1.md
     created_at: Mapped[dt.datetime] = created_at_column()

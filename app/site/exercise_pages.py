@@ -96,9 +96,11 @@ def exercise_response(
     """The exercise page: statement, framework tabs, and the editor form with its code."""
     exercise = _exercise(request, session, course, slug, user)
     chosen = _framework(exercise, framework)
+    here = course_slug_of(request.scope.get("course"))
     editor = drafts.editor_state(
         session=session,
         user=user,
+        course_slug=here,
         exercise=exercise,
         framework=chosen,
         from_submission=from_submission,
@@ -120,7 +122,7 @@ def exercise_response(
         lab_table=_lab_table(exercise),
         lab_positions=_lab_positions(exercise),
         lesson=_lesson_of(course, exercise),
-        hints=hint_state(session=session, user=user, exercise=exercise),
+        hints=hint_state(session=session, user=user, course_slug=here, exercise=exercise),
         due=_due(request, session=session, user=user, exercise=exercise),
     )
     response.headers["cache-control"] = "no-store"  # the draft in it is private and changes
@@ -213,7 +215,12 @@ def submit_form(
     if not accepted.repeated:
         queue.enqueue(row.id)
         drafts.save_draft(
-            session=session, user_id=user.id, exercise=slug, framework=row.framework, code=code
+            session=session,
+            user_id=user.id,
+            course_slug=course_slug_of(request.scope.get("course")),  # as the page reads it
+            exercise=slug,
+            framework=row.framework,
+            code=code,
         )
     return RedirectResponse(f"/exercises/{slug}/results/{row.id}", status_code=303)
 

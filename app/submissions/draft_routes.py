@@ -1,4 +1,5 @@
-"""Draft API: the editor saves here as the student types, and reads back on any device."""
+"""Draft API: the editor saves here as the student types, and reads back on any device; the
+page's course (`/courses/{course}/api/drafts/...`) keeps its own drafts."""
 
 from __future__ import annotations
 
@@ -37,16 +38,21 @@ def read_draft(
     framework: str | None = None,
 ) -> dict[str, Any]:
     """Your saved code for this exercise and framework; `code` is null when nothing is saved."""
+    here = course_slug_of(request.scope.get("course"))
     found, chosen = drafts.check_target(
         session=session,
         course=course,
-        course_slug=course_slug_of(request.scope.get("course")),
+        course_slug=here,
         user=user,
         exercise=exercise,
         framework=framework,
     )
     row = drafts.get_draft(
-        session=session, user_id=user.id, exercise=found.meta.slug, framework=chosen
+        session=session,
+        user_id=user.id,
+        course_slug=here,
+        exercise=found.meta.slug,
+        framework=chosen,
     )
     return {
         "exercise": found.meta.slug,
@@ -67,10 +73,11 @@ def write_draft(
     framework: str | None = None,
 ) -> dict[str, Any]:
     """Replace your saved code for this exercise and framework."""
+    here = course_slug_of(request.scope.get("course"))
     found, chosen = drafts.check_target(
         session=session,
         course=course,
-        course_slug=course_slug_of(request.scope.get("course")),
+        course_slug=here,
         user=user,
         exercise=exercise,
         framework=framework,
@@ -79,6 +86,7 @@ def write_draft(
     row = drafts.save_draft(
         session=session,
         user_id=user.id,
+        course_slug=here,
         exercise=found.meta.slug,
         framework=chosen,
         code=body.code,

@@ -1,4 +1,7 @@
-"""Students' saved editor contents, one per exercise and framework, so no work is lost."""
+"""Students' saved editor contents, one per course's exercise and framework, so no work is lost.
+
+Another course may have an exercise of the same slug, with an editor of its own: every read and
+write names the course (`course_slug`)."""
 
 from __future__ import annotations
 
@@ -57,25 +60,45 @@ def check_size(code: str, max_bytes: int) -> None:
 # Built once: every exercise page view reads it (issue 23).
 _DRAFT = select(Draft).where(
     Draft.user_id == bindparam("user_id"),
+    Draft.course_slug == bindparam("course_slug"),
     Draft.exercise_slug == bindparam("exercise"),
     Draft.framework == bindparam("framework"),
 )
 
 
-def get_draft(*, session: Session, user_id: int, exercise: str, framework: str) -> Draft | None:
-    """This student's saved code for one exercise and framework."""
-    params = {"user_id": user_id, "exercise": exercise, "framework": framework}
+def get_draft(
+    *, session: Session, user_id: int, course_slug: str, exercise: str, framework: str
+) -> Draft | None:
+    """This student's saved code for one course's exercise and one framework."""
+    params = {
+        "user_id": user_id,
+        "course_slug": course_slug,
+        "exercise": exercise,
+        "framework": framework,
+    }
     return session.scalar(_DRAFT, params)
 
 
 def save_draft(
-    *, session: Session, user_id: int, exercise: str, framework: str, code: str
+    *, session: Session, user_id: int, course_slug: str, exercise: str, framework: str, code: str
 ) -> Draft:
     """Insert or replace the draft (a concurrent first save from another tab is retried)."""
     for _ in range(2):
-        row = get_draft(session=session, user_id=user_id, exercise=exercise, framework=framework)
+        row = get_draft(
+            session=session,
+            user_id=user_id,
+            course_slug=course_slug,
+            exercise=exercise,
+            framework=framework,
+        )
         if row is None:
-            row = Draft(user_id=user_id, exercise_slug=exercise, framework=framework, code=code)
+            row = Draft(
+                user_id=user_id,
+                course_slug=course_slug,
+                exercise_slug=exercise,
+                framework=framework,
+                code=code,
+            )
             session.add(row)
         else:
             row.code = code
@@ -102,19 +125,27 @@ def editor_state(
     *,
     session: Session,
     user: User | None,
+    course_slug: str,
     exercise: Exercise,
     framework: str,
     from_submission: int | None,
 ) -> EditorState:
-    """A chosen earlier submission, else the saved draft, else the starter code."""
+    """A chosen earlier submission, else the draft saved in this course, else the starter."""
     key = secrets.token_urlsafe(12)  # one per page view: a double-posted no-JS form is one attempt
     slug = exercise.meta.slug
     if user is not None and from_submission is not None:
         row = visible_submission(session=session, user=user, submission_id=from_submission)
-        if row is not None and row.exercise_slug == slug and row.framework == framework:
+        wanted = (course_slug, slug, framework)  # this course's exercise: not another's
+        if row is not None and (row.course_slug, row.exercise_slug, row.framework) == wanted:
             return EditorState(row.code, "submission", None, key)
     if user is not None:
-        draft = get_draft(session=session, user_id=user.id, exercise=slug, framework=framework)
+        draft = get_draft(
+            session=session,
+            user_id=user.id,
+            course_slug=course_slug,
+            exercise=slug,
+            framework=framework,
+        )
         if draft is not None:
             saved = as_utc(draft.updated_at).isoformat(timespec="seconds")
             return EditorState(draft.code, "draft", saved, key)

@@ -105,13 +105,19 @@ def behaviour_key_of(report: dict[str, Any] | None) -> str | None:
 
 
 class Draft(Base):
-    """The student's latest editor contents per exercise and framework."""
+    """The student's latest editor contents per course's exercise and framework."""
 
     __tablename__ = "drafts"
-    __table_args__ = (UniqueConstraint("user_id", "exercise_slug", "framework"),)
+    # Per course (0024): two courses may each have an exercise of this slug, each its own editor.
+    __table_args__ = (
+        UniqueConstraint(
+            "user_id", "course_slug", "exercise_slug", "framework", name="uq_drafts_item"
+        ),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    course_slug: Mapped[str] = mapped_column(String(100))  # the course of the exercise
     exercise_slug: Mapped[str] = mapped_column(String(100))
     framework: Mapped[str] = mapped_column(String(20))
     code: Mapped[str] = mapped_column(Text)

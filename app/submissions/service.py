@@ -117,7 +117,7 @@ def create_submission(
         offering_id=dated_in(session=session, offering_id=row.offering_id, course_slug=slug_here),
     )
     if standing.refused and mode == "submit" and standing.due is not None:
-        _keep_as_draft(session=session, row=row)
+        _keep_as_draft(session=session, row=row, course_slug=slug_here)
         raise SubmissionError(
             409,
             refusal_message(due=standing.due, what="exercise")
@@ -136,20 +136,30 @@ def _stored(session: Session, row: Submission, *, commit: bool) -> Submission:
     return row
 
 
-def _keep_as_draft(*, session: Session, row: Submission) -> None:
-    """Refused work is saved as the student's draft, so nothing they typed is lost."""
+def _keep_as_draft(*, session: Session, row: Submission, course_slug: str) -> None:
+    """Refused work is saved as the student's draft in its course, so nothing they typed is
+    lost."""
     user_id, slug, framework, code = row.user_id, row.exercise_slug, row.framework, row.code
 
     def store() -> None:
         draft = session.scalar(
             select(Draft).where(
                 Draft.user_id == user_id,
+                Draft.course_slug == course_slug,
                 Draft.exercise_slug == slug,
                 Draft.framework == framework,
             )
         )
         if draft is None:
-            session.add(Draft(user_id=user_id, exercise_slug=slug, framework=framework, code=code))
+            session.add(
+                Draft(
+                    user_id=user_id,
+                    course_slug=course_slug,
+                    exercise_slug=slug,
+                    framework=framework,
+                    code=code,
+                )
+            )
         else:
             draft.code, draft.updated_at = code, utcnow()
         session.commit()

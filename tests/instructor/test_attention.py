@@ -31,7 +31,13 @@ def _quiz(user_id: int, score: float, when: dt.datetime) -> None:
 def _hint(user_id: int, number: int, when: dt.datetime) -> None:
     with session_factory()() as session:
         session.add(
-            HintReveal(user_id=user_id, exercise_slug=EXERCISE, hint_number=number, created_at=when)
+            HintReveal(
+                user_id=user_id,
+                course_slug="positional-embeddings",  # the small course is the first course
+                exercise_slug=EXERCISE,
+                hint_number=number,
+                created_at=when,
+            )
         )
         session.commit()
 

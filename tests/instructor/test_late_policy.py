@@ -239,7 +239,14 @@ def test_refused_work_beside_the_editors_own_save_still_gets_its_409(
     _policy(app_client, teacher, mode="refuse")
 
     def editor_saves(session: Session) -> None:
-        save_draft(session=session, user_id=stu, exercise=PAST_DUE, framework="numpy", code=CODE)
+        save_draft(
+            session=session,
+            user_id=stu,
+            course_slug="positional-embeddings",  # the small course is the first course
+            exercise=PAST_DUE,
+            framework="numpy",
+            code=CODE,
+        )
 
     with other_request_before(inserting("drafts"), editor_saves) as ran:
         answer = app_client.post(

@@ -1,5 +1,6 @@
 """Two courses with an exercise of the same slug (an author may reuse one): a student's work in
-one never opens the other's hidden tests or model solution, nor shows in its history."""
+one never opens the other's hidden tests or model solution, nor shows in its history; the hints
+opened and the draft saved in one are not the other's (on SQLite and PostgreSQL)."""
 
 from __future__ import annotations
 
@@ -17,9 +18,14 @@ from app.db import session_factory
 from app.grading import leases
 from app.jobs.deps import get_queue
 from app.main import create_app
+from app.migrate import upgrade_head
+from app.offerings.models import OfferingRole
+from app.offerings.service import enroll, first_offering
 from app.users.models import Role
+from app.users.service import create_user, issue_api_token
 from tests.conftest import make_token
 from tests.jobs.helpers import RecordingQueue
+from tests.postgres import throwaway_database
 
 SECOND = "attention-step-by-step"
 SLUG = "split-heads"
@@ -47,16 +53,39 @@ def _content(tmp_path: Path) -> Path:
     return root
 
 
-@pytest.fixture
-def client(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data_dir: Path) -> Iterator[TestClient]:
-    monkeypatch.setenv("CONTENT_DIR", str(_content(tmp_path)))
-    get_settings.cache_clear()
-    reset_process_registry()
+def _serve() -> Iterator[TestClient]:
     app = create_app()
     app.dependency_overrides[get_queue] = lambda: RecordingQueue()
     with TestClient(app) as test_client:
         yield test_client
     reset_process_registry()
+
+
+@pytest.fixture
+def client(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data_dir: Path) -> Iterator[TestClient]:
+    monkeypatch.setenv("CONTENT_DIR", str(_content(tmp_path)))
+    get_settings.cache_clear()
+    reset_process_registry()
+    yield from _serve()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def client_on_each_database(
+    request: pytest.FixtureRequest,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    data_dir: Path,
+) -> Iterator[TestClient]:
+    """The two courses' app on SQLite, then on a throwaway PostgreSQL database."""
+    monkeypatch.setenv("CONTENT_DIR", str(_content(tmp_path)))
+    get_settings.cache_clear()
+    reset_process_registry()
+    if request.param == "sqlite":
+        yield from _serve()
+        return
+    with throwaway_database(monkeypatch, data_dir):
+        upgrade_head()
+        yield from _serve()
 
 
 def _graded(client: TestClient, headers: dict[str, str], course: str | None) -> int:
@@ -123,3 +152,116 @@ def test_the_home_page_counts_each_course_s_own_work(client: TestClient) -> None
     second = client.get(f"/courses/{SECOND}/", headers=ann).text
     solved = re.compile(r"(\d+) of \d+ exercises solved")
     assert [solved.findall(first), solved.findall(second)] == [["1"], ["0"]]
+
+
+def _in_both(email: str, role: OfferingRole) -> dict[str, str]:
+    """Bearer headers of someone with this role in both courses' first offerings."""
+    with session_factory()() as session:
+        user, _ = create_user(
+            session=session, email=email, password="correct horse", join_first_offering=False
+        )
+        for course in (None, SECOND):
+            offering = first_offering(session=session, course_slug=course)
+            enroll(session=session, offering=offering, user=user, role=role)
+        return {"Authorization": f"Bearer {issue_api_token(session=session, user=user)}"}
+
+
+def _hints_open(client: TestClient, base: str, headers: dict[str, str]) -> str:
+    page = client.get(f"{base}/exercises/{SLUG}", headers=headers)
+    assert page.status_code == 200, page.text
+    found = re.search(r"Hints \((\d+) of (\d+) open\)", page.text)
+    assert found is not None
+    return found[1]
+
+
+def _open_hint(client: TestClient, base: str, headers: dict[str, str]) -> None:
+    sent = client.post(f"{base}/exercises/{SLUG}/hints", headers=headers, follow_redirects=False)
+    assert sent.status_code == 303, sent.text
+
+
+def _hint_counts(client: TestClient, base: str, headers: dict[str, str]) -> list[int]:
+    """The exercise's analytics: how many students opened each hint."""
+    found = client.get(f"{base}/api/instructor/exercises/{SLUG}/analytics", headers=headers)
+    assert found.status_code == 200, found.text
+    return [r["students"] for r in found.json()["hint_reveals"]]
+
+
+def _hints_signal(client: TestClient, base: str, headers: dict[str, str]) -> list[int]:
+    """The attention list's hints opened, per student."""
+    found = client.get(f"{base}/api/instructor/attention", headers=headers)
+    assert found.status_code == 200, found.text
+    return [r["signals"]["hints_opened"] for r in found.json()]
+
+
+def test_a_hint_opened_in_one_course_is_still_closed_in_the_other(
+    client_on_each_database: TestClient,
+) -> None:
+    client = client_on_each_database
+    ann = _in_both("ann@example.org", OfferingRole.student)
+    teacher = _in_both("tea@example.org", OfferingRole.instructor)
+    theirs = f"/courses/{SECOND}"
+    _open_hint(client, "", ann)
+    assert [_hints_open(client, "", ann), _hints_open(client, theirs, ann)] == ["1", "0"]
+    assert _hint_counts(client, "", teacher) == [1, 0, 0]
+    assert _hint_counts(client, theirs, teacher) == [0, 0, 0]
+    assert [_hints_signal(client, "", teacher), _hints_signal(client, theirs, teacher)] == [
+        [1],
+        [0],
+    ]
+    _open_hint(client, theirs, ann)  # the other course's first hint, not the second
+    _open_hint(client, theirs, ann)
+    assert [_hints_open(client, "", ann), _hints_open(client, theirs, ann)] == ["1", "2"]
+    assert _hint_counts(client, "", teacher) == [1, 0, 0]
+    assert _hint_counts(client, theirs, teacher) == [1, 1, 0]
+
+
+def _draft(client: TestClient, base: str, headers: dict[str, str]) -> str | None:
+    found = client.get(f"{base}/api/drafts/{SLUG}", headers=headers)
+    assert found.status_code == 200, found.text
+    return found.json()["code"]
+
+
+def _save(client: TestClient, base: str, headers: dict[str, str], code: str) -> None:
+    saved = client.put(f"{base}/api/drafts/{SLUG}", json={"code": code}, headers=headers)
+    assert saved.status_code == 200, saved.text
+
+
+def _editor(client: TestClient, base: str, headers: dict[str, str], query: str = "") -> str:
+    """What the exercise page's editor starts with: 'draft', 'starter' or 'submission'."""
+    page = client.get(f"{base}/exercises/{SLUG}{query}", headers=headers)
+    assert page.status_code == 200, page.text
+    found = re.search(r'data-source="([a-z]+)"', page.text)
+    assert found is not None
+    return found[1]
+
+
+def test_a_draft_saved_in_one_course_is_not_the_other_s(
+    client_on_each_database: TestClient,
+) -> None:
+    client = client_on_each_database
+    ann = _in_both("ann@example.org", OfferingRole.student)
+    theirs = f"/courses/{SECOND}"
+    ours_code = "# OURS_DRAFT_5519\n"
+    _save(client, "", ann, ours_code)
+    assert _draft(client, theirs, ann) is None
+    assert _editor(client, theirs, ann) == "starter"
+    assert "OURS_DRAFT_5519" not in client.get(f"{theirs}/exercises/{SLUG}", headers=ann).text
+    _save(client, theirs, ann, "# THEIRS_DRAFT_7702\n")
+    assert _draft(client, "", ann) == ours_code  # the other course's save left it alone
+    assert _draft(client, theirs, ann) == "# THEIRS_DRAFT_7702\n"
+    page = client.get(f"/exercises/{SLUG}", headers=ann).text
+    assert "OURS_DRAFT_5519" in page and "THEIRS_DRAFT_7702" not in page
+    # The editor's form without JavaScript keeps what it sends as that course's draft only.
+    form = {"code": "# SENT_THERE\n", "framework": "numpy", "mode": "submit"}
+    sent = client.post(
+        f"{theirs}/exercises/{SLUG}/submit", data=form, headers=ann, follow_redirects=False
+    )
+    assert sent.status_code == 303, sent.text
+    assert [_draft(client, "", ann), _draft(client, theirs, ann)] == [ours_code, "# SENT_THERE\n"]
+
+
+def test_an_earlier_submission_opens_only_in_its_own_course_s_editor(client: TestClient) -> None:
+    ann = {"Authorization": f"Bearer {make_token('ann@example.org', Role.student)}"}
+    ours = _graded(client, ann, None)
+    assert _editor(client, "", ann, f"?from={ours}") == "submission"
+    assert _editor(client, f"/courses/{SECOND}", ann, f"?from={ours}") == "starter"
