@@ -155,3 +155,25 @@ def test_a_visitors_code_follows_them_into_their_account(
     expect(page.locator("#save-status")).to_contain_text("Draft saved to your account")
     page.reload()
     assert editor_text(page) == mine, "the server now holds it"
+
+
+def test_a_second_courses_editor_keeps_its_own_browser_copy(
+    context_factory: Any, shots: Shots
+) -> None:
+    """Two courses may share an exercise slug: the copy kept in this browser names its course
+    (the first course's keys are as before, so copies kept before stay found)."""
+    page = context_factory().new_page()
+    sign_up(page, "twocourses@example.org")
+    second = "/courses/attention-step-by-step/exercises/split-heads"
+    page.goto(second)
+    replace_code(page, "# the second course's split-heads\n")
+    expect(page.locator("#save-status")).to_contain_text("Draft saved to your account")
+    page.goto(EXERCISE)
+    replace_code(page, GOOD + "# the first course's gather\n")
+    expect(page.locator("#save-status")).to_contain_text("Draft saved to your account")
+    keys = page.evaluate("Object.keys(localStorage).filter(k => k.startsWith('posembed:draft:'))")
+    assert sorted(k.split(":", 3)[3] for k in keys) == [
+        "/courses/attention-step-by-step:split-heads:numpy",
+        "position-embedding-gather:numpy",
+    ]
+    shots.take(page, "two-courses-drafts")

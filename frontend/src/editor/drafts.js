@@ -15,8 +15,11 @@ export class DraftKeeper {
     this.framework = framework;
     this.user = user;
     this.onStatus = onStatus;
-    this.key = `posembed:draft:${user || "visitor"}:${exercise}:${framework}`;
-    this.visitorKey = `posembed:draft:visitor:${exercise}:${framework}`;
+    // Another course may have an exercise of this slug: its copies carry its address (the
+    // first course's, at "", keep the keys they always had).
+    const course = courseBase() ? `${courseBase()}:` : "";
+    this.key = `posembed:draft:${user || "visitor"}:${course}${exercise}:${framework}`;
+    this.visitorKey = `posembed:draft:visitor:${course}${exercise}:${framework}`;
     this.timer = null;
     this.latest = null;
     this.savedCode = null;
