@@ -194,13 +194,14 @@ Lockable = Literal["hints", "solutions", "hidden_tests"]
 
 
 class LockProvider(Protocol):
-    """Why `what` is closed to this student now, or None (a provider may know of no lock)."""
+    """Why `what` of this course's exercise (not another's of its slug) is closed now, or None."""
 
     def __call__(
         self,
         *,
         session: Session,
         user_id: int,
+        course_slug: str,
         exercise_slug: str,
         what: Lockable,
         now: dt.datetime,
@@ -282,11 +283,10 @@ def result_held(*, session: Session, purpose: str, user_id: int, now: dt.datetim
 
 
 class PracticeLock(Protocol):
-    """Why practising this item (`q:<lesson>/<id>` or `x:<exercise>`) is closed to this student
-    now, or None."""
+    """Why practising this course's item (`q:<lesson>/<id>`, `x:<exercise>`) is closed, or None."""
 
     def __call__(
-        self, *, session: Session, user_id: int, item_key: str, now: dt.datetime
+        self, *, session: Session, user_id: int, course_slug: str, item_key: str, now: dt.datetime
     ) -> str | None: ...
 
 
@@ -299,12 +299,14 @@ PRACTICE_CLOSED: Hook[PracticeLock] = Hook(
 
 
 def practice_closed(
-    *, session: Session, user_id: int, item_keys: list[str], now: dt.datetime
+    *, session: Session, user_id: int, course_slug: str, item_keys: list[str], now: dt.datetime
 ) -> str | None:
-    """The first reason one of these items is closed to practice for this student, or None."""
+    """The first reason one of this course's items is closed to this student's practice, or None."""
     for key in item_keys:
         for plug in PRACTICE_CLOSED.each():
-            reason = plug(session=session, user_id=user_id, item_key=key, now=now)
+            reason = plug(
+                session=session, user_id=user_id, course_slug=course_slug, item_key=key, now=now
+            )
             if reason:
                 return reason
     return None

@@ -20,12 +20,16 @@ def _title(attempt: AssessmentAttempt) -> str:
     return str((attempt.rules or {}).get("title") or attempt.assessment_slug)
 
 
-def _running(session: Session, user_id: int, now: dt.datetime) -> list[AssessmentAttempt]:
-    """This student's attempts that are open and within their time."""
+def _running(
+    session: Session, user_id: int, course_slug: str, now: dt.datetime
+) -> list[AssessmentAttempt]:
+    """This student's attempts in this course that are open and within their time (another
+    course's exercise or question of the same key is another item)."""
     return list(
         session.scalars(
             select(AssessmentAttempt).where(
                 AssessmentAttempt.user_id == user_id,
+                AssessmentAttempt.course_slug == course_slug,
                 AssessmentAttempt.status == "open",
                 AssessmentAttempt.deadline > now,
             )
@@ -33,12 +37,16 @@ def _running(session: Session, user_id: int, now: dt.datetime) -> list[Assessmen
     )
 
 
-def _unreleased(session: Session, user_id: int, now: dt.datetime) -> list[AssessmentAttempt]:
-    """This student's attempts that are over (handed in, or past their time) and whose scores
-    are not released yet: practising their items or reading their solutions would tell them."""
+def _unreleased(
+    session: Session, user_id: int, course_slug: str, now: dt.datetime
+) -> list[AssessmentAttempt]:
+    """This student's attempts in this course that are over (handed in, or past their time) and
+    whose scores are not released yet: practising their items or reading their solutions would
+    tell them."""
     rows = session.scalars(
         select(AssessmentAttempt).where(
             AssessmentAttempt.user_id == user_id,
+            AssessmentAttempt.course_slug == course_slug,
             (AssessmentAttempt.status != "open") | (AssessmentAttempt.deadline <= now),
             (AssessmentAttempt.release_at.is_(None)) | (AssessmentAttempt.release_at > now),
         )
@@ -57,11 +65,18 @@ def _released_when(attempt: AssessmentAttempt) -> str:
 
 
 def exam_lock(
-    *, session: Session, user_id: int, exercise_slug: str, what: Lockable, now: dt.datetime
+    *,
+    session: Session,
+    user_id: int,
+    course_slug: str,
+    exercise_slug: str,
+    what: Lockable,
+    now: dt.datetime,
 ) -> str | None:
-    """Why `what` is closed for this student now (a running attempt asks this exercise), or None."""
+    """Why `what` is closed for this student now (a running attempt in this course asks this
+    exercise), or None."""
     key = f"x:{exercise_slug}"
-    for attempt in _running(session, user_id, now):
+    for attempt in _running(session, user_id, course_slug, now):
         if any(item["key"] == key for item in attempt.items) and not attempt.rules.get(what):
             until = as_utc(attempt.deadline).strftime("%H:%M UTC")
             return (
@@ -70,7 +85,7 @@ def exam_lock(
             )
     if what == "hints":
         return None  # a hint tells nothing of a handed-in answer's verdict
-    for attempt in _unreleased(session, user_id, now):
+    for attempt in _unreleased(session, user_id, course_slug, now):
         if any(item["key"] == key for item in attempt.items) and not attempt.rules.get(what):
             return (
                 f"{WORDS[what]} of this exercise open when your scores for '{_title(attempt)}' "
@@ -79,10 +94,12 @@ def exam_lock(
     return None
 
 
-def practice_lock(*, session: Session, user_id: int, item_key: str, now: dt.datetime) -> str | None:
-    """Why practising this item is closed to this student now: a running attempt of theirs
-    holds it and its assessment does not open practice (`open_during: practice`)."""
-    for attempt in _running(session, user_id, now):
+def practice_lock(
+    *, session: Session, user_id: int, course_slug: str, item_key: str, now: dt.datetime
+) -> str | None:
+    """Why practising this course's item is closed to this student now: an attempt of theirs in
+    this course holds it and its assessment does not open practice (`open_during: practice`)."""
+    for attempt in _running(session, user_id, course_slug, now):
         held = any(item["key"] == item_key for item in attempt.items)
         if held and not attempt.rules.get("practice"):
             until = as_utc(attempt.deadline).strftime("%H:%M UTC")
@@ -92,7 +109,7 @@ def practice_lock(*, session: Session, user_id: int, item_key: str, now: dt.date
                 f"practising it is closed until your attempt ends (at {until}); answer it in "
                 "the attempt."
             )
-    for attempt in _unreleased(session, user_id, now):
+    for attempt in _unreleased(session, user_id, course_slug, now):
         held = any(item["key"] == item_key for item in attempt.items)
         if held and not attempt.rules.get("practice"):
             what = "question" if item_key.startswith("q:") else "exercise"

@@ -66,7 +66,12 @@ def open_hint(
     if not exercise.hints:
         raise HTTPException(404, "This exercise has no hints.")
     locked = lock_reason(
-        session=session, user_id=user.id, exercise_slug=slug, what="hints", now=utcnow()
+        session=session,
+        user_id=user.id,
+        course_slug=here,
+        exercise_slug=slug,
+        what="hints",
+        now=utcnow(),
     )
     if locked:
         raise HTTPException(403, locked)

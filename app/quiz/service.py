@@ -163,6 +163,7 @@ def submit_attempt(
     held = practice_closed(
         session=session,
         user_id=user_id,
+        course_slug=graded_in[0] if graded_in is not None else first_course_slug(),
         item_keys=[f"q:{lesson_slug}/{question.id}" for question in questions],
         now=utcnow(),
     )

@@ -65,9 +65,14 @@ def _standing(request: Request, session: SessionDep, user: User, slug: str) -> E
     return stats.get(slug, UNTOUCHED)
 
 
-def _locked(session: SessionDep, user: User, slug: str) -> str | None:
-    return lock_reason(  # hooks.LOCKS: a running exam closes the solutions
-        session=session, user_id=user.id, exercise_slug=slug, what="solutions", now=utcnow()
+def _locked(request: Request, session: SessionDep, user: User, slug: str) -> str | None:
+    return lock_reason(  # hooks.LOCKS: a running exam of this page's course closes the solutions
+        session=session,
+        user_id=user.id,
+        course_slug=course_slug_of(request.scope.get("course")),
+        exercise_slug=slug,
+        what="solutions",
+        now=utcnow(),
     )
 
 
@@ -81,7 +86,7 @@ def exercise_history(
     teaches = _teaches(request, session, user)
     exercise = _exercise(course, slug, user, teaches)
     standing = _standing(request, session, user, slug)
-    locked = _locked(session, user, slug)
+    locked = _locked(request, session, user, slug)
     reveal = not locked and (solution_open(exercise, standing) or teaches)
     rows = own_submissions(
         session=session,
@@ -112,7 +117,7 @@ def exercise_solution(
     teaches = _teaches(request, session, user)
     exercise = _exercise(course, slug, user, teaches)
     standing = _standing(request, session, user, slug)
-    locked = _locked(session, user, slug)
+    locked = _locked(request, session, user, slug)
     if locked:  # a running exam holds everyone taking it, whatever they are elsewhere
         raise HTTPException(403, locked)
     if not (solution_open(exercise, standing) or teaches):

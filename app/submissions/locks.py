@@ -21,12 +21,24 @@ def provide_locks(provider: LockProvider) -> None:
 
 
 def lock_reason(
-    *, session: Session, user_id: int, exercise_slug: str, what: Lockable, now: dt.datetime
+    *,
+    session: Session,
+    user_id: int,
+    course_slug: str,
+    exercise_slug: str,
+    what: Lockable,
+    now: dt.datetime,
 ) -> str | None:
-    """The first provider's reason `what` of this exercise is closed to this student, or None."""
+    """The first provider's reason `what` of this course's exercise is closed to this student,
+    or None."""
     for provider in LOCKS.each():
         reason = provider(
-            session=session, user_id=user_id, exercise_slug=exercise_slug, what=what, now=now
+            session=session,
+            user_id=user_id,
+            course_slug=course_slug,
+            exercise_slug=exercise_slug,
+            what=what,
+            now=now,
         )
         if reason:
             return reason

@@ -92,7 +92,11 @@ def create_submission(
         row.course_slug = course_slug
     if purpose == PRACTICE:
         held = practice_closed(
-            session=session, user_id=user.id, item_keys=[f"x:{exercise}"], now=utcnow()
+            session=session,
+            user_id=user.id,
+            course_slug=course_slug or first_course_slug(),
+            item_keys=[f"x:{exercise}"],
+            now=utcnow(),
         )
         if held:  # refused before anything is stored or graded: no feedback, no draft copy
             raise SubmissionError(409, held)
@@ -226,6 +230,7 @@ def hidden_tests_open(
     if lock_reason(
         session=session,
         user_id=user.id,
+        course_slug=row.course_slug or first_course_slug(),  # the exercise's course
         exercise_slug=row.exercise_slug,
         what="hidden_tests",
         now=now,

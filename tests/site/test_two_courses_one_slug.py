@@ -265,3 +265,47 @@ def test_an_earlier_submission_opens_only_in_its_own_course_s_editor(client: Tes
     ours = _graded(client, ann, None)
     assert _editor(client, "", ann, f"?from={ours}") == "submission"
     assert _editor(client, f"/courses/{SECOND}", ann, f"?from={ours}") == "starter"
+
+
+def test_an_exam_in_one_course_leaves_the_other_s_same_slug_items_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data_dir: Path
+) -> None:
+    """Ann sits the second course's midterm (its `split-heads` and `multi-head/base-head-width`);
+    the first course's exercise and question of the same names are other items: she practises
+    them, opens their hints and answers their quiz, while the second course's stay closed."""
+    from tests.assessments.conftest import write
+    from tests.assessments.world import second_midterm
+
+    root = _content(tmp_path)
+    (root / "lessons").unlink()  # the first course gets a lesson named as the second's
+    shutil.copytree(ROOT / "lessons", root / "lessons")
+    text = (ROOT / "courses" / SECOND / "lessons" / "03-multi-head.md").read_text("utf-8")
+    (root / "lessons" / "09-multi-head.md").write_text(text.replace("order: 3", "order: 9"))
+    write(root / "courses" / SECOND, second_midterm())
+    monkeypatch.setenv("CONTENT_DIR", str(root))
+    get_settings.cache_clear()
+    reset_process_registry()
+    for client in _serve():
+        ann = _in_both("ann@example.org", OfferingRole.student)
+        theirs = f"/courses/{SECOND}"
+        started = client.post(f"/api/courses/{SECOND}/assessments/midterm/attempts", headers=ann)
+        assert started.status_code == 201, started.text
+        body = {"exercise": SLUG, "code": CODE}
+        closed = client.post("/api/submissions", json={**body, "course": SECOND}, headers=ann)
+        assert closed.status_code == 409 and "Midterm" in closed.json()["detail"]
+        open_ = client.post("/api/submissions", json=body, headers=ann)
+        assert open_.status_code == 202, open_.text
+        _open_hint(client, "", ann)
+        assert _hints_open(client, "", ann) == "1"
+        hint = client.post(f"{theirs}/exercises/{SLUG}/hints", headers=ann, follow_redirects=False)
+        assert hint.status_code == 403 and "midterm" in hint.text  # its slug
+        answers = {"answers": {"base-head-width": "64"}}
+        quiz = client.post(f"{theirs}/api/lessons/multi-head/quiz", json=answers, headers=ann)
+        assert quiz.status_code == 409 and "Midterm" in quiz.json()["detail"]
+        quiz = client.post("/api/lessons/multi-head/quiz", json=answers, headers=ann)
+        assert quiz.status_code in (200, 201), quiz.text
+        ours = _graded(client, ann, None)  # its solution and hidden tests open as ever
+        assert client.get(f"/exercises/{SLUG}/solution", headers=ann).status_code == 200
+        assert SECRET in client.get(f"/submissions/{ours}", headers=ann).text
+        history = client.get(f"/exercises/{SLUG}/history", headers=ann)
+        assert history.status_code == 200 and "midterm" not in history.text.lower()

@@ -18,7 +18,13 @@ NOW = dt.datetime(2030, 1, 1, tzinfo=dt.UTC)
 
 
 def closed_hints(
-    *, session: Session, user_id: int, exercise_slug: str, what: Lockable, now: dt.datetime
+    *,
+    session: Session,
+    user_id: int,
+    course_slug: str,
+    exercise_slug: str,
+    what: Lockable,
+    now: dt.datetime,
 ) -> str | None:
     """A provider that closes the hints of one exercise only."""
     return "Hints are closed." if what == "hints" and exercise_slug == "alibi-bias" else None
@@ -30,7 +36,13 @@ def test_the_first_provider_with_a_reason_answers(
     providers: list[locks.LockProvider] = []
     monkeypatch.setattr(hooks.LOCKS, "plugs", providers)
     with session_factory()() as session:
-        args = {"session": session, "user_id": 1, "exercise_slug": "alibi-bias", "now": NOW}
+        args = {
+            "session": session,
+            "user_id": 1,
+            "course_slug": "positional-embeddings",
+            "exercise_slug": "alibi-bias",
+            "now": NOW,
+        }
         assert locks.lock_reason(**args, what="hints") is None  # nobody provides locks: all open
         locks.provide_locks(exam_lock)
         locks.provide_locks(closed_hints)
@@ -69,7 +81,13 @@ def test_a_lock_closes_hidden_tests_on_every_page_not_only_the_api(
         assert hidden_tests_open(**args)  # visible, and nobody locks it
 
         def exam(
-            *, session: Session, user_id: int, exercise_slug: str, what: Lockable, now: dt.datetime
+            *,
+            session: Session,
+            user_id: int,
+            course_slug: str,
+            exercise_slug: str,
+            what: Lockable,
+            now: dt.datetime,
         ) -> str | None:
             return "An exam is running." if what == "hidden_tests" and user_id == 7 else None
 
