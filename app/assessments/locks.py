@@ -81,7 +81,7 @@ def exam_lock(
             until = as_utc(attempt.deadline).strftime("%H:%M UTC")
             return (
                 f"{WORDS[what]} of this exercise are closed while your attempt at "
-                f"'{attempt.assessment_slug}' runs (until {until})."
+                f"'{_title(attempt)}' runs (until {until})."
             )
     if what == "hints":
         return None  # a hint tells nothing of a handed-in answer's verdict

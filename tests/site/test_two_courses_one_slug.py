@@ -298,7 +298,7 @@ def test_an_exam_in_one_course_leaves_the_other_s_same_slug_items_open(
         _open_hint(client, "", ann)
         assert _hints_open(client, "", ann) == "1"
         hint = client.post(f"{theirs}/exercises/{SLUG}/hints", headers=ann, follow_redirects=False)
-        assert hint.status_code == 403 and "midterm" in hint.text  # its slug
+        assert hint.status_code == 403 and "attempt at &#39;Midterm&#39;" in hint.text
         answers = {"answers": {"base-head-width": "64"}}
         quiz = client.post(f"{theirs}/api/lessons/multi-head/quiz", json=answers, headers=ann)
         assert quiz.status_code == 409 and "Midterm" in quiz.json()["detail"]
