@@ -25,6 +25,7 @@ from typing import cast
 
 import dramatiq
 import redis
+from dramatiq import Message
 from dramatiq.brokers.redis import MAINTENANCE_SCALE
 from dramatiq.middleware import Retries, TimeLimit
 
@@ -42,6 +43,8 @@ JOB_TIME_LIMIT_MS = 10 * 60 * 1000  # the grader's own limits are far lower; thi
 # How often an idle worker thread wakes (and a stop may wait): a new job does not wait for it,
 # a send wakes a consumer at once (app/jobs/redis_wake.py).
 WORKER_TIMEOUT_MS = 1000
+# A record this old whose message no queue holds was lost (its send takes milliseconds).
+LOST_AFTER_SECONDS = 10.0
 
 
 def redis_client(url: str) -> redis.Redis:
@@ -124,12 +127,35 @@ class RedisQueue:
         return int(self.client.zcard(self.sent_key))
 
     def unsent(self, ids: Sequence[Ref], stale_seconds: float) -> list[Ref]:
-        """Queued jobs with no record of a message, or whose message is older than stale."""
+        """Queued jobs with no record of a message, whose message is older than stale, or whose
+        recorded message is in none of Dramatiq's queues (a send that failed as Redis went down,
+        and so did the removal of its record)."""
         if not ids:
             return []
         scores = self.client.zmscore(self.sent_key, [as_ref(i).key() for i in ids])
-        oldest = time.time() - stale_seconds
-        return [i for i, score in zip(ids, scores, strict=True) if score is None or score < oldest]
+        now = time.time()
+        oldest, settled = now - stale_seconds, now - LOST_AFTER_SECONDS
+        unsent = [
+            i for i, score in zip(ids, scores, strict=True) if score is None or score < oldest
+        ]
+        recorded = [
+            i for i, s in zip(ids, scores, strict=True) if s is not None and oldest <= s < settled
+        ]
+        if recorded:
+            waiting = self._keys_in_queues()
+            unsent += [i for i in recorded if as_ref(i).key() not in waiting]
+        return unsent
+
+    def _keys_in_queues(self) -> set[str]:
+        """The jobs whose message Dramatiq holds: queued, delayed or taken and not yet acked."""
+        keys: set[str] = set()
+        for queue_name in (QUEUE_NAME, EXPERIMENT_QUEUE):
+            for name in (queue_name, f"{queue_name}.DQ"):
+                stored = self.client.hvals(f"{self.broker.namespace}:{name}.msgs")
+                for raw in cast(list[bytes], stored):
+                    with contextlib.suppress(Exception):  # not ours to judge: leave it be
+                        keys.add(parse_key(Message.decode(raw).args[0]).key())
+        return keys
 
     def waiting(self, older_than_seconds: float) -> list[JobRef]:
         """Jobs recorded as sent before that age (for the reaper's sweep)."""
