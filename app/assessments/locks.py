@@ -20,39 +20,33 @@ def _title(attempt: AssessmentAttempt) -> str:
     return str((attempt.rules or {}).get("title") or attempt.assessment_slug)
 
 
-def _running(
+def _unsettled(
     session: Session, user_id: int, course_slug: str, now: dt.datetime
 ) -> list[AssessmentAttempt]:
-    """This student's attempts in this course that are open and within their time (another
-    course's exercise or question of the same key is another item)."""
-    return list(
-        session.scalars(
-            select(AssessmentAttempt).where(
-                AssessmentAttempt.user_id == user_id,
-                AssessmentAttempt.course_slug == course_slug,
-                AssessmentAttempt.status == "open",
-                AssessmentAttempt.deadline > now,
-            )
-        )
-    )
-
-
-def _unreleased(
-    session: Session, user_id: int, course_slug: str, now: dt.datetime
-) -> list[AssessmentAttempt]:
-    """This student's attempts in this course that are over (handed in, or past their time) and
-    whose scores are not released yet: practising their items or reading their solutions would
-    tell them."""
+    """This student's attempts in this course whose score is not out yet: running ones, and
+    over ones (handed in, or past their time) awaiting their release; one query for both.
+    Another course's exercise or question of the same key is another item."""
     rows = session.scalars(
         select(AssessmentAttempt).where(
             AssessmentAttempt.user_id == user_id,
             AssessmentAttempt.course_slug == course_slug,
-            (AssessmentAttempt.status != "open") | (AssessmentAttempt.deadline <= now),
             (AssessmentAttempt.release_at.is_(None)) | (AssessmentAttempt.release_at > now),
         )
     )
     # A handed-in attempt whose rules name no release (from before releases) holds nothing.
     return [a for a in rows if a.status == "open" or "release" in (a.rules or {})]
+
+
+def _running(attempt: AssessmentAttempt, now: dt.datetime) -> bool:
+    return attempt.status == "open" and as_utc(attempt.deadline) > now
+
+
+def _holder(attempts: list[AssessmentAttempt], key: str, rule: str) -> AssessmentAttempt | None:
+    """The first attempt that asks this item and whose assessment does not open `rule`."""
+    for attempt in attempts:
+        if any(item["key"] == key for item in attempt.items) and not attempt.rules.get(rule):
+            return attempt
+    return None
 
 
 def _released_when(attempt: AssessmentAttempt) -> str:
@@ -76,21 +70,22 @@ def exam_lock(
     """Why `what` is closed for this student now (a running attempt in this course asks this
     exercise), or None."""
     key = f"x:{exercise_slug}"
-    for attempt in _running(session, user_id, course_slug, now):
-        if any(item["key"] == key for item in attempt.items) and not attempt.rules.get(what):
-            until = as_utc(attempt.deadline).strftime("%H:%M UTC")
-            return (
-                f"{WORDS[what]} of this exercise are closed while your attempt at "
-                f"'{_title(attempt)}' runs (until {until})."
-            )
+    attempts = _unsettled(session, user_id, course_slug, now)
+    running = _holder([a for a in attempts if _running(a, now)], key, what)
+    if running is not None:
+        until = as_utc(running.deadline).strftime("%H:%M UTC")
+        return (
+            f"{WORDS[what]} of this exercise are closed while your attempt at "
+            f"'{_title(running)}' runs (until {until})."
+        )
     if what == "hints":
         return None  # a hint tells nothing of a handed-in answer's verdict
-    for attempt in _unreleased(session, user_id, course_slug, now):
-        if any(item["key"] == key for item in attempt.items) and not attempt.rules.get(what):
-            return (
-                f"{WORDS[what]} of this exercise open when your scores for '{_title(attempt)}' "
-                f"are released ({_released_when(attempt)})."
-            )
+    over = _holder([a for a in attempts if not _running(a, now)], key, what)
+    if over is not None:
+        return (
+            f"{WORDS[what]} of this exercise open when your scores for '{_title(over)}' "
+            f"are released ({_released_when(over)})."
+        )
     return None
 
 
@@ -99,25 +94,23 @@ def practice_lock(
 ) -> str | None:
     """Why practising this course's item is closed to this student now: an attempt of theirs in
     this course holds it and its assessment does not open practice (`open_during: practice`)."""
-    for attempt in _running(session, user_id, course_slug, now):
-        held = any(item["key"] == item_key for item in attempt.items)
-        if held and not attempt.rules.get("practice"):
-            until = as_utc(attempt.deadline).strftime("%H:%M UTC")
-            what = "question" if item_key.startswith("q:") else "exercise"
-            return (
-                f"This {what} is part of your running attempt at '{_title(attempt)}', so "
-                f"practising it is closed until your attempt ends (at {until}); answer it in "
-                "the attempt."
-            )
-    for attempt in _unreleased(session, user_id, course_slug, now):
-        held = any(item["key"] == item_key for item in attempt.items)
-        if held and not attempt.rules.get("practice"):
-            what = "question" if item_key.startswith("q:") else "exercise"
-            return (
-                f"This {what} was part of your attempt at '{_title(attempt)}', so practising "
-                f"it opens when its scores are released ({_released_when(attempt)}): an answer "
-                "checked now would tell your score early."
-            )
+    attempts = _unsettled(session, user_id, course_slug, now)
+    what = "question" if item_key.startswith("q:") else "exercise"
+    running = _holder([a for a in attempts if _running(a, now)], item_key, "practice")
+    if running is not None:
+        until = as_utc(running.deadline).strftime("%H:%M UTC")
+        return (
+            f"This {what} is part of your running attempt at '{_title(running)}', so "
+            f"practising it is closed until your attempt ends (at {until}); answer it in "
+            "the attempt."
+        )
+    over = _holder([a for a in attempts if not _running(a, now)], item_key, "practice")
+    if over is not None:
+        return (
+            f"This {what} was part of your attempt at '{_title(over)}', so practising "
+            f"it opens when its scores are released ({_released_when(over)}): an answer "
+            "checked now would tell your score early."
+        )
     return None
 
 
