@@ -1,5 +1,6 @@
 """What a running attempt closes (hints, solutions, hidden tests, practice of its own items),
-and what an attempt holds back until its release (the verdict of its handed-in code)."""
+what an open exam closes to a student who has not started it, and what an attempt holds back
+until its release (the verdict of its handed-in code)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,16 @@ import datetime as dt
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.assessments.loader import assessments_for
 from app.assessments.models import AssessmentAttempt
+from app.assessments.schema import AssessmentFile
+from app.assessments.service import window_for, work_offering
+from app.courses.service import process_registry
 from app.models_base import as_utc
+from app.offerings.standing import staff_of_course
 from app.submissions.locks import Lockable
 from app.submissions.models import attempt_of
+from app.users.models import User
 
 WORDS = {"hints": "Hints", "solutions": "Model solutions", "hidden_tests": "Hidden tests"}
 
@@ -49,6 +56,53 @@ def _holder(attempts: list[AssessmentAttempt], key: str, rule: str) -> Assessmen
     return None
 
 
+def _asks(spec: AssessmentFile, key: str) -> bool:
+    return any(item.key == key for part in spec.parts for item in part.items)
+
+
+def _started(session: Session, user_id: int, course_slug: str, slug: str) -> bool:
+    return (
+        session.scalar(
+            select(AssessmentAttempt.id).where(
+                AssessmentAttempt.user_id == user_id,
+                AssessmentAttempt.course_slug == course_slug,
+                AssessmentAttempt.assessment_slug == slug,
+            )
+        )
+        is not None
+    )
+
+
+def _open_exam(
+    session: Session, user_id: int, course_slug: str, key: str, rule: str, now: dt.datetime
+) -> tuple[AssessmentFile, dt.datetime] | None:
+    """An exam of this course asking this item (in any of its pools) that is open to this
+    student, who has not started it, and does not open `rule`; with when it closes for them.
+    Open: from the class's or their own window's opening to the later closing (a make-up
+    sitting keeps its items closed to its student, not to the class). Staff are not held."""
+    course = process_registry().content(course_slug)
+    if course is None:
+        return None
+    exams = [
+        spec
+        for spec in assessments_for(course).ordered()
+        if spec.kind == "exam" and not getattr(spec.open_during, rule) and _asks(spec, key)
+    ]
+    if not exams or staff_of_course(
+        session=session, user=session.get(User, user_id), course_slug=course_slug
+    ):
+        return None
+    offering = work_offering(session=session, course=course, user_id=user_id)
+    for spec in exams:
+        own = window_for(session=session, spec=spec, user_id=user_id, offering_id=offering)
+        closes = max(own.closes, as_utc(spec.closes))
+        if min(own.opens, as_utc(spec.opens)) <= now < closes and not _started(
+            session, user_id, course_slug, spec.slug
+        ):
+            return spec, closes
+    return None
+
+
 def _released_when(attempt: AssessmentAttempt) -> str:
     """When this attempt's scores come out, in the student's words."""
     if attempt.status == "open":
@@ -77,6 +131,13 @@ def exam_lock(
         return (
             f"{WORDS[what]} of this exercise are closed while your attempt at "
             f"'{_title(running)}' runs (until {until})."
+        )
+    scheduled = _open_exam(session, user_id, course_slug, key, what, now)
+    if scheduled is not None:
+        spec, closes = scheduled
+        return (
+            f"{WORDS[what]} of this exercise are closed while the exam '{spec.title}', which "
+            f"asks it, is open (until {closes.strftime('%Y-%m-%d %H:%M UTC')})."
         )
     if what == "hints":
         return None  # a hint tells nothing of a handed-in answer's verdict
@@ -110,6 +171,14 @@ def practice_lock(
             f"This {what} was part of your attempt at '{_title(over)}', so practising "
             f"it opens when its scores are released ({_released_when(over)}): an answer "
             "checked now would tell your score early."
+        )
+    scheduled = _open_exam(session, user_id, course_slug, item_key, "practice", now)
+    if scheduled is not None:
+        spec, closes = scheduled
+        return (
+            f"This {what} is part of the exam '{spec.title}', open until "
+            f"{closes.strftime('%Y-%m-%d %H:%M UTC')}, so practising it is closed until then "
+            "(if you take the exam, until your scores are released)."
         )
     return None
 

@@ -80,7 +80,16 @@ def app_registry(app: Any) -> Registry:
             registry = getattr(app.state, "courses", None)
             if registry is None:
                 registry = app.state.courses = build_registry()
+                _adopt(registry)
     return registry
+
+
+def _adopt(registry: Registry) -> None:
+    """Make the web app's registry this process's too (the caller holds `_process_lock`), so
+    what a lower floor looks up by slug (an exam's window, a version) is the content served,
+    with its refreshes, not a second copy read once."""
+    global _process_registry
+    _process_registry = (get_settings(), registry)
 
 
 def request_registry(request: Request) -> Registry:

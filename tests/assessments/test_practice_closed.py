@@ -60,7 +60,12 @@ def test_the_practice_quiz_holding_an_exam_question_is_refused(client: TestClien
     assert form.status_code == 409 and "Correct" not in form.text
     assert _quiz_attempts() == 0
     other = client.post(f"/api/lessons/{LESSON}/quiz", json=QUIZ, headers=headers("bo@x.org"))
-    assert other.status_code == 200  # a student not sitting the exam practises as before
+    assert other.status_code == 409  # not started yet: held until the exam closes
+    assert "part of the exam 'Midterm', open until" in other.json()["detail"]
+    lesson = client.post(
+        "/api/lessons/why-position/quiz", json={"answers": {}}, headers=headers("bo@x.org")
+    )
+    assert lesson.status_code == 200  # a lesson the exam does not ask is practised as before
 
 
 def test_the_practice_exercise_of_a_running_exam_is_refused(client: TestClient) -> None:

@@ -134,7 +134,8 @@ def _gradebook_best(client: TestClient, teacher: dict[str, str]) -> float | None
 def test_a_quiz_regrade_rescores_attempts_and_reaches_gradebook_exam_and_lms(
     course_root: Path,
 ) -> None:
-    spec = exam("held", release="after_close")
+    # Practice stays open: Ann practises the lesson's quiz, then sits the exam, in one window.
+    spec = exam("held", release="after_close", open_during={"practice": True})
     spec["parts"] = [{"title": "Tables", "items": [{"question": f"{LESSON}/{QUESTION}"}]}]
     write(course_root, spec)
     with TestClient(create_app()) as client:

@@ -309,3 +309,14 @@ def test_an_exam_in_one_course_leaves_the_other_s_same_slug_items_open(
         assert SECRET in client.get(f"/submissions/{ours}", headers=ann).text
         history = client.get(f"/exercises/{SLUG}/history", headers=ann)
         assert history.status_code == 200 and "midterm" not in history.text.lower()
+        # Bo has not started the second course's open midterm: its items are held from him
+        # there; the first course's items of the same names are not the exam's.
+        bo = _in_both("bo@example.org", OfferingRole.student)
+        held = client.post("/api/submissions", json={**body, "course": SECOND}, headers=bo)
+        assert held.status_code == 409, held.text
+        assert "part of the exam 'Midterm', open until" in held.json()["detail"]
+        quiz = client.post(f"{theirs}/api/lessons/multi-head/quiz", json=answers, headers=bo)
+        assert quiz.status_code == 409 and "the exam 'Midterm'" in quiz.json()["detail"]
+        assert client.post("/api/submissions", json=body, headers=bo).status_code == 202
+        quiz = client.post("/api/lessons/multi-head/quiz", json=answers, headers=bo)
+        assert quiz.status_code in (200, 201), quiz.text
