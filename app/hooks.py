@@ -22,7 +22,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, Protocol, TypeVar
 
@@ -282,33 +282,33 @@ def result_held(*, session: Session, purpose: str, user_id: int, now: dt.datetim
 # --- Practice closed on an item -----------------------------------------------------------
 
 
+Keys = Sequence[str]  # items of a course: `q:<lesson>/<id>`, `x:<exercise>`
+
+
 class PracticeLock(Protocol):
-    """Why practising this course's item (`q:<lesson>/<id>`, `x:<exercise>`) is closed, or None."""
+    """Why practising these items of a course (`q:<lesson>/<id>`, `x:<exercise>`) is closed."""
 
     def __call__(
-        self, *, session: Session, user_id: int, course_slug: str, item_key: str, now: dt.datetime
+        self, *, session: Session, user_id: int, course_slug: str, keys: Keys, now: dt.datetime
     ) -> str | None: ...
 
 
 PRACTICE_CLOSED: Hook[PracticeLock] = Hook(
     "practice_closed",
-    "Why practising a quiz question or an exercise is closed to a student now (a running exam "
-    "holds it, or a handed-in one whose scores are not released yet).",
+    "Why practising a quiz question or an exercise is closed to a student now (an exam holds "
+    "it: running, open and not started, or handed in with scores not released yet).",
     READ_ONLY,
 )
 
 
 def practice_closed(
-    *, session: Session, user_id: int, course_slug: str, item_keys: list[str], now: dt.datetime
+    *, session: Session, user_id: int, course_slug: str, keys: Keys, now: dt.datetime
 ) -> str | None:
-    """The first reason one of this course's items is closed to this student's practice, or None."""
-    for key in item_keys:
-        for plug in PRACTICE_CLOSED.each():
-            reason = plug(
-                session=session, user_id=user_id, course_slug=course_slug, item_key=key, now=now
-            )
-            if reason:
-                return reason
+    """The first plug's reason these items are closed to the student's practice (asked once)."""
+    for plug in PRACTICE_CLOSED.each():
+        why = plug(session=session, user_id=user_id, course_slug=course_slug, keys=keys, now=now)
+        if why:
+            return why
     return None
 
 

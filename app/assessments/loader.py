@@ -14,7 +14,7 @@ from app.content.schemas import Question
 
 ASSESSMENTS_DIR = "assessments"
 _lock = threading.Lock()
-_cache: list[tuple[Course, Path, Assessments]] = []
+_cache: list[tuple[Course, Path, str | None, Assessments]] = []
 
 
 @dataclass
@@ -125,12 +125,14 @@ def load_assessments(root: Path, course: Course) -> Assessments:
 
 def assessments_for(course: Course) -> Assessments:
     """The assessments of the loaded course, from its own folder, read once per loaded course
-    (reloads re-read)."""
+    and content version (a refresh after an exam file changed re-reads; the lessons and
+    exercises may be the same Course)."""
     root = course.root or get_settings().content_dir
+    version = course.version
     with _lock:
-        for cached_course, cached_root, found in _cache:
-            if cached_course is course and cached_root == root:
+        for cached_course, cached_root, cached_version, found in _cache:
+            if cached_course is course and cached_root == root and cached_version == version:
                 return found
         found = load_assessments(root, course)
-        _cache[:] = [(course, root, found), *_cache[:7]]  # a few courses served at once
+        _cache[:] = [(course, root, version, found), *_cache[:7]]  # a few courses served at once
         return found

@@ -5,14 +5,14 @@ until its release (the verdict of its handed-in code)."""
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Collection, Sequence
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.assessments.loader import assessments_for
-from app.assessments.models import AssessmentAttempt
+from app.assessments.models import Accommodation, AssessmentAttempt
 from app.assessments.schema import AssessmentFile
-from app.assessments.service import window_for, work_offering
 from app.courses.service import process_registry
 from app.models_base import as_utc
 from app.offerings.standing import staff_of_course
@@ -48,16 +48,19 @@ def _running(attempt: AssessmentAttempt, now: dt.datetime) -> bool:
     return attempt.status == "open" and as_utc(attempt.deadline) > now
 
 
-def _holder(attempts: list[AssessmentAttempt], key: str, rule: str) -> AssessmentAttempt | None:
-    """The first attempt that asks this item and whose assessment does not open `rule`."""
+def _holder(
+    attempts: list[AssessmentAttempt], keys: Collection[str], rule: str
+) -> AssessmentAttempt | None:
+    """The first attempt that asks one of these items and whose assessment does not open
+    `rule`."""
     for attempt in attempts:
-        if any(item["key"] == key for item in attempt.items) and not attempt.rules.get(rule):
+        if any(item["key"] in keys for item in attempt.items) and not attempt.rules.get(rule):
             return attempt
     return None
 
 
-def _asks(spec: AssessmentFile, key: str) -> bool:
-    return any(item.key == key for part in spec.parts for item in part.items)
+def _asks(spec: AssessmentFile, keys: Collection[str]) -> bool:
+    return any(item.key in keys for part in spec.parts for item in part.items)
 
 
 def _started(session: Session, user_id: int, course_slug: str, slug: str) -> bool:
@@ -73,33 +76,65 @@ def _started(session: Session, user_id: int, course_slug: str, slug: str) -> boo
     )
 
 
+def _open_windows(
+    session: Session,
+    user_id: int,
+    course_slug: str,
+    exams: dict[str, AssessmentFile],
+    now: dt.datetime,
+) -> dict[str, dt.datetime]:
+    """The exams open to this student now, with when each closes for them: from the earlier
+    opening to the later closing of the class's window and any window of their own (an
+    accommodation in any offering: held longer, never less), in the exams' order."""
+    spans = {slug: (as_utc(s.opens), as_utc(s.closes)) for slug, s in exams.items()}
+    rows = session.execute(
+        select(
+            Accommodation.assessment_slug, Accommodation.opens_at, Accommodation.closes_at
+        ).where(
+            Accommodation.user_id == user_id,
+            Accommodation.course_slug == course_slug,
+            Accommodation.assessment_slug.in_(sorted(exams)),
+        )
+    )
+    for slug, opens_at, closes_at in rows:
+        opens, closes = spans[slug]
+        own_opens = as_utc(opens_at) if opens_at else opens
+        own_closes = as_utc(closes_at) if closes_at else closes
+        spans[slug] = (min(opens, own_opens), max(closes, own_closes))
+    return {slug: closes for slug, (opens, closes) in spans.items() if opens <= now < closes}
+
+
 def _open_exam(
-    session: Session, user_id: int, course_slug: str, key: str, rule: str, now: dt.datetime
+    session: Session,
+    user_id: int,
+    course_slug: str,
+    keys: Collection[str],
+    rule: str,
+    now: dt.datetime,
 ) -> tuple[AssessmentFile, dt.datetime] | None:
-    """An exam of this course asking this item (in any of its pools) that is open to this
+    """An exam of this course asking one of these items (in any of its pools) open to this
     student, who has not started it, and does not open `rule`; with when it closes for them.
     Open: from the class's or their own window's opening to the later closing (a make-up
-    sitting keeps its items closed to its student, not to the class). Staff are not held."""
+    sitting keeps its items closed to its student, not to the class). Staff are not held.
+    Read only: one query unless an exam is open."""
     course = process_registry().content(course_slug)
     if course is None:
         return None
-    exams = [
-        spec
+    exams = {
+        spec.slug: spec
         for spec in assessments_for(course).ordered()
-        if spec.kind == "exam" and not getattr(spec.open_during, rule) and _asks(spec, key)
-    ]
-    if not exams or staff_of_course(
+        if spec.kind == "exam" and not getattr(spec.open_during, rule) and _asks(spec, keys)
+    }
+    if not exams:
+        return None
+    open_now = _open_windows(session, user_id, course_slug, exams, now)
+    if not open_now or staff_of_course(
         session=session, user=session.get(User, user_id), course_slug=course_slug
     ):
         return None
-    offering = work_offering(session=session, course=course, user_id=user_id)
-    for spec in exams:
-        own = window_for(session=session, spec=spec, user_id=user_id, offering_id=offering)
-        closes = max(own.closes, as_utc(spec.closes))
-        if min(own.opens, as_utc(spec.opens)) <= now < closes and not _started(
-            session, user_id, course_slug, spec.slug
-        ):
-            return spec, closes
+    for slug, closes in open_now.items():
+        if not _started(session, user_id, course_slug, slug):
+            return exams[slug], closes
     return None
 
 
@@ -123,7 +158,7 @@ def exam_lock(
 ) -> str | None:
     """Why `what` is closed for this student now (a running attempt in this course asks this
     exercise), or None."""
-    key = f"x:{exercise_slug}"
+    key = {f"x:{exercise_slug}"}
     attempts = _unsettled(session, user_id, course_slug, now)
     running = _holder([a for a in attempts if _running(a, now)], key, what)
     if running is not None:
@@ -151,13 +186,22 @@ def exam_lock(
 
 
 def practice_lock(
-    *, session: Session, user_id: int, course_slug: str, item_key: str, now: dt.datetime
+    *,
+    session: Session,
+    user_id: int,
+    course_slug: str,
+    keys: Sequence[str],
+    now: dt.datetime,
 ) -> str | None:
-    """Why practising this course's item is closed to this student now: an attempt of theirs in
-    this course holds it and its assessment does not open practice (`open_during: practice`)."""
-    attempts = _unsettled(session, user_id, course_slug, now)
-    what = "question" if item_key.startswith("q:") else "exercise"
-    running = _holder([a for a in attempts if _running(a, now)], item_key, "practice")
+    """Why practising these items of this course (a quiz's questions, or one exercise) is
+    closed to this student now: an attempt of theirs holds one and its assessment does not
+    open practice (`open_during: practice`), or an open exam they have not started asks one.
+    Two statements at most, however many items."""
+    if not keys:
+        return None
+    what = "question" if keys[0].startswith("q:") else "exercise"
+    attempts, asked = _unsettled(session, user_id, course_slug, now), set(keys)
+    running = _holder([a for a in attempts if _running(a, now)], asked, "practice")
     if running is not None:
         until = as_utc(running.deadline).strftime("%H:%M UTC")
         return (
@@ -165,14 +209,14 @@ def practice_lock(
             f"practising it is closed until your attempt ends (at {until}); answer it in "
             "the attempt."
         )
-    over = _holder([a for a in attempts if not _running(a, now)], item_key, "practice")
+    over = _holder([a for a in attempts if not _running(a, now)], asked, "practice")
     if over is not None:
         return (
             f"This {what} was part of your attempt at '{_title(over)}', so practising "
             f"it opens when its scores are released ({_released_when(over)}): an answer "
             "checked now would tell your score early."
         )
-    scheduled = _open_exam(session, user_id, course_slug, item_key, "practice", now)
+    scheduled = _open_exam(session, user_id, course_slug, asked, "practice", now)
     if scheduled is not None:
         spec, closes = scheduled
         return (

@@ -12,7 +12,8 @@ from pathlib import Path
 from app.content.digest import tree_digest
 from app.courses.schema import COURSE_FILE
 
-CONTENT_PARTS = (COURSE_FILE, "lessons", "exercises")  # what a course's content is made of
+# What a course's content is made of (its homework and exams too: a refresh serves them new).
+CONTENT_PARTS = (COURSE_FILE, "lessons", "exercises", "assessments")
 GIT_TIMEOUT_S = 10
 
 

@@ -40,10 +40,15 @@ class LessonOpened:
 
 _USER: BindParameter[int] = bindparam("user_id")
 _LESSON: BindParameter[str] = bindparam("lesson_slug")
+_COURSE: BindParameter[str] = bindparam("course_slug")  # a quiz is its course's own
 _READ = select(LessonRead.id).where(LessonRead.user_id == _USER, LessonRead.lesson_slug == _LESSON)
 _ATTEMPTS = (
     select(func.count(QuizAttempt.id))
-    .where(QuizAttempt.user_id == _USER, QuizAttempt.lesson_slug == _LESSON)
+    .where(
+        QuizAttempt.user_id == _USER,
+        QuizAttempt.lesson_slug == _LESSON,
+        QuizAttempt.course_slug == _COURSE,
+    )
     .scalar_subquery()
 )
 # Built once (issue 23). SQLite: a lesson view asks both things in one statement, and a first
@@ -71,9 +76,13 @@ _ADDED = (
 _OPEN_LESSON_PG = select(select(func.count()).select_from(_ADDED).scalar_subquery(), _ATTEMPTS)
 
 
-def open_lesson(*, session: Session, user_id: int, lesson_slug: str) -> LessonOpened:
-    """Note the first time a student opens a lesson, and count their attempts at its quiz."""
-    params = {"user_id": user_id, "lesson_slug": lesson_slug}
+def open_lesson(
+    *, session: Session, user_id: int, lesson_slug: str, course_slug: str | None = None
+) -> LessonOpened:
+    """Note the first time a student opens a lesson, and count their attempts at its quiz in
+    this course (None: the first course)."""
+    course = course_slug or first_course_slug()
+    params = {"user_id": user_id, "lesson_slug": lesson_slug, "course_slug": course}
     if session.get_bind().dialect.name == "postgresql":
         added, attempts = session.execute(
             _OPEN_LESSON_PG, {**params, "created_at": utcnow()}, execution_options=ONE_STATEMENT
@@ -84,7 +93,8 @@ def open_lesson(*, session: Session, user_id: int, lesson_slug: str) -> LessonOp
     if read_id is not None:
         return LessonOpened(newly_read=False, quiz_attempts=int(attempts or 0))
     try:
-        session.execute(_ADD_READ, params, execution_options=ONE_STATEMENT)
+        read = {"user_id": user_id, "lesson_slug": lesson_slug}
+        session.execute(_ADD_READ, read, execution_options=ONE_STATEMENT)
         session.commit()  # PostgreSQL: nothing left to commit (app/db.py); SQLite commits here
     except IntegrityError:
         # Two tabs opened the lesson at once; the other request already recorded it.
@@ -95,7 +105,8 @@ def open_lesson(*, session: Session, user_id: int, lesson_slug: str) -> LessonOp
 
 def record_lesson_read(*, session: Session, user_id: int, lesson_slug: str) -> bool:
     """Note the first time a student opens a lesson; True only when this call added the row."""
-    return open_lesson(session=session, user_id=user_id, lesson_slug=lesson_slug).newly_read
+    opened = open_lesson(session=session, user_id=user_id, lesson_slug=lesson_slug)
+    return opened.newly_read
 
 
 def lessons_read(*, session: Session, user_id: int) -> set[str]:
@@ -138,12 +149,18 @@ def save_quiz_attempt(
     return attempt
 
 
-def quiz_attempts(*, session: Session, user_id: int, lesson_slug: str) -> list[QuizAttempt]:
-    """This student's attempts at one quiz, newest first."""
+def quiz_attempts(
+    *, session: Session, user_id: int, lesson_slug: str, course_slug: str | None = None
+) -> list[QuizAttempt]:
+    """This student's attempts at one quiz of this course (None: the first), newest first."""
     return list(
         session.scalars(
             select(QuizAttempt)
-            .where(QuizAttempt.user_id == user_id, QuizAttempt.lesson_slug == lesson_slug)
+            .where(
+                QuizAttempt.user_id == user_id,
+                QuizAttempt.lesson_slug == lesson_slug,
+                QuizAttempt.course_slug == (course_slug or first_course_slug()),
+            )
             .order_by(QuizAttempt.created_at.desc(), QuizAttempt.id.desc())
         )
     )
@@ -151,21 +168,39 @@ def quiz_attempts(*, session: Session, user_id: int, lesson_slug: str) -> list[Q
 
 _LATEST_ATTEMPT = (
     select(QuizAttempt)
-    .where(QuizAttempt.user_id == _USER, QuizAttempt.lesson_slug == _LESSON)
+    .where(
+        QuizAttempt.user_id == _USER,
+        QuizAttempt.lesson_slug == _LESSON,
+        QuizAttempt.course_slug == _COURSE,
+    )
     .order_by(QuizAttempt.created_at.desc(), QuizAttempt.id.desc())
     .limit(1)
 )
 _COUNT_ATTEMPTS = select(func.count(QuizAttempt.id)).where(
-    QuizAttempt.user_id == _USER, QuizAttempt.lesson_slug == _LESSON
+    QuizAttempt.user_id == _USER,
+    QuizAttempt.lesson_slug == _LESSON,
+    QuizAttempt.course_slug == _COURSE,
 )
 
 
-def latest_quiz_attempt(*, session: Session, user_id: int, lesson_slug: str) -> QuizAttempt | None:
-    """The most recent attempt at one quiz, if any."""
-    return session.scalar(_LATEST_ATTEMPT, {"user_id": user_id, "lesson_slug": lesson_slug})
+def _quiz_params(user_id: int, lesson_slug: str, course_slug: str | None) -> dict[str, object]:
+    return {
+        "user_id": user_id,
+        "lesson_slug": lesson_slug,
+        "course_slug": course_slug or first_course_slug(),
+    }
 
 
-def count_quiz_attempts(*, session: Session, user_id: int, lesson_slug: str) -> int:
-    """How many times this student has submitted this quiz."""
-    count = session.scalar(_COUNT_ATTEMPTS, {"user_id": user_id, "lesson_slug": lesson_slug})
+def latest_quiz_attempt(
+    *, session: Session, user_id: int, lesson_slug: str, course_slug: str | None = None
+) -> QuizAttempt | None:
+    """The most recent attempt at one quiz of this course (None: the first), if any."""
+    return session.scalar(_LATEST_ATTEMPT, _quiz_params(user_id, lesson_slug, course_slug))
+
+
+def count_quiz_attempts(
+    *, session: Session, user_id: int, lesson_slug: str, course_slug: str | None = None
+) -> int:
+    """How many times this student has submitted this quiz of this course (None: the first)."""
+    count = session.scalar(_COUNT_ATTEMPTS, _quiz_params(user_id, lesson_slug, course_slug))
     return int(count or 0)

@@ -174,11 +174,21 @@ async def submit_api(
     )
 
 
-@router.get("/api/lessons/{slug}/quiz/attempts", responses=errors(401, 404, 422))
+@router.get("/api/lessons/{slug}/quiz/attempts", responses=errors(401, 404, 409, 422))
 def list_attempts(
     slug: str, request: Request, session: SessionDep, course: CourseDep, user: CurrentUser
 ) -> list[dict[str, Any]]:
-    """Your own attempts at this quiz, newest first."""
-    _lesson(request, session, course, slug, user)
-    rows = quiz_attempts(session=session, user_id=user.id, lesson_slug=slug)
+    """Your own attempts at this quiz, newest first; 409 while an exam holds its questions."""
+    lesson = _lesson(request, session, course, slug, user)
+    here = graded_in(request)[0]
+    held = service.quiz_held(
+        session=session,
+        user_id=user.id,
+        course_slug=here,
+        lesson_slug=slug,
+        ids=[question.id for question in lesson.meta.quiz],
+    )
+    if held:
+        raise HTTPException(409, held)
+    rows = quiz_attempts(session=session, user_id=user.id, lesson_slug=slug, course_slug=here)
     return [service.api_attempt(row) for row in rows]

@@ -144,6 +144,20 @@ def grade_quiz(
     return GradedQuiz(answers=stored, questions=results, ignored=ignored)
 
 
+def quiz_held(
+    *, session: Session, user_id: int, course_slug: str, lesson_slug: str, ids: Sequence[str]
+) -> str | None:
+    """Why this lesson's quiz is closed to this student now (an exam holds one of its
+    questions): no check, and no past results, whose explanations carry the answers."""
+    return practice_closed(
+        session=session,
+        user_id=user_id,
+        course_slug=course_slug,
+        keys=[f"q:{lesson_slug}/{question_id}" for question_id in ids],
+        now=utcnow(),
+    )
+
+
 def submit_attempt(
     *,
     session: Session,
@@ -160,12 +174,12 @@ def submit_attempt(
 
     A quiz holding a question of the student's running exam is refused whole, ungraded: an
     answer checked here would tell the exam's answer (`hooks.PRACTICE_CLOSED`)."""
-    held = practice_closed(
+    held = quiz_held(
         session=session,
         user_id=user_id,
         course_slug=graded_in[0] if graded_in is not None else first_course_slug(),
-        item_keys=[f"q:{lesson_slug}/{question.id}" for question in questions],
-        now=utcnow(),
+        lesson_slug=lesson_slug,
+        ids=[question.id for question in questions],
     )
     if held:
         raise QuizRefused(held)

@@ -206,11 +206,13 @@ def quiz_view(
     user: User | None,
     retake: bool = False,
     attempts: int | None = None,
+    course_slug: str | None = None,
 ) -> QuizView | None:
     """The quiz section of a lesson page; None when the lesson has no quiz.
 
     `attempts` is the user's count of attempts when the caller has it already (the lesson page
-    reads it with the lesson's read state), saving a query.
+    reads it with the lesson's read state), saving a query; `course_slug`: the page's course
+    (None: the first), whose attempts these are.
     """
     questions = lesson.meta.quiz
     if not questions:
@@ -221,9 +223,13 @@ def quiz_view(
         attempts = 0
     else:
         if attempts is None:
-            attempts = count_quiz_attempts(session=session, user_id=user.id, lesson_slug=slug)
+            attempts = count_quiz_attempts(
+                session=session, user_id=user.id, lesson_slug=slug, course_slug=course_slug
+            )
         if attempts and not retake:
-            latest = latest_quiz_attempt(session=session, user_id=user.id, lesson_slug=slug)
+            latest = latest_quiz_attempt(
+                session=session, user_id=user.id, lesson_slug=slug, course_slug=course_slug
+            )
             attempt = attempt_view(latest) if latest else None
     back = quote(f"/lessons/{slug}#quiz", safe="/")
     return QuizView(

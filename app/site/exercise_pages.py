@@ -18,6 +18,7 @@ from app.content.service import CourseDep
 from app.courses.first import course_slug_of
 from app.db import SessionDep
 from app.deadlines.term import ItemDue
+from app.hooks import practice_closed
 from app.jobs.deps import QueueDep
 from app.models_base import utcnow
 from app.offerings.place import PlaceDep
@@ -124,6 +125,15 @@ def exercise_response(
         lesson=_lesson_of(course, exercise),
         hints=hint_state(session=session, user=user, course_slug=here, exercise=exercise),
         due=_due(request, session=session, user=user, exercise=exercise),
+        held=None
+        if user is None
+        else practice_closed(
+            session=session,
+            user_id=user.id,
+            course_slug=here,
+            keys=[f"x:{exercise.meta.slug}"],
+            now=utcnow(),
+        ),
     )
     response.headers["cache-control"] = "no-store"  # the draft in it is private and changes
     return response

@@ -30,6 +30,7 @@ from app.offerings.routes import my_offerings
 from app.offerings.standing import staff_of_course
 from app.progress.service import open_lesson
 from app.progress.summary import CourseProgress, course_progress
+from app.quiz.service import quiz_held
 from app.quiz.views import quiz_view
 from app.site.exercise_pages import exercise_response
 from app.site.health import UNAVAILABLE, HealthOut, health
@@ -156,8 +157,11 @@ def lesson_page(
         raise HTTPException(404, f"There is no lesson called '{slug}'.")
     prev, nxt = _neighbours(lessons, index)
     practice = [ex for ex in course.exercises if ex.meta.lesson == slug and not ex.meta.draft]
+    here = course_slug_of(request.scope.get("course"))
     attempts = (
-        open_lesson(session=session, user_id=user.id, lesson_slug=slug).quiz_attempts
+        open_lesson(
+            session=session, user_id=user.id, lesson_slug=slug, course_slug=here
+        ).quiz_attempts
         if user is not None
         else None
     )
@@ -175,9 +179,29 @@ def lesson_page(
             cache_dir=get_settings().experiments_cache_path,
         ),
         quiz=quiz_view(
-            session=session, lesson=lessons[index], user=user, retake=retake, attempts=attempts
+            session=session,
+            lesson=lessons[index],
+            user=user,
+            retake=retake,
+            attempts=attempts,
+            course_slug=here,
         ),
         quiz_due=_quiz_due(request, session, user, lessons[index]),
+        quiz_held=_quiz_held(request, session, user, lessons[index]),
+    )
+
+
+def _quiz_held(request: Request, session: Session, user: User | None, lesson: Lesson) -> str | None:
+    """Why the quiz is closed to this student now (an exam holds a question): the page shows
+    this instead of the form and past results (a lesson without a quiz costs no query)."""
+    if user is None or not lesson.meta.quiz:
+        return None
+    return quiz_held(
+        session=session,
+        user_id=user.id,
+        course_slug=course_slug_of(request.scope.get("course")),
+        lesson_slug=lesson.meta.slug,
+        ids=[question.id for question in lesson.meta.quiz],
     )
 
 

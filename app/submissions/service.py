@@ -95,7 +95,7 @@ def create_submission(
             session=session,
             user_id=user.id,
             course_slug=course_slug or first_course_slug(),
-            item_keys=[f"x:{exercise}"],
+            keys=[f"x:{exercise}"],
             now=utcnow(),
         )
         if held:  # refused before anything is stored or graded: no feedback, no draft copy

@@ -183,3 +183,24 @@ def test_on_postgresql_the_same_holds(
             started = client.post("/api/assessments/midterm/attempts", headers=headers(ANN))
             assert started.status_code == 201
             assert "your running attempt" in _quiz(client, ANN).json()["detail"]
+
+
+def test_the_pages_say_why_and_hide_past_answers_of_held_questions(serve: Any) -> None:
+    """Ann practised the quiz last week; while the exam is open its explanations stay hidden."""
+    now = _now()
+    before = serve(opens=(now + HOUR).isoformat(), closes=(now + 3 * HOUR).isoformat())
+    assert _quiz(before, ANN).status_code == 200
+    explanation = "One row per position, one column per feature"
+    assert explanation in before.get(f"/lessons/{LESSON}", headers=headers(ANN)).text
+    client = serve()  # the exam is open now
+    lesson = client.get(f"/lessons/{LESSON}", headers=headers(ANN))
+    assert lesson.status_code == 200 and explanation not in lesson.text
+    assert "part of the exam &#39;Midterm&#39;, open until" in lesson.text
+    assert 'id="quiz-held"' in lesson.text
+    listed = client.get(f"/api/lessons/{LESSON}/quiz/attempts", headers=headers(ANN))
+    assert listed.status_code == 409 and explanation not in listed.text
+    exercise = client.get(f"/exercises/{EXERCISE}", headers=headers(ANN))
+    assert 'id="practice-held"' in exercise.text
+    assert "part of the exam &#39;Midterm&#39;, open until" in exercise.text
+    teacher = client.get(f"/lessons/{LESSON}", headers=headers(TEACHER, Role.instructor))
+    assert 'id="quiz-held"' not in teacher.text

@@ -320,3 +320,32 @@ def test_an_exam_in_one_course_leaves_the_other_s_same_slug_items_open(
         assert client.post("/api/submissions", json=body, headers=bo).status_code == 202
         quiz = client.post("/api/lessons/multi-head/quiz", json=answers, headers=bo)
         assert quiz.status_code in (200, 201), quiz.text
+
+
+def test_a_quiz_answered_in_one_course_is_not_the_other_s_same_slug_lesson_s(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data_dir: Path
+) -> None:
+    """Both courses have a lesson `multi-head`: Ann's quiz in the second course shows on the
+    second course's lesson page and attempts list only, not on the first course's."""
+    root = _content(tmp_path)
+    (root / "lessons").unlink()
+    shutil.copytree(ROOT / "lessons", root / "lessons")
+    text = (ROOT / "courses" / SECOND / "lessons" / "03-multi-head.md").read_text("utf-8")
+    (root / "lessons" / "09-multi-head.md").write_text(text.replace("order: 3", "order: 9"))
+    monkeypatch.setenv("CONTENT_DIR", str(root))
+    get_settings.cache_clear()
+    reset_process_registry()
+    for client in _serve():
+        ann = _in_both("ann@example.org", OfferingRole.student)
+        theirs = f"/courses/{SECOND}"
+        answers = {"answers": {"base-head-width": "64"}}
+        done = client.post(f"{theirs}/api/lessons/multi-head/quiz", json=answers, headers=ann)
+        assert done.status_code in (200, 201), done.text
+        assert (
+            len(client.get(f"{theirs}/api/lessons/multi-head/quiz/attempts", headers=ann).json())
+            == 1
+        )
+        assert client.get("/api/lessons/multi-head/quiz/attempts", headers=ann).json() == []
+        assert "Your score" in client.get(f"{theirs}/lessons/multi-head", headers=ann).text
+        ours = client.get("/lessons/multi-head", headers=ann)
+        assert ours.status_code == 200 and "Your score" not in ours.text
