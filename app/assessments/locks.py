@@ -7,7 +7,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Collection, Sequence
 
-from sqlalchemy import select
+from sqlalchemy import BindParameter, bindparam, select
 from sqlalchemy.orm import Session
 
 from app.assessments.loader import assessments_for
@@ -27,19 +27,31 @@ def _title(attempt: AssessmentAttempt) -> str:
     return str((attempt.rules or {}).get("title") or attempt.assessment_slug)
 
 
+# Built once (as app/progress/service.py's): a page asks these, and building costs more CPU
+# than running them.
+_USER: BindParameter[int] = bindparam("user_id")
+_COURSE: BindParameter[str] = bindparam("course_slug")
+_UNSETTLED = select(AssessmentAttempt).where(
+    AssessmentAttempt.user_id == _USER,
+    AssessmentAttempt.course_slug == _COURSE,
+    AssessmentAttempt.release_at.is_(None) | (AssessmentAttempt.release_at > bindparam("now")),
+)
+_OWN_WINDOWS = select(
+    Accommodation.assessment_slug, Accommodation.opens_at, Accommodation.closes_at
+).where(
+    Accommodation.user_id == _USER,
+    Accommodation.course_slug == _COURSE,
+    Accommodation.assessment_slug.in_(bindparam("slugs", expanding=True)),
+)
+
+
 def _unsettled(
     session: Session, user_id: int, course_slug: str, now: dt.datetime
 ) -> list[AssessmentAttempt]:
     """This student's attempts in this course whose score is not out yet: running ones, and
     over ones (handed in, or past their time) awaiting their release; one query for both.
     Another course's exercise or question of the same key is another item."""
-    rows = session.scalars(
-        select(AssessmentAttempt).where(
-            AssessmentAttempt.user_id == user_id,
-            AssessmentAttempt.course_slug == course_slug,
-            (AssessmentAttempt.release_at.is_(None)) | (AssessmentAttempt.release_at > now),
-        )
-    )
+    rows = session.scalars(_UNSETTLED, {"user_id": user_id, "course_slug": course_slug, "now": now})
     # A handed-in attempt whose rules name no release (from before releases) holds nothing.
     return [a for a in rows if a.status == "open" or "release" in (a.rules or {})]
 
@@ -88,13 +100,7 @@ def _open_windows(
     accommodation in any offering: held longer, never less), in the exams' order."""
     spans = {slug: (as_utc(s.opens), as_utc(s.closes)) for slug, s in exams.items()}
     rows = session.execute(
-        select(
-            Accommodation.assessment_slug, Accommodation.opens_at, Accommodation.closes_at
-        ).where(
-            Accommodation.user_id == user_id,
-            Accommodation.course_slug == course_slug,
-            Accommodation.assessment_slug.in_(sorted(exams)),
-        )
+        _OWN_WINDOWS, {"user_id": user_id, "course_slug": course_slug, "slugs": sorted(exams)}
     )
     for slug, opens_at, closes_at in rows:
         opens, closes = spans[slug]
