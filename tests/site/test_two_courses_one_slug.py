@@ -53,6 +53,22 @@ def _content(tmp_path: Path) -> Path:
     return root
 
 
+def _with_multi_head(tmp_path: Path) -> Path:
+    """The two courses; the first also gets a lesson named as the second's `multi-head`."""
+    root = _content(tmp_path)
+    (root / "lessons").unlink()
+    shutil.copytree(ROOT / "lessons", root / "lessons")
+    text = (ROOT / "courses" / SECOND / "lessons" / "03-multi-head.md").read_text("utf-8")
+    (root / "lessons" / "09-multi-head.md").write_text(text.replace("order: 3", "order: 9"))
+    return root
+
+
+def _use(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CONTENT_DIR", str(root))
+    get_settings.cache_clear()
+    reset_process_registry()
+
+
 def _serve() -> Iterator[TestClient]:
     app = create_app()
     app.dependency_overrides[get_queue] = lambda: RecordingQueue()
@@ -276,15 +292,9 @@ def test_an_exam_in_one_course_leaves_the_other_s_same_slug_items_open(
     from tests.assessments.conftest import write
     from tests.assessments.world import second_midterm
 
-    root = _content(tmp_path)
-    (root / "lessons").unlink()  # the first course gets a lesson named as the second's
-    shutil.copytree(ROOT / "lessons", root / "lessons")
-    text = (ROOT / "courses" / SECOND / "lessons" / "03-multi-head.md").read_text("utf-8")
-    (root / "lessons" / "09-multi-head.md").write_text(text.replace("order: 3", "order: 9"))
+    root = _with_multi_head(tmp_path)
     write(root / "courses" / SECOND, second_midterm())
-    monkeypatch.setenv("CONTENT_DIR", str(root))
-    get_settings.cache_clear()
-    reset_process_registry()
+    _use(root, monkeypatch)
     for client in _serve():
         ann = _in_both("ann@example.org", OfferingRole.student)
         theirs = f"/courses/{SECOND}"
@@ -327,14 +337,7 @@ def test_a_quiz_answered_in_one_course_is_not_the_other_s_same_slug_lesson_s(
 ) -> None:
     """Both courses have a lesson `multi-head`: Ann's quiz in the second course shows on the
     second course's lesson page and attempts list only, not on the first course's."""
-    root = _content(tmp_path)
-    (root / "lessons").unlink()
-    shutil.copytree(ROOT / "lessons", root / "lessons")
-    text = (ROOT / "courses" / SECOND / "lessons" / "03-multi-head.md").read_text("utf-8")
-    (root / "lessons" / "09-multi-head.md").write_text(text.replace("order: 3", "order: 9"))
-    monkeypatch.setenv("CONTENT_DIR", str(root))
-    get_settings.cache_clear()
-    reset_process_registry()
+    _use(_with_multi_head(tmp_path), monkeypatch)
     for client in _serve():
         ann = _in_both("ann@example.org", OfferingRole.student)
         theirs = f"/courses/{SECOND}"
