@@ -187,11 +187,11 @@ def lesson_page(
             course_slug=here,
         ),
         quiz_due=_quiz_due(request, session, user, lessons[index]),
-        quiz_held=_quiz_held(request, session, user, lessons[index]),
+        quiz_held=_quiz_held(session, user, lessons[index], here),
     )
 
 
-def _quiz_held(request: Request, session: Session, user: User | None, lesson: Lesson) -> str | None:
+def _quiz_held(session: Session, user: User | None, lesson: Lesson, here: str) -> str | None:
     """Why the quiz is closed to this student now (an exam holds a question): the page shows
     this instead of the form and past results (a lesson without a quiz costs no query)."""
     if user is None or not lesson.meta.quiz:
@@ -199,7 +199,7 @@ def _quiz_held(request: Request, session: Session, user: User | None, lesson: Le
     return quiz_held(
         session=session,
         user_id=user.id,
-        course_slug=course_slug_of(request.scope.get("course")),
+        course_slug=here,
         lesson_slug=lesson.meta.slug,
         ids=[question.id for question in lesson.meta.quiz],
     )
