@@ -196,14 +196,14 @@ def _quizzes(
 
     def attempts() -> Iterator[tuple[Any, ...]]:
         for uid, chosen in zip(students, mine, strict=True):
-            seen: set[str] = set()
+            seen: set[tuple[str, str]] = set()  # a read is of one course's lesson
             for k in chosen:
                 oid, course, _, starts = offerings[k]
                 data = catalog[course]
                 for n, lesson in enumerate(data.lessons):
-                    if lesson not in seen and rng.random() < 0.85:
-                        seen.add(lesson)
-                        read_rows.append((uid, lesson, min(now, starts + n * TERM / 10)))
+                    if (data.slug, lesson) not in seen and rng.random() < 0.85:
+                        seen.add((data.slug, lesson))
+                        read_rows.append((uid, data.slug, lesson, min(now, starts + n * TERM / 10)))
                 for lesson, questions in data.quizzes:
                     for retake in range(rng.choice((0, 1, 1, 1, 2))):
                         right = [rng.random() < 0.7 for _ in range(questions)]
@@ -238,7 +238,7 @@ def _quizzes(
         "created_at",
     )
     written = Writer(conn, "quiz_attempts", columns).write(attempts())
-    reads = Writer(conn, "lesson_reads", ("user_id", "lesson_slug", "created_at")).write(
-        iter(read_rows)
-    )
+    reads = Writer(
+        conn, "lesson_reads", ("user_id", "course_slug", "lesson_slug", "created_at")
+    ).write(iter(read_rows))
     return written, reads

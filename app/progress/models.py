@@ -17,10 +17,14 @@ class LessonRead(Base):
     """A student opened a lesson (first time kept)."""
 
     __tablename__ = "lesson_reads"
-    __table_args__ = (UniqueConstraint("user_id", "lesson_slug"),)
+    # Per course (0025): two courses may each have a lesson of this slug.
+    __table_args__ = (
+        UniqueConstraint("user_id", "course_slug", "lesson_slug", name="uq_lesson_reads_item"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    course_slug: Mapped[str] = mapped_column(String(100), default=first_course_slug)  # its lesson's
     lesson_slug: Mapped[str] = mapped_column(String(100), index=True)
     created_at: Mapped[dt.datetime] = created_at_column()
 

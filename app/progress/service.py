@@ -41,7 +41,11 @@ class LessonOpened:
 _USER: BindParameter[int] = bindparam("user_id")
 _LESSON: BindParameter[str] = bindparam("lesson_slug")
 _COURSE: BindParameter[str] = bindparam("course_slug")  # a quiz is its course's own
-_READ = select(LessonRead.id).where(LessonRead.user_id == _USER, LessonRead.lesson_slug == _LESSON)
+_READ = select(LessonRead.id).where(
+    LessonRead.user_id == _USER,
+    LessonRead.course_slug == _COURSE,  # a read is of its course's lesson (0025)
+    LessonRead.lesson_slug == _LESSON,
+)
 _ATTEMPTS = (
     select(func.count(QuizAttempt.id))
     .where(
@@ -62,14 +66,15 @@ _ADD_READ = insert(cast(Table, LessonRead.__table__))
 _ADDED = (
     pg_insert(cast(Table, LessonRead.__table__))
     .from_select(
-        ["user_id", "lesson_slug", "created_at"],
+        ["user_id", "course_slug", "lesson_slug", "created_at"],
         select(
             _USER.cast(Integer),
+            _COURSE.cast(String),
             _LESSON.cast(String),
             bindparam("created_at", type_=DateTime(timezone=True)),
         ).where(~_READ.exists()),
     )
-    .on_conflict_do_nothing(index_elements=["user_id", "lesson_slug"])
+    .on_conflict_do_nothing(index_elements=["user_id", "course_slug", "lesson_slug"])
     .returning(literal_column("1"))
     .cte("added")
 )
@@ -93,7 +98,7 @@ def open_lesson(
     if read_id is not None:
         return LessonOpened(newly_read=False, quiz_attempts=int(attempts or 0))
     try:
-        read = {"user_id": user_id, "lesson_slug": lesson_slug}
+        read = {"user_id": user_id, "course_slug": course, "lesson_slug": lesson_slug}
         session.execute(_ADD_READ, read, execution_options=ONE_STATEMENT)
         session.commit()  # PostgreSQL: nothing left to commit (app/db.py); SQLite commits here
     except IntegrityError:
@@ -103,15 +108,24 @@ def open_lesson(
     return LessonOpened(newly_read=True, quiz_attempts=int(attempts or 0))
 
 
-def record_lesson_read(*, session: Session, user_id: int, lesson_slug: str) -> bool:
+def record_lesson_read(
+    *, session: Session, user_id: int, lesson_slug: str, course_slug: str | None = None
+) -> bool:
     """Note the first time a student opens a lesson; True only when this call added the row."""
-    opened = open_lesson(session=session, user_id=user_id, lesson_slug=lesson_slug)
+    opened = open_lesson(
+        session=session, user_id=user_id, lesson_slug=lesson_slug, course_slug=course_slug
+    )
     return opened.newly_read
 
 
-def lessons_read(*, session: Session, user_id: int) -> set[str]:
-    """Slugs of the lessons this student has opened."""
-    rows = session.scalars(select(LessonRead.lesson_slug).where(LessonRead.user_id == user_id))
+def lessons_read(*, session: Session, user_id: int, course_slug: str | None = None) -> set[str]:
+    """Slugs of the lessons this student has opened in one course (None: the first course)."""
+    course = course_slug or first_course_slug()
+    rows = session.scalars(
+        select(LessonRead.lesson_slug).where(
+            LessonRead.user_id == user_id, LessonRead.course_slug == course
+        )
+    )
     return set(rows)
 
 

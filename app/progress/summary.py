@@ -206,7 +206,7 @@ _PROGRESS_ROWS = union_all(
         LessonRead.id,
         null(),
         null(),
-    ).where(LessonRead.user_id == _USER),
+    ).where(LessonRead.user_id == _USER, LessonRead.course_slug == _COURSE),
     select(
         literal("exercise"),
         _SLUG,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import shutil
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
@@ -352,3 +353,32 @@ def test_a_quiz_answered_in_one_course_is_not_the_other_s_same_slug_lesson_s(
         assert "Your score" in client.get(f"{theirs}/lessons/multi-head", headers=ann).text
         ours = client.get("/lessons/multi-head", headers=ann)
         assert ours.status_code == 200 and "Your score" not in ours.text
+
+
+def _lessons_read(page: str) -> int:
+    """How many lessons the home page says this student has read."""
+    found = re.search(r'id="progress-text">(\d+) of \d+ lessons read', page)
+    assert found is not None, page[:2000]
+    return int(found.group(1))
+
+
+@pytest.mark.parametrize("database", ["sqlite", "postgresql"])
+def test_a_lesson_read_in_one_course_is_not_the_other_s_same_slug_lesson(
+    database: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data_dir: Path
+) -> None:
+    """Both courses have a lesson `multi-head`: Ann reading the second course's counts on the
+    second course's home page only; reading the first course's later is its own first read."""
+    _use(_with_multi_head(tmp_path), monkeypatch)
+    with ExitStack() as stack:
+        if database == "postgresql":
+            stack.enter_context(throwaway_database(monkeypatch, data_dir))
+            upgrade_head()
+        for client in _serve():
+            ann = _in_both("ann@example.org", OfferingRole.student)
+            theirs = f"/courses/{SECOND}"
+            assert client.get(f"{theirs}/lessons/multi-head", headers=ann).status_code == 200
+            assert _lessons_read(client.get(f"{theirs}/", headers=ann).text) == 1
+            assert _lessons_read(client.get("/", headers=ann).text) == 0
+            assert client.get("/lessons/multi-head", headers=ann).status_code == 200
+            assert _lessons_read(client.get("/", headers=ann).text) == 1
+            assert _lessons_read(client.get(f"{theirs}/", headers=ann).text) == 1
