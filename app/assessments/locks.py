@@ -6,8 +6,21 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
 
-from sqlalchemy import BindParameter, bindparam, select
+from sqlalchemy import (
+    JSON,
+    BindParameter,
+    DateTime,
+    String,
+    bindparam,
+    cast,
+    literal,
+    null,
+    select,
+    union_all,
+)
 from sqlalchemy.orm import Session
 
 from app.assessments.loader import assessments_for
@@ -23,46 +36,124 @@ from app.users.models import User
 WORDS = {"hints": "Hints", "solutions": "Model solutions", "hidden_tests": "Hidden tests"}
 
 
-def _title(attempt: AssessmentAttempt) -> str:
+class _Attempt(Protocol):
+    """What the locks read of an attempt (a stored one, or a row of the standing)."""
+
+    @property
+    def assessment_slug(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def deadline(self) -> dt.datetime: ...
+    @property
+    def release_at(self) -> dt.datetime | None: ...
+    @property
+    def rules(self) -> dict[str, Any]: ...
+
+
+def _title(attempt: _Attempt) -> str:
     return str((attempt.rules or {}).get("title") or attempt.assessment_slug)
 
 
-# Built once (as app/progress/service.py's): a page asks these, and building costs more CPU
-# than running them.
+@dataclass(frozen=True)
+class _Held:
+    """One of the student's attempts whose score is not out yet."""
+
+    assessment_slug: str
+    status: str
+    deadline: dt.datetime
+    release_at: dt.datetime | None
+    rules: dict[str, Any]
+    items: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class _Standing:
+    """A student's exams in one course, as one statement reads them: the attempts not settled,
+    their own windows of the exams that ask the items, and which of those they started."""
+
+    attempts: list[_Held]
+    windows: dict[str, tuple[dt.datetime | None, dt.datetime | None]]
+    started: set[str]
+
+
+# Built once (as app/progress/service.py's): a page asks this, and building costs more CPU than
+# running it. One statement for three reads (each statement is about a third of a millisecond of
+# the web process's CPU); the first select's column types type the union's, so a window's
+# opening and closing ride in the deadline and release columns.
+_A, _W = AssessmentAttempt, Accommodation
 _USER: BindParameter[int] = bindparam("user_id")
 _COURSE: BindParameter[str] = bindparam("course_slug")
-_UNSETTLED = select(AssessmentAttempt).where(
-    AssessmentAttempt.user_id == _USER,
-    AssessmentAttempt.course_slug == _COURSE,
-    AssessmentAttempt.release_at.is_(None) | (AssessmentAttempt.release_at > bindparam("now")),
+_EXAMS: BindParameter[str] = bindparam("slugs", expanding=True)  # the exams asking the items
+_NO_TEXT, _NO_TIME, _NO_JSON = (
+    cast(null(), String),
+    cast(null(), DateTime(timezone=True)),
+    cast(null(), JSON),
 )
-_OWN_WINDOWS = select(
-    Accommodation.assessment_slug, Accommodation.opens_at, Accommodation.closes_at
-).where(
-    Accommodation.user_id == _USER,
-    Accommodation.course_slug == _COURSE,
-    Accommodation.assessment_slug.in_(bindparam("slugs", expanding=True)),
-)
+_STANDING = union_all(
+    select(
+        literal("attempt").label("kind"),
+        _A.assessment_slug,
+        _A.status,
+        _A.deadline,
+        _A.release_at,
+        _A.rules,
+        _A.items,
+    ).where(
+        _A.user_id == _USER,
+        _A.course_slug == _COURSE,
+        _A.release_at.is_(None) | (_A.release_at > bindparam("now")),
+    ),
+    select(
+        literal("window"), _W.assessment_slug, _NO_TEXT, _W.opens_at, _W.closes_at, _NO_JSON,
+        _NO_JSON,
+    ).where(_W.user_id == _USER, _W.course_slug == _COURSE, _W.assessment_slug.in_(_EXAMS)),
+    select(
+        literal("started"), _A.assessment_slug, _NO_TEXT, _NO_TIME, _NO_TIME, _NO_JSON, _NO_JSON,
+    ).where(_A.user_id == _USER, _A.course_slug == _COURSE, _A.assessment_slug.in_(_EXAMS)),
+)  # fmt: skip
 
 
-def _unsettled(
-    session: Session, user_id: int, course_slug: str, now: dt.datetime
-) -> list[AssessmentAttempt]:
-    """This student's attempts in this course whose score is not out yet: running ones, and
-    over ones (handed in, or past their time) awaiting their release; one query for both.
-    Another course's exercise or question of the same key is another item."""
-    rows = session.scalars(_UNSETTLED, {"user_id": user_id, "course_slug": course_slug, "now": now})
-    # A handed-in attempt whose rules name no release (from before releases) holds nothing.
-    return [a for a in rows if a.status == "open" or "release" in (a.rules or {})]
+def _exams(course_slug: str, keys: Collection[str], rule: str) -> dict[str, AssessmentFile]:
+    """This course's exams asking one of these items (in any of its pools) that do not open
+    `rule`; read from the content served, no statement."""
+    course = process_registry().content(course_slug)
+    if course is None:
+        return {}
+    return {
+        spec.slug: spec
+        for spec in assessments_for(course).by_slug.values()  # no sort per page: no overlaps
+        if spec.kind == "exam" and not getattr(spec.open_during, rule) and _asks(spec, keys)
+    }
 
 
-def _running(attempt: AssessmentAttempt, now: dt.datetime) -> bool:
+def _standing(
+    session: Session, user_id: int, course_slug: str, exams: Collection[str], now: dt.datetime
+) -> _Standing:
+    """This student's attempts in this course whose score is not out yet (running ones, and
+    over ones awaiting their release), their own windows of these exams (accommodations) and
+    which of these they started; one statement. Another course's exercise or question of the
+    same key is another item."""
+    params = {"user_id": user_id, "course_slug": course_slug, "now": now, "slugs": sorted(exams)}
+    standing = _Standing([], {}, set())
+    rows = session.execute(_STANDING, params)
+    for kind, slug, status, deadline, release_at, rules, items in rows:
+        if kind == "window":
+            standing.windows[slug] = (deadline, release_at)
+        elif kind == "started":
+            standing.started.add(slug)
+        elif status == "open" or "release" in (rules or {}):
+            # A handed-in attempt whose rules name no release (from before releases) holds
+            # nothing.
+            standing.attempts.append(_Held(slug, status, deadline, release_at, rules, items))
+    return standing
+
+
+def _running(attempt: _Held, now: dt.datetime) -> bool:
     return attempt.status == "open" and as_utc(attempt.deadline) > now
 
 
-def _holder(
-    attempts: list[AssessmentAttempt], keys: Collection[str], rule: str
-) -> AssessmentAttempt | None:
+def _holder(attempts: list[_Held], keys: Collection[str], rule: str) -> _Held | None:
     """The first attempt that asks one of these items and whose assessment does not open
     `rule`."""
     for attempt in attempts:
@@ -75,78 +166,49 @@ def _asks(spec: AssessmentFile, keys: Collection[str]) -> bool:
     return any(item.key in keys for part in spec.parts for item in part.items)
 
 
-def _started(session: Session, user_id: int, course_slug: str, slug: str) -> bool:
-    return (
-        session.scalar(
-            select(AssessmentAttempt.id).where(
-                AssessmentAttempt.user_id == user_id,
-                AssessmentAttempt.course_slug == course_slug,
-                AssessmentAttempt.assessment_slug == slug,
-            )
-        )
-        is not None
-    )
-
-
 def _open_windows(
-    session: Session,
-    user_id: int,
-    course_slug: str,
-    exams: dict[str, AssessmentFile],
-    now: dt.datetime,
+    exams: dict[str, AssessmentFile], standing: _Standing, now: dt.datetime
 ) -> dict[str, dt.datetime]:
     """The exams open to this student now, with when each closes for them: from the earlier
     opening to the later closing of the class's window and any window of their own (an
     accommodation in any offering: held longer, never less), in the exams' order."""
-    spans = {slug: (as_utc(s.opens), as_utc(s.closes)) for slug, s in exams.items()}
-    rows = session.execute(
-        _OWN_WINDOWS, {"user_id": user_id, "course_slug": course_slug, "slugs": sorted(exams)}
-    )
-    for slug, opens_at, closes_at in rows:
-        opens, closes = spans[slug]
-        own_opens = as_utc(opens_at) if opens_at else opens
-        own_closes = as_utc(closes_at) if closes_at else closes
-        spans[slug] = (min(opens, own_opens), max(closes, own_closes))
-    return {slug: closes for slug, (opens, closes) in spans.items() if opens <= now < closes}
+    open_now: dict[str, dt.datetime] = {}
+    for slug, spec in exams.items():
+        opens, closes = as_utc(spec.opens), as_utc(spec.closes)
+        own_opens, own_closes = standing.windows.get(slug, (None, None))
+        opens = min(opens, as_utc(own_opens)) if own_opens else opens
+        closes = max(closes, as_utc(own_closes)) if own_closes else closes
+        if opens <= now < closes:
+            open_now[slug] = closes
+    return open_now
 
 
 def _open_exam(
     session: Session,
     user_id: int,
     course_slug: str,
-    keys: Collection[str],
-    rule: str,
+    exams: dict[str, AssessmentFile],
+    standing: _Standing,
     now: dt.datetime,
 ) -> tuple[AssessmentFile, dt.datetime] | None:
-    """An exam of this course asking one of these items (in any of its pools) open to this
-    student, who has not started it, and does not open `rule`; with when it closes for them.
-    Open: from the class's or their own window's opening to the later closing (a make-up
-    sitting keeps its items closed to its student, not to the class). Staff are not held.
-    Read only: one query unless an exam is open."""
-    course = process_registry().content(course_slug)
-    if course is None:
-        return None
-    exams = {
-        spec.slug: spec
-        for spec in assessments_for(
-            course
-        ).by_slug.values()  # no sort per page: exams never overlap
-        if spec.kind == "exam" and not getattr(spec.open_during, rule) and _asks(spec, keys)
+    """One of these exams open to this student, who has not started it, with when it closes
+    for them. Open: from the class's or their own window's opening to the later closing (a
+    make-up sitting keeps its items closed to its student, not to the class). Staff are not
+    held (asked only while such an exam is open)."""
+    waiting = {
+        slug: closes
+        for slug, closes in _open_windows(exams, standing, now).items()
+        if slug not in standing.started
     }
-    if not exams:
-        return None
-    open_now = _open_windows(session, user_id, course_slug, exams, now)
-    if not open_now or staff_of_course(
+    if not waiting or staff_of_course(
         session=session, user=session.get(User, user_id), course_slug=course_slug
     ):
         return None
-    for slug, closes in open_now.items():
-        if not _started(session, user_id, course_slug, slug):
-            return exams[slug], closes
-    return None
+    slug, closes = next(iter(waiting.items()))
+    return exams[slug], closes
 
 
-def _released_when(attempt: AssessmentAttempt) -> str:
+def _released_when(attempt: _Attempt) -> str:
     """When this attempt's scores come out, in the student's words."""
     if attempt.status == "open":
         return "once your attempt, whose time is up, has been handed in; this takes a moment"
@@ -167,7 +229,9 @@ def exam_lock(
     """Why `what` is closed for this student now (a running attempt in this course asks this
     exercise), or None."""
     key = {f"x:{exercise_slug}"}
-    attempts = _unsettled(session, user_id, course_slug, now)
+    exams = _exams(course_slug, key, what)
+    standing = _standing(session, user_id, course_slug, exams, now)
+    attempts = standing.attempts
     running = _holder([a for a in attempts if _running(a, now)], key, what)
     if running is not None:
         until = as_utc(running.deadline).strftime("%H:%M UTC")
@@ -175,7 +239,7 @@ def exam_lock(
             f"{WORDS[what]} of this exercise are closed while your attempt at "
             f"'{_title(running)}' runs (until {until})."
         )
-    scheduled = _open_exam(session, user_id, course_slug, key, what, now)
+    scheduled = _open_exam(session, user_id, course_slug, exams, standing, now)
     if scheduled is not None:
         spec, closes = scheduled
         return (
@@ -204,11 +268,14 @@ def practice_lock(
     """Why practising these items of this course (a quiz's questions, or one exercise) is
     closed to this student now: an attempt of theirs holds one and its assessment does not
     open practice (`open_during: practice`), or an open exam they have not started asks one.
-    Two statements at most, however many items."""
+    One statement, however many items (more only while an exam they have not started is open)."""
     if not keys:
         return None
     what = "question" if keys[0].startswith("q:") else "exercise"
-    attempts, asked = _unsettled(session, user_id, course_slug, now), set(keys)
+    asked = set(keys)
+    exams = _exams(course_slug, asked, "practice")
+    standing = _standing(session, user_id, course_slug, exams, now)
+    attempts = standing.attempts
     running = _holder([a for a in attempts if _running(a, now)], asked, "practice")
     if running is not None:
         until = as_utc(running.deadline).strftime("%H:%M UTC")
@@ -224,7 +291,7 @@ def practice_lock(
             f"it opens when its scores are released ({_released_when(over)}): an answer "
             "checked now would tell your score early."
         )
-    scheduled = _open_exam(session, user_id, course_slug, asked, "practice", now)
+    scheduled = _open_exam(session, user_id, course_slug, exams, standing, now)
     if scheduled is not None:
         spec, closes = scheduled
         return (
