@@ -158,6 +158,10 @@ def shipped_content() -> Path:
     return folder
 
 
+# Every server, worker and command a test starts inherits it too (fresh_data_dir sets it again).
+os.environ["CONTENT_DIR"] = str(shipped_content())
+
+
 def _copy_migrated_database(data_dir: Path) -> None:
     """Give DATA_DIR the migrated database, as `upgrade_head` would have left it."""
     data_dir.mkdir(parents=True, exist_ok=True)

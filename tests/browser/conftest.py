@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from app.config import ROOT
+from tests.conftest import shipped_content
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = ROOT / "var" / "test-artifacts" / "browser"
@@ -78,10 +79,11 @@ class Server:
 
 @contextlib.contextmanager
 def launch(
-    data_dir: Path, *, content_dir: Path = ROOT, warm: bool = True, **env_extra: str
+    data_dir: Path, *, content_dir: Path | None = None, warm: bool = True, **env_extra: str
 ) -> Iterator[Server]:
-    """`python -m app serve` on a free port over `content_dir`, migrated, its grader warmed
-    (unless `warm` is false: a test that grades only right answers needs no known mistakes)."""
+    """`python -m app serve` on a free port over `content_dir` (None: the repository's, its
+    exam windows pinned), migrated, its grader warmed (unless `warm` is false: a test that
+    grades only right answers needs no known mistakes)."""
     env = {
         **{k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")},
         "APP_DATA_DIR": str(data_dir),
@@ -91,7 +93,7 @@ def launch(
         "POOL_SIZES": json.dumps({"numpy": 1, "torch": 1, "jax": 1}),
         "POOL_WARM_ON_START": "true",
         "GRADING_WORKERS": "2",
-        "CONTENT_DIR": str(content_dir),
+        "CONTENT_DIR": str(content_dir or shipped_content()),
         # A copy of the course's folders has no course.yaml: it stands for the first course
         # (its offerings, made by the migrations, are that course's; app/content/first.py).
         "FIRST_COURSE_SLUG": "positional-embeddings",

@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from app.config import ROOT
-from tests.conftest import run_cli
+from tests.conftest import run_cli, shipped_content
 from tests.courses.helpers import ATTENTION, tiny_course
 
 
@@ -20,8 +19,10 @@ def test_list_prints_every_course_with_its_version(data_dir: Path) -> None:
     courses = json.loads(result.stdout.strip().splitlines()[-1])
     assert [c["slug"] for c in courses] == ["positional-embeddings", "attention-step-by-step"]
     assert set(courses[0]) == {"slug", "title", "folder", "version"}
-    assert courses[1]["folder"] == str(ATTENTION) and courses[1]["version"]
-    assert courses[0]["folder"] == str(ROOT)
+    served = shipped_content()  # the repository's content, its exam windows pinned
+    assert courses[1]["folder"] == str(served / "courses" / ATTENTION.name)
+    assert courses[1]["version"]
+    assert courses[0]["folder"] == str(served)
 
 
 def test_add_serves_a_new_folder_and_refresh_checks_it(data_dir: Path, tmp_path: Path) -> None:

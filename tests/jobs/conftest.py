@@ -22,6 +22,7 @@ from app.migrate import upgrade_head
 from app.submissions.models import Submission
 from app.users.models import Role
 from app.users.service import create_user
+from tests.conftest import shipped_content
 
 PG_ADMIN = os.environ.get("TEST_PG_ADMIN_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
 REDIS_BASE = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/5")
@@ -98,8 +99,9 @@ def scale_env(
         "GRADING_WORKERS": "2",
         "LEASE_SECONDS": "4",
         "REAPER_INTERVAL_SECONDS": "0.5",
+        "CONTENT_DIR": str(shipped_content()),  # the repository's, its exam windows pinned
     }
-    for var in ("SECRET_KEY", "CONTENT_DIR", "SERVE_GRADES", "LOG_FORMAT"):
+    for var in ("SECRET_KEY", "SERVE_GRADES", "LOG_FORMAT"):
         monkeypatch.delenv(var, raising=False)
     for key, value in env.items():
         monkeypatch.setenv(key, value)

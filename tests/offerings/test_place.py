@@ -13,6 +13,7 @@ from app.config import ROOT
 from app.content.loader import Course
 from app.main import create_app
 from app.offerings.place import Place, PlaceDep
+from tests.conftest import shipped_content
 
 FIRST, SECOND = "positional-embeddings", "attention-step-by-step"
 
@@ -39,7 +40,7 @@ def where(data_dir: Path) -> Iterator[TestClient]:
 def test_a_plain_url_is_the_first_course_and_the_first_offering(where: TestClient) -> None:
     found = where.get("/api/instructor/where-am-i").json()
     assert (found["course"], found["offering"], found["prefix"]) == (FIRST, None, "")
-    assert Path(found["folder"]) == ROOT.resolve() and found["version"]
+    assert Path(found["folder"]) == shipped_content() and found["version"]
 
 
 def test_an_offering_url_names_the_offering_in_the_place(where: TestClient) -> None:
@@ -50,7 +51,7 @@ def test_an_offering_url_names_the_offering_in_the_place(where: TestClient) -> N
 def test_a_course_url_names_the_course_with_its_folder_and_version(where: TestClient) -> None:
     found = where.get(f"/api/courses/{SECOND}/instructor/where-am-i").json()
     assert (found["course"], found["offering"]) == (SECOND, None)
-    assert Path(found["folder"]) == (ROOT / "courses" / SECOND).resolve() and found["version"]
+    assert Path(found["folder"]) == shipped_content() / "courses" / SECOND and found["version"]
     assert where.get("/api/courses/no-such-course/instructor/where-am-i").status_code == 404
 
 
