@@ -240,6 +240,21 @@ def client_on_each_database(
             yield test_client
 
 
+@pytest.fixture
+def postgres_db(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[str]:
+    """An empty database on the machine's PostgreSQL the app points at; fails rather than
+    skips in CI."""
+    with throwaway_database(monkeypatch, tmp_path) as url:
+        yield url
+
+
+@pytest.fixture
+def migrated_postgres(postgres_db: str) -> str:
+    """A throwaway PostgreSQL database migrated to head (a migration's test goes down from it)."""
+    upgrade_head()
+    return postgres_db
+
+
 def make_token(email: str, role: Role) -> str:
     """Create an account in the first offering and return a bearer token for it (a student as
     a roster would place them; an instructor as `users create --role instructor` does)."""

@@ -4,17 +4,13 @@ other (Alembic's autogenerate comparison), on SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
 from app.db import get_engine
-from app.migrate import upgrade_head
 from app.models import Base
-from tests.postgres import throwaway_database
 
 
 def _differences() -> list[object]:
@@ -27,13 +23,5 @@ def test_sqlite(data_dir: Path) -> None:
     assert _differences() == []
 
 
-@pytest.fixture
-def postgres(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
-    """A throwaway PostgreSQL database migrated to head; fails rather than skips in CI."""
-    with throwaway_database(monkeypatch, tmp_path):
-        upgrade_head()
-        yield
-
-
-def test_postgresql(postgres: None) -> None:
+def test_postgresql(migrated_postgres: str) -> None:
     assert _differences() == []

@@ -4,18 +4,14 @@ first course's; up, down and up again on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-import pytest
 from alembic import command
-from sqlalchemy import inspect, text
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import inspect
 
 from app.db import get_engine
 from app.migrate import alembic_config, upgrade_head
-from tests.postgres import throwaway_database
+from tests.migration_drill import refused, rows, write
 
 BEFORE = "0023_lms_unlinked_from"
 FIRST, SECOND = "positional-embeddings", "attention-step-by-step"
@@ -25,31 +21,12 @@ DRAFT = "INSERT INTO drafts (user_id, exercise_slug, framework, code, updated_at
 DRAFT += "(1, 'e', 'numpy', :code, CURRENT_TIMESTAMP{v})"
 
 
-def _write(sql: str, **values: Any) -> None:
-    with get_engine().begin() as db:
-        db.execute(text(sql), values)
-
-
-def _rows(sql: str) -> list[tuple[Any, ...]]:
-    with get_engine().connect() as db:
-        return [tuple(row) for row in db.execute(text(sql)).all()]
-
-
 def _has_course() -> list[bool]:
     found = inspect(get_engine())
     return [
         "course_slug" in {c["name"] for c in found.get_columns(table)}
         for table in ("hint_reveals", "drafts")
     ]
-
-
-def _refused(sql: str, **values: Any) -> bool:
-    """Whether the database refuses the insert (a unique key or NOT NULL)."""
-    try:
-        _write(sql, **values)
-    except IntegrityError:
-        return True
-    return False
 
 
 def _old(sql: str) -> str:
@@ -63,51 +40,43 @@ def _new(sql: str) -> str:
 def _check() -> None:
     command.downgrade(alembic_config(), BEFORE)
     assert _has_course() == [False, False]
-    _write(
+    write(
         "INSERT INTO users (id, email, name, password_hash, role, created_at, is_admin) "
         "VALUES (1, 'a@b.c', 'A', 'x', 'student', CURRENT_TIMESTAMP, :no)",
         no=False,
     )
     for number in (1, 2):
-        _write(_old(HINT), n=number)
-    _write(_old(DRAFT), code="mine")
+        write(_old(HINT), n=number)
+    write(_old(DRAFT), code="mine")
     upgrade_head()
     assert _has_course() == [True, True]
-    assert _rows("SELECT course_slug, hint_number FROM hint_reveals ORDER BY hint_number") == [
+    assert rows("SELECT course_slug, hint_number FROM hint_reveals ORDER BY hint_number") == [
         (FIRST, 1),
         (FIRST, 2),
     ]
-    assert _rows("SELECT course_slug, code FROM drafts") == [(FIRST, "mine")]
+    assert rows("SELECT course_slug, code FROM drafts") == [(FIRST, "mine")]
     # The other course's exercise of the same slug has its own; each course still has one.
-    _write(_new(HINT), n=1, course=SECOND)
-    _write("DELETE FROM drafts")
-    _write(_new(DRAFT), code="theirs", course=SECOND)
-    _write(_new(DRAFT), code="mine", course=FIRST)  # the newer row: the way down keeps it
-    assert _refused(_new(HINT), n=1, course=SECOND)
-    assert _refused(_new(DRAFT), code="again", course=FIRST)
-    assert _refused(_old(HINT), n=3)  # a new row names its course
-    assert _refused(_old(DRAFT), code="nameless")
+    write(_new(HINT), n=1, course=SECOND)
+    write("DELETE FROM drafts")
+    write(_new(DRAFT), code="theirs", course=SECOND)
+    write(_new(DRAFT), code="mine", course=FIRST)  # the newer row: the way down keeps it
+    assert refused(_new(HINT), n=1, course=SECOND)
+    assert refused(_new(DRAFT), code="again", course=FIRST)
+    assert refused(_old(HINT), n=3)  # a new row names its course
+    assert refused(_old(DRAFT), code="nameless")
     command.downgrade(alembic_config(), BEFORE)
     assert _has_course() == [False, False]
-    assert _rows("SELECT hint_number FROM hint_reveals ORDER BY hint_number") == [(1,), (2,)]
-    assert _rows("SELECT code FROM drafts") == [("mine",)]  # the first course's is kept
-    assert _refused(_old(HINT), n=1)
+    assert rows("SELECT hint_number FROM hint_reveals ORDER BY hint_number") == [(1,), (2,)]
+    assert rows("SELECT code FROM drafts") == [("mine",)]  # the first course's is kept
+    assert refused(_old(HINT), n=1)
     upgrade_head()
     assert _has_course() == [True, True]
-    assert _rows("SELECT course_slug, code FROM drafts") == [(FIRST, "mine")]
+    assert rows("SELECT course_slug, code FROM drafts") == [(FIRST, "mine")]
 
 
 def test_sqlite(data_dir: Path) -> None:
     _check()
 
 
-@pytest.fixture
-def postgres(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
-    """A throwaway PostgreSQL database; fails rather than skips in CI."""
-    with throwaway_database(monkeypatch, tmp_path):
-        upgrade_head()
-        yield
-
-
-def test_postgresql(postgres: None) -> None:
+def test_postgresql(migrated_postgres: str) -> None:
     _check()

@@ -3,7 +3,6 @@ SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,20 +12,12 @@ from sqlalchemy.exc import IntegrityError
 
 from app.db import get_engine
 from app.migrate import alembic_config, upgrade_head
-from tests.postgres import throwaway_database
 
 BEFORE = "0009_assessments"
 EXTENSION = (
     "INSERT INTO deadline_extensions (user_id, kind, slug, due_at, reason, offering_id, "
     "created_at) VALUES (1, 'exercise', 'ex', CURRENT_TIMESTAMP, '', {}, CURRENT_TIMESTAMP)"
 )
-
-
-@pytest.fixture
-def postgres_db(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[str]:
-    """An empty database on the machine's PostgreSQL; fails rather than skips in CI."""
-    with throwaway_database(monkeypatch, tmp_path) as url:
-        yield url
 
 
 def _populate() -> int:

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from alembic import command
 from sqlalchemy import inspect, text
 
 from app.db import get_engine
 from app.migrate import alembic_config, upgrade_head
-from tests.postgres import throwaway_database
 
 NEW_TABLES = {"regrade_jobs", "submission_reports", "score_overrides", "deadline_extensions"}
 NEW_COLUMNS = {"late", "override_score", "override_reason", "override_by", "override_at"}
@@ -55,12 +52,5 @@ def test_sqlite_up_down_up(data_dir: Path) -> None:
     _up_down_up()
 
 
-@pytest.fixture
-def postgres(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
-    """A throwaway PostgreSQL database; fails rather than skips in CI."""
-    with throwaway_database(monkeypatch, tmp_path):
-        yield
-
-
-def test_postgresql_up_down_up(postgres: None) -> None:
+def test_postgresql_up_down_up(postgres_db: str) -> None:
     _up_down_up()

@@ -3,25 +3,15 @@ PostgreSQL, with the LMS courses already there kept as they were."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from alembic import command
 from sqlalchemy import inspect, text
 
 from app.db import get_engine
 from app.migrate import alembic_config, upgrade_head
-from tests.postgres import throwaway_database
 
 BEFORE = "0011_gradebook_index"
-
-
-@pytest.fixture
-def postgres_db(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[str]:
-    """An empty database on the machine's PostgreSQL; fails rather than skips in CI."""
-    with throwaway_database(monkeypatch, tmp_path) as url:
-        yield url
 
 
 def _columns() -> set[str]:

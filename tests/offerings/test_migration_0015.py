@@ -5,14 +5,12 @@ and PostgreSQL, on a populated database."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 from alembic import command
-from sqlalchemy import text
 
-from app.db import get_engine
 from app.migrate import alembic_config, upgrade_head
+from tests.migration_drill import rows, write
 
 BEFORE = "0014_assessments_per_offering"
 USER = (
@@ -25,23 +23,13 @@ ENROL = (
 )
 
 
-def _write(sql: str, **values: Any) -> None:
-    with get_engine().begin() as db:
-        db.execute(text(sql), values)
-
-
-def _rows(sql: str) -> list[tuple[Any, ...]]:
-    with get_engine().connect() as db:
-        return [tuple(row) for row in db.execute(text(sql)).all()]
-
-
 def _populate() -> tuple[int, int]:
-    [(first,)] = _rows("SELECT MIN(id) FROM offerings")
-    _write(
+    [(first,)] = rows("SELECT MIN(id) FROM offerings")
+    write(
         "INSERT INTO offerings (course_slug, title, created_at) "
         "VALUES ('positional-embeddings', 'Section B', CURRENT_TIMESTAMP)"
     )
-    [(second,)] = _rows("SELECT MAX(id) FROM offerings")
+    [(second,)] = rows("SELECT MAX(id) FROM offerings")
     people = {
         51: ("promoted@example.org", "instructor"),  # a student place in the first offering
         52: ("enrolled@example.org", "instructor"),  # no place anywhere
@@ -50,7 +38,7 @@ def _populate() -> tuple[int, int]:
         55: ("own@example.org", "student"),  # signed up
     }
     for uid, (email, role) in people.items():
-        _write(USER, id=uid, email=email, role=role, no=False)
+        write(USER, id=uid, email=email, role=role, no=False)
     for offering, uid, role, made in (
         (first, 51, "student", False),
         (second, 53, "instructor", False),
@@ -58,7 +46,7 @@ def _populate() -> tuple[int, int]:
         (second, 54, "student", True),
         (first, 55, "student", False),
     ):
-        _write(ENROL, o=offering, u=uid, role=role, made=made)
+        write(ENROL, o=offering, u=uid, role=role, made=made)
     return first, second
 
 
@@ -83,11 +71,11 @@ def _check(capsys: pytest.CaptureFixture[str]) -> None:
             (second, 54, "student"),
         ]
     )
-    assert _rows(roles) == want
+    assert rows(roles) == want
     opened = "SELECT id, is_open FROM offerings ORDER BY id"
-    assert [(i, bool(o)) for i, o in _rows(opened)] == [(first, True), (second, False)]
+    assert [(i, bool(o)) for i, o in rows(opened)] == [(first, True), (second, False)]
     chosen = "SELECT id, password_set FROM users WHERE id > 50 ORDER BY id"
-    assert [(i, bool(p)) for i, p in _rows(chosen)] == [
+    assert [(i, bool(p)) for i, p in rows(chosen)] == [
         (51, True),
         (52, True),
         (53, True),
@@ -95,10 +83,10 @@ def _check(capsys: pytest.CaptureFixture[str]) -> None:
         (55, True),
     ]
     command.downgrade(alembic_config(), BEFORE)
-    assert _rows(roles) == want  # enrolments stay; the columns go
+    assert rows(roles) == want  # enrolments stay; the columns go
     upgrade_head()
     assert "3 global instructors; 3 kept their staff roles" in capsys.readouterr().out
-    assert _rows(roles) == want
+    assert rows(roles) == want
 
 
 def test_sqlite_upgrade_and_downgrade(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
