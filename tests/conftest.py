@@ -5,7 +5,6 @@ from __future__ import annotations
 import atexit
 import functools
 import os
-import re
 import shutil
 import sqlite3
 import subprocess
@@ -18,6 +17,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from app.bench.content import quiet_content
 from app.config import ROOT, get_settings
 from app.db import dispose_engines, get_engine, session_factory
 from app.grading.service import shutdown_grader
@@ -136,26 +136,14 @@ def _migrated_template() -> Path:
 # The shipped midterm (assessments/midterm.yaml) opens on a real date. During its window every
 # test that practises one of its items as a student would be refused, as a student is (issue 28's
 # locks), so a run's verdict would hang on the hour it ran. Tests serve the repository's content
-# through a mirror (its folders linked, read-only) whose exam windows are pinned to a date far
-# ahead, as they are before the window; tests of exam windows write their own files.
-PINNED_WINDOW = {"opens": "2099-12-14T09:00:00Z", "closes": "2099-12-14T12:00:00Z"}
-
-
+# through the bench's quiet mirror (its folders linked, read-only; every exam window moved to
+# 2099, as before the window); tests of exam windows write their own files.
 @functools.cache
 def shipped_content() -> Path:
-    """The repository's content with its assessments' windows pinned (built once per process)."""
+    """The repository's content with its exam windows in 2099 (built once per process)."""
     folder = Path(tempfile.mkdtemp(prefix="posembed-content-"))
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
-    for name in ("course.yaml", "lessons", "exercises", "courses"):
-        if (ROOT / name).exists():
-            (folder / name).symlink_to(ROOT / name)
-    (folder / "assessments").mkdir()
-    for path in (ROOT / "assessments").glob("*.yaml"):
-        text = path.read_text(encoding="utf-8")
-        for key, when in PINNED_WINDOW.items():
-            text = re.sub(rf"^{key}: .*$", f"{key}: {when}", text, count=1, flags=re.MULTILINE)
-        (folder / "assessments" / path.name).write_text(text, encoding="utf-8")
-    return folder
+    return quiet_content(ROOT, folder / "content")
 
 
 # Every server, worker and command a test starts inherits it too (fresh_data_dir sets it again).

@@ -5,8 +5,13 @@ No timing is asserted here: the figures are the benchmark's business (docs/bench
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from app.bench import scenarios
 from app.bench.server import deployment
+from tests.bench.open_exam import open_exam_content
 from tests.graders.sandbox.helpers import requires_sandbox
 
 pytestmark = requires_sandbox
@@ -31,6 +36,16 @@ def test_sequential_burst_and_lab_in_the_embedded_mode() -> None:
         summary = scenarios.summary(lab)
         assert summary["count"] == len(lab) and summary["lost"] == 0
         assert {"p50_ms", "p95_ms", "max_ms", "wrong_verdicts"} <= summary.keys()
+
+
+def test_the_bench_practises_the_exams_items_on_exam_day(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The shipped midterm asks the gather exercise; open now, its practice is refused (409) to
+    a real class, and the bench's students would measure that refusal instead of grading."""
+    monkeypatch.setenv("CONTENT_DIR", str(open_exam_content(tmp_path / "exam-day")))
+    with deployment(pool=NUMPY_ONLY) as run:
+        _all_right(scenarios.sequential(run, 2, kinds=["numpy gather"]))
 
 
 def test_scale_out_lab_loses_nothing_when_a_worker_is_killed() -> None:

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.config import ROOT
+from app.bench.content import quiet_content
+from app.config import ROOT, get_settings
 
 PG_ADMIN = os.environ.get("BENCH_PG_ADMIN_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
 REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/6")
@@ -221,10 +222,12 @@ def deployment(
         tempfile.TemporaryDirectory(prefix="course-bench-") as data_dir,
         _databases(scale_out) as urls,
     ):
+        content = Path(os.environ.get("CONTENT_DIR") or get_settings().content_dir)
         env = {
             **os.environ,
             **urls,
             "APP_DATA_DIR": data_dir,
+            "CONTENT_DIR": str(quiet_content(content, Path(data_dir) / "content")),
             "POOL_SIZES": json.dumps(pool or POOL),
             "POOL_WARM_ON_START": "true",
             "SUBMISSIONS_PER_MINUTE": "100000",
