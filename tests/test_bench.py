@@ -102,3 +102,29 @@ def test_memory_samples_the_servers_processes_while_jobs_run() -> None:
     assert last["servers"] >= 2 and last["servers_mb"] >= last["largest_server_mb"] > 0
     lines = memory.table(found)
     assert "bounded" in lines[-1] and len(lines) == 2 + len(memory.LABELS)
+
+
+def test_page_cpu_measures_the_everyday_pages_on_exam_day(tmp_path: Path) -> None:
+    """`python -m app.cli.page_cpu` on exam day: the pages it times are the ones a class opens on
+    any other day, not the exam's notice (9 of its 15 pages were, before)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "CONTENT_DIR": str(open_exam_content(tmp_path / "exam-day"))}
+    pages = tmp_path / "pages"
+    run = subprocess.run(
+        [sys.executable, "-m", "app.cli.page_cpu", "--students", "3", "--pages-out", str(pages)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    found = json.loads(run.stdout.strip().splitlines()[-1])
+    assert found["errors"] == 0 and found["pages"] == 15, found
+    written = {line.split(" ", 1)[1] for line in run.stdout.splitlines()[:-1]}
+    assert any("/exercises/" in key for key in written)
+    noticed = [p.name for p in pages.iterdir() if b"is part of the exam" in p.read_bytes()]
+    assert noticed == []
