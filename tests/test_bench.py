@@ -106,7 +106,7 @@ def test_memory_samples_the_servers_processes_while_jobs_run() -> None:
 
 def test_page_cpu_measures_the_everyday_pages_on_exam_day(tmp_path: Path) -> None:
     """`python -m app.cli.page_cpu` on exam day: the pages it times are the ones a class opens on
-    any other day, not the exam's notice (9 of its 15 pages were, before)."""
+    any other day, not the exam's notice (9 of the 20 pages it wrote were, before)."""
     import json
     import os
     import subprocess
