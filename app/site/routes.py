@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-from functools import partial
 from typing import Annotated, Any
 
 import anyio
@@ -40,6 +39,7 @@ from app.site.term_view import due_next, my_term
 from app.users.deps import OptionalUser
 from app.users.models import User
 from app.web.api import errors
+from app.web.on_loop import db_page, run_db
 from app.web.templating import render
 
 router = APIRouter()
@@ -67,10 +67,10 @@ def _sees_drafts(request: Request, session: Session, user: User | None, items: l
 async def _sees_drafts_async(
     request: Request, session: Session, user: User | None, items: list[Any]
 ) -> bool:
-    """The same, off the event loop when it has to ask the database."""
+    """The same, where `run_db` says when it has to ask the database."""
     if user is None or not any(item.meta.draft for item in items):
         return False
-    return await anyio.to_thread.run_sync(partial(_teaches, request, session, user))
+    return await run_db(_teaches, request, session, user)
 
 
 def _neighbours(items: list[Any], index: int) -> tuple[Any, Any]:
@@ -80,6 +80,7 @@ def _neighbours(items: list[Any], index: int) -> tuple[Any, Any]:
 
 
 @router.get("/", include_in_schema=False)
+@db_page
 def home(request: Request, course: CourseDep, user: OptionalUser, session: SessionDep) -> Response:
     """Course outline: lessons and exercises in order, with the student's progress."""
     offerings = my_offerings(session=session, user=user)
@@ -141,6 +142,7 @@ def _term_of_home(
 
 
 @router.get("/lessons/{slug}", include_in_schema=False)
+@db_page
 def lesson_page(
     slug: str,
     request: Request,
@@ -214,6 +216,7 @@ def _quiz_due(request: Request, session: Session, user: User | None, lesson: Les
 
 
 @router.get("/exercises/{slug}", include_in_schema=False)
+@db_page
 def exercise_page(
     slug: str,
     request: Request,
@@ -337,7 +340,7 @@ async def api_exercises(
     items = _exercise_items(listed)
     if user is None:
         return items
-    term = await anyio.to_thread.run_sync(partial(my_term, request, session=session, user=user))
+    term = await run_db(my_term, request, session=session, user=user)
     if term is not None:
         for item, ex in zip(items, listed, strict=True):
             item |= term.item("exercise", ex.meta.slug, ex.meta.due).as_json()

@@ -10,7 +10,6 @@ from fastapi import Depends, HTTPException, Request
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session, make_transient_to_detached
 from sqlalchemy.orm.util import identity_key
-from starlette.concurrency import run_in_threadpool
 
 from app.db import SessionDep, release
 from app.models_base import as_utc, utcnow
@@ -18,6 +17,7 @@ from app.users import session_cache
 from app.users.models import User, WebSession
 from app.users.service import hash_token, user_for_api_token
 from app.web.csrf import SESSION_COOKIE
+from app.web.on_loop import run_db
 
 # Built once: constructing a statement and its cache key on every request cost as much CPU as
 # running it (issue 23); only the token hash changes between requests.
@@ -33,8 +33,8 @@ async def get_current_user(request: Request, session: SessionDep) -> User | None
     """The logged-in account, or None for a visitor.
 
     Async: a visitor, or a session remembered a moment ago (session_cache), is answered in the
-    event loop without a trip to the thread pool; the rest are looked up in one, and the
-    connection is given back before the endpoint's own trip.
+    event loop with no query; the rest are looked up where `run_db` says, and the connection
+    is given back before the endpoint runs.
     """
     auth = request.headers.get("authorization", "")
     bearer = auth.lower().startswith("bearer ")
@@ -46,7 +46,7 @@ async def get_current_user(request: Request, session: SessionDep) -> User | None
         cached = session_cache.cache.get(token_hash)
         if cached is not None:
             return _from_cache(session, cached)
-    return await run_in_threadpool(_lookup_and_release, session, auth, token_hash)
+    return await run_db(_lookup_and_release, session, auth, token_hash)
 
 
 def _lookup_and_release(session: Session, auth: str, token_hash: str) -> User | None:

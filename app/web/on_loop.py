@@ -1,0 +1,118 @@
+"""Where a page's database work runs: on the event loop over SQLite, in a request thread over
+PostgreSQL.
+
+Why: on SQLite (the one-machine default) a page's reads are calls into a local file that never
+wait for a writer (WAL), so handing the page to a request thread bought nothing and cost the
+most CPU of all its parts: the event loop and the thread take turns on the interpreter lock,
+and under a class's load that took half a page's CPU (`python -m app.cli.page_cpu`, issue 54).
+On PostgreSQL every statement waits on the network, and a thread lets the others go on
+meanwhile. A write on SQLite still waits for this process's writer lock (app/db.py) at most
+as long as SQLite's own busy time-out: the same bound a thread had.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections import deque
+from collections.abc import Awaitable, Callable
+from typing import ParamSpec, TypeVar
+
+from anyio.lowlevel import RunVar
+from sqlalchemy.orm import Session
+from starlette.concurrency import run_in_threadpool
+
+from app.config import get_settings
+from app.db import release
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+def database_is_local() -> bool:
+    """True when the database is an SQLite file of this machine."""
+    return get_settings().sqlalchemy_url.startswith("sqlite")
+
+
+async def run_db(func: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
+    """FUNC's result, computed here in its turn (`Turns`) on SQLite, in a request thread
+    otherwise."""
+    if not database_is_local():
+        return await run_in_threadpool(func, *args, **kwargs)
+    await _turns().take()
+    return func(*args, **kwargs)
+
+
+class Turns:
+    """Pages run on the loop one per turn of it, in the order they came.
+
+    Why: a page run on the loop does not stop until it is done, so a class's requests arriving
+    together would each run whole in the same turn, and `/healthz` and the next reads would wait
+    for all of them (measured: /healthz 3.8 s behind 1,000 students). One page a turn lets the
+    loop read its sockets between pages; first come, first served keeps a student who was
+    answered from going ahead of one still waiting.
+    """
+
+    def __init__(self) -> None:
+        self._waiting: deque[asyncio.Future[None]] = deque()
+        self._handing = False
+
+    async def take(self) -> None:
+        """Wait for this page's turn (the next turn of the loop when nobody waits)."""
+        loop = asyncio.get_running_loop()
+        turn: asyncio.Future[None] = loop.create_future()
+        self._waiting.append(turn)
+        if not self._handing:
+            self._handing = True
+            loop.call_soon(self._hand_on)
+        await turn
+
+    def _hand_on(self) -> None:
+        while self._waiting:
+            turn = self._waiting.popleft()
+            if not turn.done():  # a cancelled page (its client went away) gives up its turn
+                turn.set_result(None)
+                break
+        if self._waiting:
+            asyncio.get_running_loop().call_soon(self._hand_on)
+        else:
+            self._handing = False
+
+
+_TURNS: RunVar[Turns] = RunVar("page_turns")
+
+
+def _turns() -> Turns:
+    try:
+        return _TURNS.get()
+    except LookupError:
+        turns = Turns()
+        _TURNS.set(turns)
+        return turns
+
+
+def db_page(endpoint: Callable[P, T]) -> Callable[P, Awaitable[T]]:
+    """A synchronous route as an async one that runs where `run_db` says (same parameters).
+
+    On the loop, the request's session gives its connection back before anything else runs
+    there: a write holds this process's SQLite writer lock until then (app/db.py), and another
+    page's write waiting for it on the same thread would wait for ever (5 s, then fail).
+    """
+
+    @functools.wraps(endpoint)
+    async def page(*args: P.args, **kwargs: P.kwargs) -> T:
+        if not database_is_local():
+            return await run_in_threadpool(endpoint, *args, **kwargs)
+        sessions = [value for value in kwargs.values() if isinstance(value, Session)]
+        await _turns().take()
+        try:
+            result = endpoint(*args, **kwargs)
+        except BaseException:
+            for session in sessions:
+                session.rollback()
+            raise
+        for session in sessions:
+            release(session)
+        return result
+
+    return page
