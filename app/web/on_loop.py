@@ -30,8 +30,12 @@ T = TypeVar("T")
 
 
 def database_is_local() -> bool:
-    """True when the database is an SQLite file of this machine."""
-    return get_settings().sqlalchemy_url.startswith("sqlite")
+    """True when the database is an SQLite file of this machine (the default when none is set).
+
+    From the setting as given: `sqlalchemy_url` resolves the default file's path, three
+    system calls a page."""
+    url = get_settings().database_url
+    return url is None or url.startswith("sqlite")
 
 
 async def run_db(func: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
