@@ -74,6 +74,10 @@ class _SqliteWriter:
         if self._lock.acquire(timeout=self._wait):
             conn.info[_WRITER_KEY] = True
 
+    def busy(self) -> bool:
+        """Whether a connection holds the lock now."""
+        return self._lock.locked()
+
     def after_end(self, _dbapi_connection: Any, record: Any, *_args: Any) -> None:
         """Hand the lock on once the transaction ended and the connection went back."""
         if record.info.pop(_WRITER_KEY, False):
@@ -81,6 +85,11 @@ class _SqliteWriter:
 
 
 _sqlite_writer = _SqliteWriter(wait_seconds=5.0)  # as long as busy_timeout below
+
+
+def sqlite_writer_busy() -> bool:
+    """Whether a connection of this process holds SQLite's writer lock right now."""
+    return _sqlite_writer.busy()
 
 
 def _watch_sqlite_writes(engine: Engine) -> None:

@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
 from app.config import get_settings
-from app.db import release
+from app.db import release, sqlite_writer_busy
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -98,9 +98,11 @@ def _turns() -> Turns:
 def db_page(endpoint: Callable[P, T]) -> Callable[P, Awaitable[T]]:
     """A synchronous route as an async one that runs where `run_db` says (same parameters).
 
-    On the loop, the request's session gives its connection back before anything else runs
-    there: a write holds this process's SQLite writer lock until then (app/db.py), and another
-    page's write waiting for it on the same thread would wait for ever (5 s, then fail).
+    A page whose turn comes while another connection holds this process's SQLite writer lock
+    (app/db.py) runs in a request thread, as before, so the loop never waits for that lock. On
+    the loop, the request's session gives its connection back before anything else runs there:
+    a write holds the lock until then, and another page's write waiting for it on the same
+    thread would wait for ever (5 s, then fail).
     """
 
     @functools.wraps(endpoint)
@@ -109,6 +111,8 @@ def db_page(endpoint: Callable[P, T]) -> Callable[P, Awaitable[T]]:
             return await run_in_threadpool(endpoint, *args, **kwargs)
         sessions = [value for value in kwargs.values() if isinstance(value, Session)]
         await _turns().take()
+        if sqlite_writer_busy():  # a write of the page would wait for it: not on the loop
+            return await run_in_threadpool(endpoint, *args, **kwargs)
         try:
             result = endpoint(*args, **kwargs)
         except BaseException:

@@ -4,6 +4,9 @@ and a page run on the loop hands SQLite's writer lock on before the loop runs an
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -63,10 +66,8 @@ def test_a_page_on_the_loop_hands_the_writer_lock_on_as_it_returns(data_dir: Pat
     async def visit(fail: bool) -> tuple[bool, int]:
         session = db.session_factory()()
         try:
-            try:
+            with contextlib.suppress(ValueError):
                 await page(session=session, fail=fail)
-            except ValueError:
-                pass
             # the request's session is still open here, as in FastAPI before its clean-up
             held = db._sqlite_writer._lock.locked()
         finally:
@@ -99,3 +100,40 @@ def test_pages_on_the_loop_take_turns_in_order_and_let_other_work_in(data_dir: P
     asyncio.run(arrive())
     assert [name for name in ran if name != "health"] == [f"page{n}" for n in range(5)]
     assert ran.index("health") <= 1, ran
+
+
+def test_a_page_whose_turn_comes_while_the_writer_lock_is_held_waits_off_the_loop(
+    data_dir: Path,
+) -> None:
+    # a grade being stored holds the writer lock: the page waits in a thread, the loop goes on
+    where: list[str] = []
+    page = db_page(_writes)
+    held = threading.Event()
+
+    def grade_store() -> None:
+        with db.session_factory()() as other:
+            other.execute(text("CREATE TABLE IF NOT EXISTS loop_probe (n INTEGER)"))
+            held.set()
+            time.sleep(0.5)
+            other.commit()
+
+    async def visit() -> None:
+        store = threading.Thread(target=grade_store)
+        store.start()
+        await asyncio.to_thread(held.wait, 5)
+        session = db.session_factory()()
+        try:
+            answer = asyncio.create_task(page(session=session))
+
+            async def probe() -> None:
+                await asyncio.sleep(0.1)
+                where.append("loop free" if not answer.done() else "loop waited")
+
+            await asyncio.gather(answer, probe())
+            assert answer.result() == "done"
+        finally:
+            session.close()
+        await asyncio.to_thread(store.join)
+
+    asyncio.run(visit())
+    assert where == ["loop free"]
