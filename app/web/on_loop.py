@@ -4,10 +4,10 @@ PostgreSQL.
 Why: on SQLite (the one-machine default) a page's reads are calls into a local file that never
 wait for a writer (WAL), so handing the page to a request thread bought nothing and cost the
 most CPU of all its parts: the event loop and the thread take turns on the interpreter lock,
-and under a class's load that took half a page's CPU (`python -m app.cli.page_cpu`, issue 54).
+and under a class's load that was a third of a page's CPU (issue 54; docs/benchmarks.md).
 On PostgreSQL every statement waits on the network, and a thread lets the others go on
-meanwhile. A write on SQLite still waits for this process's writer lock (app/db.py) at most
-as long as SQLite's own busy time-out: the same bound a thread had.
+meanwhile. A page whose turn comes while another connection holds this process's SQLite writer
+lock (app/db.py) runs in a thread, as before, so the loop does not wait behind a write.
 """
 
 from __future__ import annotations
