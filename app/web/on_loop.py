@@ -33,17 +33,21 @@ def database_is_local() -> bool:
     """True when the database is an SQLite file of this machine (the default when none is set).
 
     From the setting as given: `sqlalchemy_url` resolves the default file's path, three
-    system calls a page."""
+    system calls a page.
+    """
     url = get_settings().database_url
     return url is None or url.startswith("sqlite")
 
 
 async def run_db(func: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
     """FUNC's result, computed here in its turn (`Turns`) on SQLite, in a request thread
-    otherwise."""
+    otherwise, or when its turn comes while another connection holds this process's SQLite
+    writer lock (app/db.py): a write of FUNC would wait for it, and the loop must not."""
     if not database_is_local():
         return await run_in_threadpool(func, *args, **kwargs)
     await _turns().take()
+    if sqlite_writer_busy():
+        return await run_in_threadpool(func, *args, **kwargs)
     return func(*args, **kwargs)
 
 
@@ -98,21 +102,13 @@ def _turns() -> Turns:
 def db_page(endpoint: Callable[P, T]) -> Callable[P, Awaitable[T]]:
     """A synchronous route as an async one that runs where `run_db` says (same parameters).
 
-    A page whose turn comes while another connection holds this process's SQLite writer lock
-    (app/db.py) runs in a request thread, as before, so the loop never waits for that lock. On
-    the loop, the request's session gives its connection back before anything else runs there:
-    a write holds the lock until then, and another page's write waiting for it on the same
-    thread would wait for ever (5 s, then fail).
+    The request's session gives its connection back as the route returns (or rolls back if it
+    failed): a write holds the writer lock until then, and another page's write waiting for it
+    on the loop's own thread would wait for ever (5 s, then fail).
     """
 
-    @functools.wraps(endpoint)
-    async def page(*args: P.args, **kwargs: P.kwargs) -> T:
-        if not database_is_local():
-            return await run_in_threadpool(endpoint, *args, **kwargs)
+    def released(*args: P.args, **kwargs: P.kwargs) -> T:
         sessions = [value for value in kwargs.values() if isinstance(value, Session)]
-        await _turns().take()
-        if sqlite_writer_busy():  # a write of the page would wait for it: not on the loop
-            return await run_in_threadpool(endpoint, *args, **kwargs)
         try:
             result = endpoint(*args, **kwargs)
         except BaseException:
@@ -122,5 +118,9 @@ def db_page(endpoint: Callable[P, T]) -> Callable[P, Awaitable[T]]:
         for session in sessions:
             release(session)
         return result
+
+    @functools.wraps(endpoint)
+    async def page(*args: P.args, **kwargs: P.kwargs) -> T:
+        return await run_db(released, *args, **kwargs)
 
     return page
