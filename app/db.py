@@ -13,9 +13,10 @@ from types import MappingProxyType
 from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import Depends
-from sqlalchemy import Engine, create_engine, event, func, select, text
+from sqlalchemy import Engine, Executable, Result, create_engine, event, func, select, text
 from sqlalchemy.exc import DisconnectionError, IntegrityError
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
+from sqlalchemy.util.typing import TupleAny
 
 from app.config import get_settings
 
@@ -284,6 +285,22 @@ get_engine = _Engines()
 def session_factory(purpose: Purpose = "web") -> sessionmaker[Session]:
     """A sessionmaker bound to the process engine of that purpose."""
     return get_engine.maker(purpose)
+
+
+def read_rows(
+    session: Session, statement: Executable, params: Mapping[str, Any] | None = None
+) -> Result[*TupleAny]:
+    """Rows of a statement that selects columns (not mapped objects), run on the session's
+    connection in its transaction, after flushing what the session holds (as its autoflush
+    would).
+
+    Why: `Session.execute` sends every statement through the ORM's compile and result
+    layers, which cost as much CPU as SQLite running it (about 24 µs a statement here);
+    a page's few hot reads (issue 54) need none of it.
+    """
+    if session.new or session.dirty or session.deleted:
+        session.flush()
+    return session.connection().execute(statement, params or {})
 
 
 def release(session: Session) -> None:

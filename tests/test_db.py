@@ -15,7 +15,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app import db
-from app.db import session_factory
+from app.db import read_rows, session_factory
 from app.migrate import upgrade_head
 from app.progress.models import LessonRead, QuizAttempt
 from app.progress.service import open_lesson, record_lesson_read
@@ -298,3 +298,42 @@ def test_serialize_holds_the_next_transaction_off_until_this_one_ends(
             first.commit()
         thread.join(10)
     assert held and passed.is_set()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def each_database(
+    request: pytest.FixtureRequest, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
+    """A migrated database of each kind, with one student account."""
+    if request.param == "sqlite":
+        yield
+        return
+    with throwaway_database(monkeypatch, data_dir):
+        upgrade_head()
+        yield
+
+
+def test_a_page_read_sees_what_its_session_holds_and_skips_the_orm(each_database: None) -> None:
+    """`read_rows` (a page's hot reads, issue 54): the rows `Session.execute` would give, the
+    session's unflushed objects included, inside its transaction, without the ORM's layers."""
+    with session_factory()() as setup:
+        user, _ = create_user(
+            session=setup, email="r@example.org", password="correct horse", role=Role.student
+        )
+        user_id = user.id
+    slugs = select(LessonRead.lesson_slug).where(LessonRead.user_id == user_id)
+    orm_runs: list[object] = []
+    session = session_factory()()
+    event.listen(session, "do_orm_execute", orm_runs.append)
+    try:
+        session.add(LessonRead(user_id=user_id, lesson_slug="unflushed"))
+        assert read_rows(session, slugs).all() == [("unflushed",)]
+        assert orm_runs == []  # no trip through the ORM's compile and result layers
+        assert session.execute(slugs).all() == [("unflushed",)]  # the same rows the ORM gives
+        assert orm_runs
+        with session_factory()() as other:  # not committed: nobody else sees it yet
+            assert read_rows(other, slugs).all() == []
+        session.rollback()
+        assert read_rows(session, slugs).all() == []
+    finally:
+        session.close()

@@ -27,6 +27,7 @@ from app.assessments.loader import assessments_for
 from app.assessments.models import Accommodation, AssessmentAttempt
 from app.assessments.schema import AssessmentFile
 from app.courses.service import process_registry
+from app.db import read_rows
 from app.models_base import as_utc
 from app.offerings.standing import staff_of_course
 from app.submissions.locks import Lockable
@@ -136,7 +137,7 @@ def _standing(
     same key is another item."""
     params = {"user_id": user_id, "course_slug": course_slug, "now": now, "slugs": sorted(exams)}
     standing = _Standing([], {}, set())
-    rows = session.execute(_STANDING, params)
+    rows = read_rows(session, _STANDING, params)
     for kind, slug, status, deadline, release_at, rules, items in rows:
         if kind == "window":
             standing.windows[slug] = (deadline, release_at)

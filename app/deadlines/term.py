@@ -24,6 +24,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session
 
+from app.db import read_rows
 from app.deadlines.models import DeadlineExtension, LatePolicy, OfferingDue
 from app.deadlines.policy import DEFAULT, Lateness, Policy, after_penalty, as_policy, judge, stamp
 from app.deadlines.rules import Kind
@@ -129,7 +130,7 @@ def _read(session: Session, statement: CompoundSelect[Any], params: dict[str, An
     own: dict[tuple[str, str], dt.datetime] = {}
     extensions: dict[tuple[str, str], DeadlineExtension] = {}
     policy = DEFAULT
-    for tag, kind, slug, due, reason, per_day, most, grace in session.execute(statement, params):
+    for tag, kind, slug, due, reason, per_day, most, grace in read_rows(session, statement, params):
         if tag == "own":
             own[(kind, slug)] = as_utc(due)
         elif tag == "ext":

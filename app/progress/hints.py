@@ -9,6 +9,7 @@ from sqlalchemy import bindparam, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from app.db import read_rows
 from app.offerings.access import students_here
 from app.offerings.place import Place
 from app.progress.models import HintReveal
@@ -25,7 +26,7 @@ _REVEALED = select(func.max(HintReveal.hint_number)).where(
 def revealed_count(*, session: Session, user_id: int, course_slug: str, exercise_slug: str) -> int:
     """How many of the course's exercise's hints this student has opened (the first ones)."""
     params = {"user_id": user_id, "course_slug": course_slug, "exercise_slug": exercise_slug}
-    return int(session.scalar(_REVEALED, params) or 0)
+    return int(read_rows(session, _REVEALED, params).scalar() or 0)
 
 
 def reveal_next(

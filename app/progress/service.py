@@ -22,7 +22,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.courses.first import first_course_slug
-from app.db import ONE_STATEMENT
+from app.db import ONE_STATEMENT, read_rows
 from app.events import grade_recorded
 from app.models_base import utcnow
 from app.offerings.place import Place
@@ -94,7 +94,7 @@ def open_lesson(
         ).one()
         session.commit()  # nothing left to commit outside a transaction (app/db.py)
         return LessonOpened(newly_read=bool(added), quiz_attempts=int(attempts or 0))
-    read_id, attempts = session.execute(_LESSON_STATE, params).one()
+    read_id, attempts = read_rows(session, _LESSON_STATE, params).one()
     if read_id is not None:
         return LessonOpened(newly_read=False, quiz_attempts=int(attempts or 0))
     try:

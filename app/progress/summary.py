@@ -23,6 +23,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import Session
 
 from app.content.loader import Exercise, Lesson
+from app.db import read_rows
 from app.progress.models import LessonRead, QuizAttempt
 from app.submissions.models import PRACTICE, Submission
 
@@ -279,7 +280,7 @@ def _exercise_rows(
         elif when == newest[0][0]:
             newest.append((when, str(slug)))
     if len(newest) > 1:
-        row = session.execute(_LAST_SUBMISSION, asked).one()
+        row = read_rows(session, _LAST_SUBMISSION, asked).one()
         newest = [(_aware(row[1]), str(row[0]))]
     return stats, newest[0] if newest else None
 
@@ -331,7 +332,7 @@ def course_progress(
     """The home page's view of one student in one course: reads, quiz scores, exercise states,
     next step (another course's quiz or exercise of the same slug is another one)."""
     asked = {"user_id": user_id, "course_slug": course_slug}
-    rows = session.execute(_PROGRESS_ROWS, asked).all()
+    rows = read_rows(session, _PROGRESS_ROWS, asked).all()
     lesson_progress, activity = _lesson_progress((r for r in rows if r[0] != "exercise"), lessons)
     stats, last = _exercise_rows(session, asked, (r for r in rows if r[0] == "exercise"))
     exercise_progress = {ex.meta.slug: stats.get(ex.meta.slug, UNTOUCHED) for ex in exercises}

@@ -12,6 +12,7 @@ from sqlalchemy import Select, String, bindparam, func, literal, select, union_a
 from sqlalchemy.orm import Session
 
 from app.courses.first import first_course_slug
+from app.db import read_rows
 from app.hooks import result_held
 from app.models_base import utcnow
 from app.offerings.models import Offering
@@ -52,7 +53,7 @@ def staff_notes(
 ) -> list[StaffNote]:
     """What staff wrote to this student since then, newest first (one statement: a union)."""
     values = {"notes_user_id": user_id, "notes_since": since, "notes_course": first_course_slug()}
-    found = session.execute(_notes(limit), values)
+    found = read_rows(session, _notes(limit), values)
     now = utcnow()
     return [
         StaffNote(*row[:6])
