@@ -22,6 +22,7 @@ from app.courses import offerings_admin, roles_admin, teach_routes
 from app.courses import routes as course_routes
 from app.courses.prefix import CoursePrefixMiddleware
 from app.courses.service import app_registry, course_or_404, start_watcher
+from app.db import SessionsClosedMiddleware
 from app.grading.runtime import JobRuntime
 from app.grading.service import get_grader, shutdown_grader
 from app.instructor import routes as instructor_routes
@@ -117,6 +118,7 @@ def create_app() -> FastAPI:
     app.state.course_lookup = course_or_404  # CourseDep of /courses/{course}/ (content is below)
     app.state.submission_limiter, app.state.submission_repeats = intake.new_guards()
     app.state.auth_limiter = auth_limiter()  # AuthLimiterDep: failed logins and sign-ups
+    app.add_middleware(SessionsClosedMiddleware)  # innermost: closes each request's session
     install_csrf(app)
     # Before any other work: a request waiting for its turn holds nothing but its socket
     # (issue 23); only the security headers wrap it, so a 503 carries them too.
