@@ -27,6 +27,7 @@ _BY_SESSION = (
     .where(WebSession.token_hash == bindparam("token_hash"))
 )
 _COLUMNS = User.__mapper__.column_attrs
+_NEW_USER = User.__mapper__.class_manager.new_instance
 
 
 async def get_current_user(request: Request, session: SessionDep) -> User | None:
@@ -80,7 +81,8 @@ def _from_cache(session: Session, cached: session_cache.CachedSession) -> User |
     present = session.identity_map.get(key)
     if isinstance(present, User):
         return present
-    user = User(**cached.user)
+    user = _NEW_USER()  # as a query builds one: no constructor, no attribute events (issue 54)
+    vars(user).update(cached.user)
     make_transient_to_detached(user)  # as if just loaded: no history, no INSERT at flush
     session.add(user)
     return user

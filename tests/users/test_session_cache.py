@@ -7,11 +7,12 @@ import time
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import delete, update
+from sqlalchemy import delete, func, inspect, select, update
 
 from app.config import get_settings
 from app.db import session_factory
 from app.users import session_cache
+from app.users.deps import _from_cache
 from app.users.models import User, WebSession
 from tests.site.test_routes import statements
 from tests.users.helpers import logged_in_client
@@ -107,3 +108,27 @@ def test_a_scale_out_process_remembers_nothing_until_it_hears_every_change(
     monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:6379/0")
     get_settings.cache_clear()
     assert not session_cache.enabled()
+
+
+def test_a_remembered_user_is_the_persistent_row_a_query_would_give(client: TestClient) -> None:
+    """Built from the cache with no query (issue 54), the user is the request session's
+    persistent object: equal columns, nothing pending, and a change to it is an UPDATE."""
+    user = logged_in_client(client, "ada@example.org", name="Ada")
+    with session_factory()() as session:
+        loaded = session.get(User, user.id)
+        assert loaded is not None
+        columns = {a.key: getattr(loaded, a.key) for a in User.__mapper__.column_attrs}
+    expires = dt.datetime.now(dt.UTC) + dt.timedelta(hours=1)
+    cached = session_cache.CachedSession(columns, expires, time.monotonic())
+    with session_factory()() as session:
+        remembered = _from_cache(session, cached)
+        assert remembered is not None
+        assert inspect(remembered).persistent
+        assert not (session.new or session.dirty)
+        assert {a.key: getattr(remembered, a.key) for a in User.__mapper__.column_attrs} == columns
+        assert _from_cache(session, cached) is remembered  # one object per identity
+        remembered.name = "Countess"
+        session.commit()
+    with session_factory()() as session:
+        assert session.scalars(select(User.name).where(User.id == user.id)).one() == "Countess"
+        assert session.scalar(select(func.count()).select_from(User)) == 1
