@@ -81,7 +81,7 @@ def _from_cache(session: Session, cached: session_cache.CachedSession) -> User |
     present = session.identity_map.get(key)
     if isinstance(present, User):
         return present
-    user = _NEW_USER()  # as a query builds one: no constructor, no attribute events (issue 54)
+    user: User = _NEW_USER()  # as a query builds one: no constructor, no events (issue 54)
     vars(user).update(cached.user)
     make_transient_to_detached(user)  # as if just loaded: no history, no INSERT at flush
     session.add(user)
