@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import time
 from typing import Annotated
 
@@ -11,7 +10,7 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session, make_transient_to_detached
 from sqlalchemy.orm.util import identity_key
 
-from app.db import SessionDep, release
+from app.db import SessionDep, read_rows, release
 from app.models_base import as_utc, utcnow
 from app.users import session_cache
 from app.users.models import User, WebSession
@@ -21,12 +20,14 @@ from app.web.on_loop import run_db
 
 # Built once: constructing a statement and its cache key on every request cost as much CPU as
 # running it (issue 23); only the token hash changes between requests.
+_COLUMNS = User.__mapper__.column_attrs
+# The user's columns, not the mapped object: the row becomes the cache's entry and the user is
+# built from it as from a remembered one (`_from_cache`), with no pass through the ORM's loading.
 _BY_SESSION = (
-    select(User, WebSession.expires_at)
+    select(*(attr.columns[0] for attr in _COLUMNS), WebSession.expires_at)
     .join(WebSession, WebSession.user_id == User.id)
     .where(WebSession.token_hash == bindparam("token_hash"))
 )
-_COLUMNS = User.__mapper__.column_attrs
 _NEW_USER = User.__mapper__.class_manager.new_instance
 
 
@@ -61,16 +62,15 @@ def _lookup_and_release(session: Session, auth: str, token_hash: str) -> User | 
 
 def _by_session(session: Session, token_hash: str) -> User | None:
     generation = session_cache.cache.generation
-    found = session.execute(_BY_SESSION, {"token_hash": token_hash}).first()
+    found = read_rows(session, _BY_SESSION, {"token_hash": token_hash}).first()
     if found is None:
         return None
-    user: User = found[0]
-    expires_at: dt.datetime = found[1]
+    *columns, expires_at = found
+    values = {attr.key: value for attr, value in zip(_COLUMNS, columns, strict=True)}
+    entry = session_cache.CachedSession(values, expires_at, time.monotonic())
     if session_cache.enabled():
-        values = {attr.key: getattr(user, attr.key) for attr in _COLUMNS}
-        entry = session_cache.CachedSession(values, expires_at, time.monotonic())
         session_cache.cache.put(token_hash, entry, generation)
-    return None if as_utc(expires_at) < utcnow() else user
+    return _from_cache(session, entry)
 
 
 def _from_cache(session: Session, cached: session_cache.CachedSession) -> User | None:
