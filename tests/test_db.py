@@ -14,7 +14,7 @@ from sqlalchemy import event, func, insert, select, text
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from app import db
+from app import db, sqlite_file
 from app.db import read_rows, session_factory
 from app.migrate import upgrade_head
 from app.progress.models import LessonRead, QuizAttempt
@@ -25,7 +25,7 @@ from tests.postgres import PG_ADMIN, throwaway_database
 
 
 def _writer_held() -> bool:
-    return db._sqlite_writer._lock.locked()
+    return sqlite_file._sqlite_writer._lock.locked()
 
 
 @pytest.fixture
@@ -79,13 +79,13 @@ def test_a_class_opening_lessons_at_once_records_every_first_visit(user_id: int)
 def test_a_writer_stuck_elsewhere_falls_back_to_sqlite_own_waiting(
     user_id: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(db._sqlite_writer, "_wait", 0.05)
-    assert db._sqlite_writer._lock.acquire()  # as if another connection never let go
+    monkeypatch.setattr(sqlite_file._sqlite_writer, "_wait", 0.05)
+    assert sqlite_file._sqlite_writer._lock.acquire()  # as if another connection never let go
     try:
         with session_factory()() as session:
             assert record_lesson_read(session=session, user_id=user_id, lesson_slug="late")
     finally:
-        db._sqlite_writer._lock.release()
+        sqlite_file._sqlite_writer._lock.release()
     assert not _writer_held()
 
 

@@ -104,6 +104,7 @@ def test_deadlines_sit_below_submissions_and_quizzes() -> None:
 # graders/ is the ground: it imports nothing of app/ (test_graders_never_import_app).
 LAYERS: list[set[str]] = [
     {"graders", "config", "models_base", "hooks", "errors", "yamlio"},  # hooks: extension points
+    {"sqlite_file"},  # SQLite's connection settings and the process's one writer lock
     {"db", "events"},  # events: the names of two hooks kept for their callers
     {"migrate", "web", "jobs"},  # schema upgrades, HTTP utilities, the queue and its transports
     {"users"},

@@ -7,7 +7,7 @@ most CPU of all its parts: the event loop and the thread take turns on the inter
 and under a class's load that was a third of a page's CPU (issue 54; docs/benchmarks.md).
 On PostgreSQL every statement waits on the network, and a thread lets the others go on
 meanwhile. A page whose turn comes while another connection holds this process's SQLite writer
-lock (app/db.py) runs in a thread, as before, so the loop does not wait behind a write.
+lock (app/sqlite_file.py) runs in a thread, as before, so the loop does not wait behind a write.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
 from app.config import get_settings
-from app.db import release, sqlite_writer_busy
+from app.db import release
+from app.sqlite_file import sqlite_writer_busy
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -42,7 +43,7 @@ def database_is_local() -> bool:
 async def run_db(func: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
     """FUNC's result, computed here in its turn (`Turns`) on SQLite, in a request thread
     otherwise, or when its turn comes while another connection holds this process's SQLite
-    writer lock (app/db.py): a write of FUNC would wait for it, and the loop must not."""
+    writer lock (app/sqlite_file.py): a write of FUNC would wait for it, and the loop must not."""
     if not database_is_local():
         return await run_in_threadpool(func, *args, **kwargs)
     await _turns().take()

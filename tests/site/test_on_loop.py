@@ -16,7 +16,7 @@ from sqlalchemy import text
 from sqlalchemy.orm import Session
 
 import app.site.routes as site_routes
-from app import db
+from app import db, sqlite_file
 from app.web.on_loop import db_page
 from tests.users.helpers import logged_in_client
 
@@ -69,7 +69,7 @@ def test_a_page_on_the_loop_hands_the_writer_lock_on_as_it_returns(data_dir: Pat
             with contextlib.suppress(ValueError):
                 await page(session=session, fail=fail)
             # the request's session is still open here, as in FastAPI before its clean-up
-            held = db._sqlite_writer._lock.locked()
+            held = sqlite_file._sqlite_writer._lock.locked()
         finally:
             session.close()
         with db.session_factory()() as fresh:
