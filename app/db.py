@@ -241,7 +241,7 @@ def read_rows(
     layers, which cost as much CPU as SQLite running it (about 24 µs a statement here);
     a page's few hot reads (issue 54) need none of it.
     """
-    if session.new or session.dirty or session.deleted:
+    if session.autoflush and (session.new or session.dirty or session.deleted):
         session.flush()
     return session.connection().execute(statement, params or {})
 
