@@ -244,6 +244,20 @@ def client_on_each_database(
             yield test_client
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+def each_database(
+    request: pytest.FixtureRequest, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
+    """A migrated database of each kind: data_dir's SQLite file, then a throwaway PostgreSQL
+    database (for code whose SQL the two run differently)."""
+    if request.param == "sqlite":
+        yield
+        return
+    with throwaway_database(monkeypatch, data_dir):
+        upgrade_head()
+        yield
+
+
 @pytest.fixture
 def postgres_db(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[str]:
     """An empty database on the machine's PostgreSQL the app points at; fails rather than

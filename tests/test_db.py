@@ -300,19 +300,6 @@ def test_serialize_holds_the_next_transaction_off_until_this_one_ends(
     assert held and passed.is_set()
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def each_database(
-    request: pytest.FixtureRequest, data_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[None]:
-    """A migrated database of each kind, with one student account."""
-    if request.param == "sqlite":
-        yield
-        return
-    with throwaway_database(monkeypatch, data_dir):
-        upgrade_head()
-        yield
-
-
 def test_a_page_read_sees_what_its_session_holds_and_skips_the_orm(each_database: None) -> None:
     """`read_rows` (a page's hot reads, issue 54): the rows `Session.execute` would give, the
     session's unflushed objects included, inside its transaction, without the ORM's layers."""

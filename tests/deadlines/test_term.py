@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from sqlalchemy import event
@@ -12,30 +10,14 @@ from sqlalchemy import event
 from app.db import get_engine, session_factory
 from app.deadlines.models import DeadlineExtension, LatePolicy, OfferingDue
 from app.deadlines.term import student_term_for_work
-from app.migrate import upgrade_head
 from app.offerings.models import OfferingRole
 from app.offerings.service import create_offering, enroll, first_offering
 from app.users.service import create_user
-from tests.postgres import throwaway_database
 
 DUE = dt.datetime(2027, 3, 1, 17, tzinfo=dt.UTC)
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def database(
-    request: pytest.FixtureRequest, data_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[None]:
-    """A migrated database of each kind."""
-    if request.param == "sqlite":
-        upgrade_head()
-        yield
-        return
-    with throwaway_database(monkeypatch, data_dir):
-        upgrade_head()
-        yield
-
-
-def test_dates_extension_and_policy_come_in_one_statement(database: None) -> None:
+def test_dates_extension_and_policy_come_in_one_statement(each_database: None) -> None:
     with session_factory()() as session:
         user, _ = create_user(session=session, email="s@example.org", password="pw-pw-pw-pw")
         first = first_offering(session=session)
