@@ -14,6 +14,7 @@ from graders import Grader, PoolSettings, base_env, fill_jax_cache
 
 _lock = threading.Lock()
 _grader: Grader | None = None
+DEMAND_FILE = "grader-demand.json"
 
 
 def pool_settings(*, warm: bool) -> PoolSettings:
@@ -27,6 +28,8 @@ def pool_settings(*, warm: bool) -> PoolSettings:
         fork_max_jobs=settings.pool_fork_max_jobs,
         jax_own_client=settings.pool_jax_own_client,
         jax_cache_dir=str(jax_cache_dir()),
+        # A serving pool remembers what jobs asked for, so a restart starts those servers first.
+        demand_file=str(settings.app_data_dir / DEMAND_FILE) if warm else None,
     )
 
 
@@ -67,6 +70,15 @@ def get_grader(*, warm: bool = True) -> Grader:
             if warm:  # the first wrong answer of each exercise then needs no extra runs
                 threading.Thread(target=_grader.prime, daemon=True, name="grader-prime").start()
         return _grader
+
+
+def start_grader_early() -> None:
+    """Start the grader now, in the background, while the web app is still being imported.
+
+    Why: importing the app takes seconds of one core; the pool's sandboxes start on the other
+    (at a low priority), so a restart's first verdicts wait less (issue 54). The app's start-up
+    then finds this grader (`get_grader`)."""
+    threading.Thread(target=get_grader, daemon=True, name="grader-early").start()
 
 
 def current_grader() -> Grader | None:

@@ -43,6 +43,9 @@ class PoolSettings:
     jax_own_client: bool = False
     # Experiments (graders/experiments.py) running at once, each in a sandbox of its own.
     experiment_slots: int = 1
+    # Where the pool remembers which keys jobs asked for, so a restart starts those first
+    # (graders/host/demand.py); None: the keys start in the order of `sizes`.
+    demand_file: str | None = None
 
 
 def _limits(settings: PoolSettings) -> SandboxLimits:

@@ -99,6 +99,16 @@ def stale(
     return todo
 
 
+def current(exercises_dir: Path, cache_dir: Path, env: dict[str, str]) -> bool:
+    """Every exercise's part filled for its code (a restart): `fill` would do nothing."""
+    from graders.host.warmup import warmup_bundles
+
+    try:
+        return not stale(warmup_bundles(exercises_dir), cache_dir, env)
+    except (OSError, ValueError):  # `fill` will say what is wrong
+        return False
+
+
 def fill(
     exercises_dir: Path, cache_dir: Path, env: dict[str, str], slugs: list[str] | None = None
 ) -> float:

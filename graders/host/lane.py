@@ -22,27 +22,31 @@ from contextlib import contextmanager
 
 
 class Lane:
-    """A lock handed to the most urgent waiter: `urgent(key)` true first, then arrival order."""
+    """A lock handed to the most urgent waiter: `urgent(key)` true first, then `rank(key)`
+    (the pool's start order), then arrival order."""
 
     def __init__(
         self,
         urgent: Callable[[str], bool],
         width: int = 1,
         busy: Callable[[], bool] = lambda: False,
+        rank: Callable[[str], int] = lambda key: 0,
     ) -> None:
         self._urgent = urgent
+        self._rank = rank
         self._busy_with_jobs = busy
         self._width = width
         self._busy = 0
         self._holding: list[str] = []  # keys of the starts holding the lane now
-        self._queue: list[tuple[int, str]] = []
+        self._queue: list[tuple[int, int, str]] = []  # (rank, arrival, key)
         self._order = itertools.count()
         self._cond = threading.Condition()
 
     @contextmanager
-    def turn(self, key: str) -> Iterator[None]:
-        """Hold the lane for a start of `key` (waits for its turn)."""
-        ticket = (next(self._order), key)
+    def turn(self, key: str, *, rank: int | None = None) -> Iterator[None]:
+        """Hold the lane for a start of `key` (waits for its turn); `rank`: its place in the
+        pool's fill, else `rank(key)`."""
+        ticket = (self._rank(key) if rank is None else rank, next(self._order), key)
         with self._cond:
             self._queue.append(ticket)
             while not self._may_go(ticket):
@@ -58,18 +62,18 @@ class Lane:
                 self._holding.remove(key)
                 self._cond.notify_all()
 
-    def _may_go(self, ticket: tuple[int, str]) -> bool:
+    def _may_go(self, ticket: tuple[int, int, str]) -> bool:
         """Its turn, a free place, and either a job waits for it or no job runs or waits; or a job
         waits for it and none waits for any start holding the lane."""
         if self._next() != ticket:
             return False
-        urgent = self._urgent(ticket[1])
+        urgent = self._urgent(ticket[2])
         if self._busy >= self._width:
             return urgent and not any(self._urgent(key) for key in self._holding)
         return urgent or not self._busy_with_jobs()
 
-    def _next(self) -> tuple[int, str] | None:
-        urgent = [t for t in self._queue if self._urgent(t[1])]
+    def _next(self) -> tuple[int, int, str] | None:
+        urgent = [t for t in self._queue if self._urgent(t[2])]
         return min(urgent or self._queue, default=None)
 
     def nudge(self) -> None:

@@ -9,8 +9,10 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from pathlib import Path
 from typing import Protocol
 
+from graders.host.demand import Demand
 from graders.host.forkserver import ForkedJob, ForkServer, ForkServerGone
 from graders.host.interpreter import PoolSettings, start_interpreter
 from graders.host.lane import Lane
@@ -81,8 +83,13 @@ class WarmPool:
         self._last_error: dict[str, list[str]] = {}
         self._stop_event = threading.Event()
         self._starting: set[SandboxProcess] = set()
+        self._demand = Demand(Path(settings.demand_file) if settings.demand_file else None)
+        # What the class asked for before a restart starts first, the rest in the sizes' order.
+        self._order = self._demand.order(settings.sizes)
         # One background start at a time; one nobody waits for only while no job runs or waits.
-        self._lane = Lane(lambda key: self._waiting[key] > 0, busy=self._jobs_in_hand)
+        self._lane = Lane(
+            lambda key: self._waiting[key] > 0, busy=self._jobs_in_hand, rank=self._rank
+        )
         self._prepare: dict[str, Callable[[], None]] = {}
         self._prepared: set[str] = set()
         self._prepare_lock = threading.Lock()
@@ -90,6 +97,11 @@ class WarmPool:
     def before_first(self, framework: str, prepare: Callable[[], None]) -> None:
         """Run `prepare` once, before the first interpreter of this framework starts."""
         self._prepare[framework] = prepare
+
+    def prepared(self, framework: str) -> None:
+        """`framework`'s `before_first` work is known to be done already: skip it."""
+        with self._prepare_lock:
+            self._prepared.add(framework)
 
     def _ensure_prepared(self, key: str) -> None:
         framework = key.partition(":")[0]
@@ -104,28 +116,37 @@ class WarmPool:
                     self._prepared.add(framework)
 
     def start(self) -> None:
-        """Fill the pool in the background."""
-        for framework, size in self.settings.sizes.items():
-            for _ in range(size):
-                self._refill(framework)
+        """Fill the pool in the background: each key's first server in the demand's order, then
+        each key's second, and so on (a second NumPy server waits behind the first JAX one)."""
+        for server in range(max(self.settings.sizes.values(), default=0)):
+            for place, key in enumerate(self._order):
+                if self.settings.sizes[key] > server:
+                    self._refill(key, rank=server * len(self._order) + place)
 
-    def _refill(self, framework: str) -> None:
+    def _rank(self, key: str) -> int:
+        """A key's place in the start order (a key outside `sizes` last): a start's rank in
+        the lane unless the fill gave it one."""
+        return self._order.index(key) if key in self._order else len(self._order)
+
+    def _refill(self, framework: str, rank: int | None = None) -> None:
         with self._cond:
             if self._stopped:
                 return
             self._pending[framework] += 1
         thread = threading.Thread(
-            target=self._spawn_one, args=(framework,), daemon=True, name=f"pool-{framework}"
+            target=self._spawn_one, args=(framework, rank), daemon=True, name=f"pool-{framework}"
         )
         thread.start()
 
-    def _spawn_one(self, framework: str) -> None:
+    def _spawn_one(self, framework: str, rank: int | None = None) -> None:
         proc: SandboxProcess | None = None
         try:
             self._ensure_prepared(framework)
-            with self._lane.turn(framework):
+            queued = time.monotonic()
+            with self._lane.turn(framework, rank=rank):
                 if self._stopped:
                     raise _Stopped
+                went = time.monotonic()
                 # Nobody waits for it (a fill, a refill): it starts on spare CPU only.
                 background = self._waiting[framework] == 0
                 proc = self._start(framework, self.settings, background=background)
@@ -134,6 +155,12 @@ class WarmPool:
                         raise _Stopped
                     self._starting.add(proc)
                 self._wait_ready_while_wanted(framework, proc)
+            log.info(  # where a restart's first verdicts wait: in line, or for the start itself
+                "a %s server is ready: %.1f s waiting its turn, %.1f s starting",
+                framework,
+                went - queued,
+                time.monotonic() - went,
+            )
         except Exception as exc:
             if proc is not None:
                 discard(proc)
@@ -200,6 +227,7 @@ class WarmPool:
 
         A fork server stops its child after `wall_ms`; a fresh interpreter is the caller's to time.
         """
+        self._demand.note(framework)
         while True:
             idle = self._acquire_idle(framework, timeout)
             if isinstance(idle, SandboxProcess):

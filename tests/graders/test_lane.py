@@ -67,22 +67,13 @@ def test_starts_take_turns_and_the_urgent_one_goes_first() -> None:
 def test_a_start_a_job_waits_for_goes_beside_a_start_nobody_waits_for_any_more() -> None:
     urgent = {"jax:burst"}  # the burst's jobs wait for this start ...
     lane = Lane(lambda key: key in urgent)
-    holding, release = threading.Event(), threading.Event()
     order: list[str] = []
-
-    def hold() -> None:
-        with lane.turn("jax:burst"):
-            holding.set()
-            release.wait()
-            order.append("jax:burst")
+    holder, release = _holding(lane, "jax:burst", order)
 
     def start(key: str) -> None:
         with lane.turn(key):
             order.append(key)
 
-    holder = threading.Thread(target=hold)
-    holder.start()
-    holding.wait()
     urgent.add("numpy")  # ... and a NumPy job waits too: it waits its turn
     numpy = threading.Thread(target=start, args=("numpy",))
     numpy.start()
@@ -96,3 +87,40 @@ def test_a_start_a_job_waits_for_goes_beside_a_start_nobody_waits_for_any_more()
     holder.join()
     # and another start waits while an urgent one holds the lane beside the stale one
     assert order == ["numpy", "jax:burst"]
+
+
+def test_queued_starts_go_in_the_pools_order_not_their_arrival() -> None:
+    # the pool ranks the keys (what the class asked for before a restart first: demand.py)
+    rank = {"jax:rope": 0, "numpy": 1, "torch": 2}
+    lane = Lane(lambda key: False, rank=lambda key: rank[key])
+    order: list[str] = []
+    holder, release = _holding(lane, "numpy", order)
+
+    def start(key: str) -> None:
+        with lane.turn(key):
+            order.append(key)
+
+    waiting = [threading.Thread(target=start, args=(key,)) for key in ("torch", "jax:rope")]
+    for thread in waiting:  # torch queues first, the remembered exercise after it
+        thread.start()
+        threading.Event().wait(0.05)
+    release.set()
+    for thread in [holder, *waiting]:
+        thread.join(5)
+    assert order == ["numpy", "jax:rope", "torch"]
+
+
+def _holding(lane: Lane, key: str, order: list[str]) -> tuple[threading.Thread, threading.Event]:
+    """A start of `key` holding the lane until the returned event is set (then noted in order)."""
+    holding, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with lane.turn(key):
+            holding.set()
+            release.wait()
+            order.append(key)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    holding.wait()
+    return holder, release
