@@ -70,6 +70,9 @@ def main(argv: list[str] | None = None) -> int:
             problem = schema_problem()
             if problem:
                 return _fail(problem)
+        ahead = getattr(args, "ahead", None)
+        if ahead is not None:  # `serve`: its grader's sandboxes start while the app loads
+            ahead(args)
         result: int = args.func(args)
     except DataDirError as exc:
         return _fail(str(exc))

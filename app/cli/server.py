@@ -55,6 +55,18 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def start_grader_ahead(args: argparse.Namespace) -> None:
+    """Once `serve`'s checks passed, before uvicorn imports the app: start its grader, if this
+    process grades (the sandboxes start on the other core while the app loads)."""
+    settings = get_settings()
+    if args.reload or args.workers > 1 or not settings.grades_in_web:
+        return
+    if settings.pool_warm_on_start and _port_free(args.host, args.port) is None:
+        from app.grading.service import start_grader_early
+
+        start_grader_early()
+
+
 def serve_options(*, reload: bool) -> dict[str, Any]:
     """How uvicorn runs the app; with reload, code changes restart it and content reloads live.
 
@@ -112,7 +124,9 @@ def add_serve(sub: Any) -> None:
         "--reload", action="store_true", help="restart on code change, reload content live"
     )
     serve.add_argument("--workers", type=int, default=1, help="web processes (scale-out mode only)")
-    serve.set_defaults(func=cmd_serve, needs_database=True, waits_for_database=True)
+    serve.set_defaults(
+        func=cmd_serve, needs_database=True, waits_for_database=True, ahead=start_grader_ahead
+    )
 
 
 def add_migrate(sub: Any) -> None:
