@@ -51,6 +51,11 @@ class Settings(BaseSettings):
         description="The lab's reference experiments (`python -m app experiments`); default "
         "experiments-cache in app_data_dir.",
     )
+    template_cache_dir: Path | None = Field(
+        default=None,
+        description="The pages' templates compiled, so a restart does not compile them again; "
+        "default template-cache in app_data_dir.",
+    )
     validate_cache_dir: Path | None = Field(
         default=None,
         description="Grading checks `validate` saw pass, so a rerun grades only what changed; "
@@ -359,6 +364,11 @@ class Settings(BaseSettings):
     def experiments_cache_path(self) -> Path:
         """The lab's reference runs: per data dir, beside the submissions they are drawn with."""
         return self.experiments_cache_dir or self.app_data_dir / "experiments-cache"
+
+    @property
+    def template_cache_path(self) -> Path:
+        """Compiled templates: per data dir, the one place a deployment surely may write."""
+        return self.template_cache_dir or self.app_data_dir / "template-cache"
 
     @property
     def validate_cache_path(self) -> Path:

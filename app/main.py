@@ -50,7 +50,7 @@ from app.web.csrf import install_csrf
 from app.web.errors import install_error_handlers
 from app.web.routing import include
 from app.web.security import SecurityHeadersMiddleware
-from app.web.templating import compile_templates
+from app.web.templating import compile_templates, keep_compiled_templates
 from app.wiring import wire
 
 log = logging.getLogger(__name__)
@@ -85,7 +85,9 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     app.state.queue = jobs.queue
     app.state.status_watcher = jobs.watcher
     await asyncio.to_thread(jobs.start)
-    # In the background: a page asked for meanwhile compiles its own template as before.
+    # In the background: a page asked for meanwhile compiles its own template as before. After a
+    # restart they load compiled from the data dir instead (issue 54).
+    keep_compiled_templates(settings.template_cache_path)
     templates_compiled = asyncio.create_task(asyncio.to_thread(_compile_then_set_aside))
     await jobs.watcher.start()
     session_cache.start_listening()  # scale-out: each web process hears the others' logouts
