@@ -97,6 +97,7 @@ class Outcome:
     source: str = "declared"
     framework: str = ""
     queued_ms: float | None = None  # submitted until a grading thread took it (its lane's queue)
+    since_start_ms: float | None = None  # `cold`: from the server's start to this verdict
 
     @property
     def correct(self) -> bool:
@@ -121,18 +122,27 @@ def _send(run: Deployment, answer: Answer, label: str) -> Outcome:
     )
 
 
-def cold(run: Deployment) -> list[Outcome]:
-    """Right after start: a NumPy and a Flax wrong answer, sent as soon as /healthz answers."""
+def cold(run: Deployment, kind: str = "cold") -> list[Outcome]:
+    """Right after start: a NumPy and a Flax wrong answer, sent as soon as /healthz answers.
+
+    Each outcome's `since_start_ms` is from the server's start to its verdict."""
     since_start = (time.monotonic() - run.started) * 1000
     picks = [
-        ("cold numpy", answers("position-embedding-gather", "numpy")[1][0]),
-        ("cold flax", answers("learned-pos-embed-forward", "jax")[1][0]),
+        (f"{kind} numpy", answers("position-embedding-gather", "numpy")[1][0]),
+        (f"{kind} flax", answers("learned-pos-embed-forward", "jax")[1][0]),
     ]
     with ThreadPoolExecutor(len(picks)) as pool:
         outcomes = list(pool.map(lambda p: _send(run, p[1], p[0]), picks))
     for outcome in outcomes:  # what the student saw counts from their submission; keep both
-        outcome.label += f" (+{since_start / 1000:.1f} s after start)"
+        outcome.since_start_ms = since_start + outcome.ms
     return outcomes
+
+
+def restart(run: Deployment) -> list[Outcome]:
+    """The class was at work (the first start's two answers), the server restarts, and the same
+    two answers are sent again as soon as /healthz answers."""
+    run.restart_server()
+    return cold(run, "restart")
 
 
 def alternating(rights: list[Answer], wrongs: list[Answer], count: int) -> list[Answer]:

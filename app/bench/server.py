@@ -110,6 +110,18 @@ class Deployment:
         victim.wait(30)
         self.workers.append(_spawn(["worker"], self.env, self.logs / "worker-new.log"))
 
+    def restart_server(self) -> None:
+        """Stop the server (SIGTERM, as an operator's restart) and start it again on the same
+        data dir and port; `started` is then the new start."""
+        server = self.processes[0]
+        server.terminate()
+        server.wait(60)
+        self.started = time.monotonic()
+        port = self.api.base.rsplit(":", 1)[1]
+        log = self.logs / "server-restarted.log"
+        self.processes[0] = _spawn(["serve", "--port", port], self.env, log)
+        _wait_healthy(self.api, self.processes[0], log)
+
     def server_cpu_seconds(self) -> float | None:
         """CPU time the `serve` process and every process under it have used so far.
 
