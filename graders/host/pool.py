@@ -155,11 +155,9 @@ class WarmPool:
                         raise _Stopped
                     self._starting.add(proc)
                 self._wait_ready_while_wanted(framework, proc)
-            log.info(  # where a restart's first verdicts wait: in line, or for the start itself
-                "a %s server is ready: %.1f s waiting its turn, %.1f s starting",
-                framework,
-                went - queued,
-                time.monotonic() - went,
+            took = (went - queued, time.monotonic() - went)  # where a restart's verdicts wait
+            log.info(
+                "a %s server is ready: %.1f s waiting its turn, %.1f s starting", framework, *took
             )
         except Exception as exc:
             if proc is not None:
