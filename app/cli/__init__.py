@@ -13,7 +13,6 @@ from sqlalchemy.exc import OperationalError
 from app.cli import authoring, courses, grading, lti, measure, offerings, server, stats, users
 from app.cli.common import fail as _fail
 from app.config import get_settings
-from app.jobkinds import wire_kinds
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,6 +37,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _wire() -> None:
+    """Plug every floor's hooks and job kinds in: a command (`worker`, `users create`, ...)
+    records grades, creates accounts and runs jobs too. After the checks, so a `serve` starts
+    its grader without waiting for these imports."""
+    from app.jobkinds import wire_kinds
+    from app.wiring import wire
+
+    wire_kinds()
+    wire()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parse arguments and run one command; configuration errors become one clear line."""
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
@@ -47,10 +57,6 @@ def main(argv: list[str] | None = None) -> int:
     except ValidationError as exc:
         return _fail("; ".join(str(e["msg"]).removeprefix("Value error, ") for e in exc.errors()))
     from app.db import DataDirError, ensure_data_dir
-    from app.wiring import wire
-
-    wire_kinds()  # the typed jobs of the upper floors, which a `worker` runs
-    wire()  # a command (`worker`, `users create`, ...) records grades and creates accounts too
 
     try:
         # Commands that start a service wait a bounded time for a database still starting
@@ -73,6 +79,7 @@ def main(argv: list[str] | None = None) -> int:
         ahead = getattr(args, "ahead", None)
         if ahead is not None:  # `serve`: its grader's sandboxes start while the app loads
             ahead(args)
+        _wire()
         result: int = args.func(args)
     except DataDirError as exc:
         return _fail(str(exc))

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from app.cli.common import fail as _fail
-from app.users.models import Role
+from app.users.roles import Role
 
 
 def cmd_users(args: argparse.Namespace) -> int:

@@ -3,20 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
-import enum
 
 from sqlalchemy import Boolean, DateTime, Enum, ForeignKey, String, false, true
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.db import Base
 from app.models_base import created_at_column
-
-
-class Role(enum.StrEnum):
-    """What an account may do: students solve, instructors also see everyone's work."""
-
-    student = "student"
-    instructor = "instructor"
+from app.users.roles import Role as Role  # re-exported: where the tables name it
 
 
 class User(Base):

@@ -68,6 +68,37 @@ def test_a_busy_port_starts_no_grader(data_dir: Path, monkeypatch: pytest.Monkey
     assert started == []
 
 
+_AT_THE_GRADERS_START = """
+import json, sys
+import app.cli.server as server
+
+def ahead(args):
+    upper = sorted(m for m in ("app.jobkinds", "app.wiring", "app.main") if m in sys.modules)
+    print(json.dumps(upper))
+    raise SystemExit(0)
+
+server.start_grader_ahead = ahead
+from app.cli import main
+main(["serve", "--port", sys.argv[1]])
+"""
+
+
+def test_serve_starts_its_grader_before_loading_the_app_and_its_hooks(data_dir: Path) -> None:
+    """The grader's start waits only for `serve`'s checks, not for the upper floors' imports
+    (a second of one core on a slow machine); every command is still wired (test_wiring)."""
+    env = {**os.environ, "APP_DATA_DIR": str(data_dir), "POOL_WARM_ON_START": "true"}
+    out = subprocess.run(
+        [sys.executable, "-c", _AT_THE_GRADERS_START, str(_free_port())],
+        env=env,
+        cwd=data_dir,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == []
+
+
 def test_a_grading_pool_remembers_in_the_data_dir_and_a_one_off_grader_does_not(
     data_dir: Path,
 ) -> None:
