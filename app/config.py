@@ -56,6 +56,11 @@ class Settings(BaseSettings):
         description="The pages' templates compiled, so a restart does not compile them again; "
         "default template-cache in app_data_dir.",
     )
+    render_cache_dir: Path | None = Field(
+        default=None,
+        description="Lessons, statements and hints rendered, so a restart reads them instead of "
+        "rendering them again; default rendered-content in app_data_dir.",
+    )
     validate_cache_dir: Path | None = Field(
         default=None,
         description="Grading checks `validate` saw pass, so a rerun grades only what changed; "
@@ -369,6 +374,11 @@ class Settings(BaseSettings):
     def template_cache_path(self) -> Path:
         """Compiled templates: per data dir, the one place a deployment surely may write."""
         return self.template_cache_dir or self.app_data_dir / "template-cache"
+
+    @property
+    def render_cache_path(self) -> Path:
+        """Rendered content: per data dir, beside the compiled templates."""
+        return self.render_cache_dir or self.app_data_dir / "rendered-content"
 
     @property
     def validate_cache_path(self) -> Path:

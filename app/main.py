@@ -18,6 +18,7 @@ from app.authoring import explain_routes as authoring_explain_routes
 from app.authoring import pages as authoring_pages
 from app.authoring import routes as authoring_routes
 from app.config import ROOT, get_settings
+from app.content.render import keep_rendered_content
 from app.courses import offerings_admin, roles_admin, teach_routes
 from app.courses import routes as course_routes
 from app.courses.prefix import CoursePrefixMiddleware
@@ -67,6 +68,7 @@ def _compile_then_set_aside() -> None:
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     """Load content once at start-up; a broken file is logged, never fatal."""
     settings = get_settings()
+    keep_rendered_content(settings.render_cache_path)  # a restart reads it (issue 54)
     # The grader's interpreters start first, on the other core, while content loads: a restart's
     # first JAX verdict waits for them (issue 54).
     warming = settings.grades_in_web and settings.pool_warm_on_start

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from app.content.render import render_markdown
+from app.content.render import render_content
 
 HINTS_DIR = "hints"
 _NAME = re.compile(r"(\d+)\.md")
@@ -37,5 +37,5 @@ def load_hints(folder: Path) -> list[str]:
         text = numbered[number].read_text(encoding="utf-8").strip()
         if not text:
             raise HintError(f"{HINTS_DIR}/{number}.md is empty")
-        hints.append(render_markdown(text))
+        hints.append(render_content(text))
     return hints

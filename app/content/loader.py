@@ -16,7 +16,7 @@ from app import yamlio
 from app.content.digest import tree_digest
 from app.content.hints import HINTS_DIR, HintError, load_hints
 from app.content.plot_blocks import parse_problems
-from app.content.render import plot_fences, render_markdown
+from app.content.render import plot_fences, render_content
 from app.content.schemas import LessonMeta
 from graders import ExerciseMeta, Mistake, MistakesFile
 
@@ -162,7 +162,7 @@ def load_lesson(
         # The body starts after the opening '---', the front matter and the closing '---'.
         body_offset = front.count("\n") + 2
         problems.extend(_plot_problems(body, _rel(path, root or path.parent), body_offset))
-    return Lesson(meta=meta, html=render_markdown(_drop_title_heading(body)), path=path)
+    return Lesson(meta=meta, html=render_content(_drop_title_heading(body)), path=path)
 
 
 def _plot_problems(markdown: str, rel_path: str, line_offset: int) -> list[Problem]:
@@ -237,7 +237,7 @@ def load_exercise(folder: Path, root: Path, problems: list[Problem]) -> Exercise
             raise ContentError(f"{name} is broken") from exc
     statement_text = _read_text(folder / "statement.md")
     problems.extend(_plot_problems(statement_text, _rel(folder / "statement.md", root), 0))
-    statement = render_markdown(_drop_title_heading(statement_text))
+    statement = render_content(_drop_title_heading(statement_text))
     discussion = _load_discussion(folder, root, problems)
     try:
         hints = tuple(load_hints(folder))
@@ -260,7 +260,7 @@ def _load_discussion(folder: Path, root: Path, problems: list[Problem]) -> str:
         problems.append(Problem(_rel(path, root), str(exc), getattr(exc, "line", None)))
         return ""
     problems.extend(_plot_problems(text, _rel(path, root), 0))
-    return render_markdown(_drop_title_heading(text))
+    return render_content(_drop_title_heading(text))
 
 
 def load_course(lessons_dir: Path, exercises_dir: Path) -> Course:

@@ -7,6 +7,7 @@ import html
 import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 import latex2mathml.converter
@@ -22,6 +23,7 @@ from pygments.util import ClassNotFound
 
 from app.content.plot_blocks import figure_html, parse_block, plot_error_html
 from app.content.plots import PlotError
+from app.content.render_cache import KeptRenders, renderer_key
 
 MATHML_TAGS = {
     "math", "mi", "mn", "mo", "ms", "mspace", "mtext", "mrow", "mfrac", "msqrt", "mroot",
@@ -183,3 +185,35 @@ def render_markdown(text: str) -> str:
     """Render trusted-but-fallible markdown; cached by content hash so reloads are free."""
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     return _render_cached(digest, text)
+
+
+# Every app module whose code shapes the HTML (a test checks the list against the imports).
+RENDERER_MODULES = (
+    "app.content.attention_figures",
+    "app.content.plot_blocks",
+    "app.content.plot_figures",
+    "app.content.plots",
+    "app.content.render",
+    "app.yamlio",
+)
+_kept: KeptRenders | None = None
+
+
+def keep_rendered_content(directory: Path | None) -> None:
+    """Keep content files' rendered markdown under `directory` (None: in memory only)."""
+    global _kept
+    _kept = None if directory is None else KeptRenders(directory / renderer_key(RENDERER_MODULES))
+
+
+def render_content(text: str) -> str:
+    """A content file's markdown (lesson, statement, hint): as `render_markdown`, and kept on
+    disk across restarts once `keep_rendered_content` named a place (issue 54)."""
+    kept = _kept
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    if kept is None:
+        return _render_cached(digest, text)
+    html = kept.get(digest)
+    if html is None:
+        html = _render_cached(digest, text)
+        kept.put(digest, html)
+    return html
