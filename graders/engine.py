@@ -10,7 +10,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from graders import jobs, protocol
 from graders.host import jax_cache
@@ -65,8 +65,9 @@ class Grader:
     ) -> None:
         self.exercises_dir = exercises_dir
         self.mistakes_cache_dir = mistakes_cache_dir
+        self._bundles: dict[str, list[dict[str, Any]]] | None = None  # for the cache's check
         if not pool_settings.warmups and pool_settings.jax_warm_up:
-            bundles = warmup_bundles(exercises_dir, mistakes_cache_dir)
+            bundles = self._bundles = warmup_bundles(exercises_dir, mistakes_cache_dir)
             warmups = {slug: encode_warmup(items) for slug, items in bundles.items()}
             sizes = dict(pool_settings.sizes)
             per_exercise = sizes.get("jax", 0)
@@ -98,7 +99,10 @@ class Grader:
                 return
             self._pool_started = True
         cache_dir = self.pool.settings.jax_cache_dir
-        if cache_dir and jax_cache.current(self.exercises_dir, Path(cache_dir), base_env()):
+        bundles = self._bundles
+        if cache_dir and jax_cache.current(
+            self.exercises_dir, Path(cache_dir), base_env(), bundles
+        ):
             # Nothing to fill: JAX starts take their place in the fill's order at once, rather
             # than after the check while a torch start takes the lane (seconds, issue 54).
             self.pool.prepared("jax")

@@ -99,12 +99,22 @@ def stale(
     return todo
 
 
-def current(exercises_dir: Path, cache_dir: Path, env: dict[str, str]) -> bool:
-    """Every exercise's part filled for its code (a restart): `fill` would do nothing."""
+def current(
+    exercises_dir: Path,
+    cache_dir: Path,
+    env: dict[str, str],
+    bundles: dict[str, list[dict[str, Any]]] | None = None,
+) -> bool:
+    """Every exercise's part filled for its code (a restart): `fill` would do nothing.
+
+    `bundles`: the warm-up bundles of `exercises_dir` when the caller has them (the grader
+    builds them at its start; building them again cost 1 s of a restart's crowded core)."""
     from graders.host.warmup import warmup_bundles
 
     try:
-        return not stale(warmup_bundles(exercises_dir), cache_dir, env)
+        if bundles is None:
+            bundles = warmup_bundles(exercises_dir)
+        return not stale(bundles, cache_dir, env)
     except (OSError, ValueError):  # `fill` will say what is wrong
         return False
 

@@ -204,3 +204,24 @@ def test_work_known_done_is_not_run_before_the_first_start() -> None:
     other._ensure_prepared("jax:rope")
     other._ensure_prepared("jax")
     assert ran == ["fill"]  # once, before the first JAX start of any key
+
+
+def test_the_graders_start_checks_the_jax_cache_with_the_bundles_it_built(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Building the warm-up bundles again at the check cost a restart 1 s of a crowded core."""
+    from graders.engine import Grader
+    from graders.host import warmup
+
+    exercises = Path(__file__).resolve().parents[2] / "exercises"
+    settings = PoolSettings(sizes={"numpy": 0, "jax": 0}, jax_cache_dir=str(tmp_path / "jax"))
+    grader = Grader(exercises, settings, mistakes_cache_dir=tmp_path / "mistakes")
+    assert {key for key in grader.pool.settings.sizes if key.startswith("jax:")}  # built once
+    built_again: list[Path] = []
+    monkeypatch.setattr(warmup, "warmup_bundles", lambda d, c=None: built_again.append(d) or {})
+    checked: list[bool] = []
+    monkeypatch.setattr(grader.pool, "prepared", lambda framework: checked.append(True))
+    monkeypatch.setattr(grader.pool, "start", lambda: None)
+    grader._start_pool()
+    assert built_again == []
+    assert checked == []  # an empty cache directory is not current: the fill runs first
