@@ -57,9 +57,7 @@ class Settings(BaseSettings):
         "default template-cache in app_data_dir.",
     )
     render_cache_dir: Path | None = Field(
-        default=None,
-        description="Lessons, statements and hints rendered, so a restart reads them instead of "
-        "rendering them again; default rendered-content in app_data_dir.",
+        default=None, description="Rendered lessons and hints a restart reads (rendered-content)."
     )
     validate_cache_dir: Path | None = Field(
         default=None,
