@@ -23,7 +23,6 @@ from app.courses import offerings_admin, roles_admin, teach_routes
 from app.courses import routes as course_routes
 from app.courses.prefix import CoursePrefixMiddleware
 from app.courses.service import app_registry, course_or_404, start_watcher
-from app.db import SessionsClosedMiddleware
 from app.grading.runtime import JobRuntime
 from app.grading.service import get_grader, shutdown_grader
 from app.instructor import routes as instructor_routes
@@ -49,6 +48,7 @@ from app.web import docs, heap
 from app.web.capacity import Admission, AdmissionMiddleware
 from app.web.csrf import install_csrf
 from app.web.errors import install_error_handlers
+from app.web.request_session import SessionsClosedMiddleware
 from app.web.routing import include
 from app.web.security import SecurityHeadersMiddleware
 from app.web.templating import compile_templates, keep_compiled_templates

@@ -21,7 +21,6 @@ from app.content.loader import Course
 from app.content.render import render_markdown
 from app.content.service import CourseDep
 from app.courses.service import request_registry
-from app.db import SessionDep
 from app.jobs.base import JobQueue
 from app.jobs.deps import QueueDep
 from app.models_base import utcnow
@@ -30,6 +29,7 @@ from app.quiz.service import MAX_ANSWER_CHARS
 from app.users.deps import CurrentUser, OptionalUser
 from app.users.models import User
 from app.web.api import RowId, errors
+from app.web.request_session import SessionDep
 from app.web.templating import render
 
 router = APIRouter(tags=["assessments"])

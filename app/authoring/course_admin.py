@@ -12,12 +12,12 @@ from starlette.responses import Response
 from app.authoring.editors import is_editor
 from app.courses.routes import course_item, problems_json, refresh_here
 from app.courses.service import request_registry
-from app.db import SessionDep
 from app.errors import DomainError
 from app.offerings.standing import instructs_course
 from app.users.deps import CurrentUser
 from app.users.models import User
 from app.web.api import errors
+from app.web.request_session import SessionDep
 from app.web.templating import render
 
 router = APIRouter()

@@ -14,13 +14,13 @@ from app.authoring import create, drafts, run_job
 from app.authoring.models import AuthoringConflict
 from app.authoring.routes import Authoring, authoring
 from app.content.loader import Exercise
-from app.db import SessionDep
 from app.errors import DomainError
 from app.jobs.deps import QueueDep
 from app.jobs.models import Job
 from app.submissions.presenter import STAFF, present_report
 from app.users.deps import CurrentUser
 from app.web.api import RowId
+from app.web.request_session import SessionDep
 from app.web.templating import render
 from graders import Mode
 

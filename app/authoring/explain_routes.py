@@ -16,7 +16,6 @@ from app.authoring.explain import Explained, ExplainRefused, explain
 from app.content.service import CourseDep
 from app.courses.routes import refresh_here
 from app.courses.service import request_registry
-from app.db import SessionDep
 from app.errors import DomainError
 from app.grading.service import get_grader
 from app.instructor.clusters.service import exercise_clusters
@@ -24,6 +23,7 @@ from app.instructor.web import find_exercise, page
 from app.offerings.access import InstructorUser
 from app.offerings.place import Place, PlaceDep
 from app.web.api import errors
+from app.web.request_session import SessionDep
 
 router = APIRouter(tags=["instructor"])
 

@@ -21,7 +21,6 @@ from app.authoring.templates import LESSON_TEMPLATE
 from app.content.loader import Lesson
 from app.courses.routes import refresh_here
 from app.courses.service import request_registry
-from app.db import SessionDep
 from app.errors import DomainError
 from app.jobs.deps import QueueDep
 from app.offerings.access import InstructorMember
@@ -30,6 +29,7 @@ from app.quiz.views import QuizView, question_view
 from app.users.deps import CurrentUser
 from app.users.models import User
 from app.web.api import RowId
+from app.web.request_session import SessionDep
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)

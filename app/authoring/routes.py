@@ -15,13 +15,13 @@ from app.content.loader import Course
 from app.courses.registry import CourseSource
 from app.courses.routes import refresh_here
 from app.courses.service import course_or_404, request_registry
-from app.db import SessionDep
 from app.errors import DomainError
 from app.jobs.deps import QueueDep
 from app.offerings.access import SiteAdmin
 from app.users.deps import CurrentUser
 from app.users.models import User
 from app.web.api import RowId, errors
+from app.web.request_session import SessionDep
 
 router = APIRouter(tags=["authoring"])
 BASE = "/api/courses/{course}/authoring"

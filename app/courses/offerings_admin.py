@@ -15,11 +15,11 @@ from sqlalchemy.orm import Session
 from starlette.responses import Response
 
 from app.courses.service import request_registry
-from app.db import SessionDep
 from app.offerings.access import SiteAdmin
 from app.offerings.service import OfferingError, create_offering, offering_rows, parse_day
 from app.users.models import User
 from app.web.api import errors
+from app.web.request_session import SessionDep
 from app.web.templating import render
 
 router = APIRouter()

@@ -12,12 +12,12 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 from starlette.responses import Response
 
-from app.db import SessionDep
 from app.offerings.access import SiteAdmin
 from app.offerings.models import Offering, OfferingRole
 from app.offerings.service import enroll
 from app.users.models import User
 from app.web.api import errors
+from app.web.request_session import SessionDep
 
 router = APIRouter(tags=["admin"])
 ROLES = ("admin", "instructor", "ta", "student")

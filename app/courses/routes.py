@@ -12,11 +12,11 @@ from app.content.service import visible_exercises, visible_lessons
 from app.courses import store
 from app.courses.registry import CourseEntry, RefreshResult, Registry
 from app.courses.service import course_or_404, request_registry
-from app.db import SessionDep
 from app.offerings.standing import staff_of_course
 from app.users.deps import OptionalUser
 from app.users.models import User
 from app.web.api import errors
+from app.web.request_session import SessionDep
 
 router = APIRouter()
 

@@ -12,13 +12,13 @@ from sqlalchemy.orm import Session
 from starlette.responses import Response
 
 from app.courses.service import request_registry
-from app.db import SessionDep
 from app.offerings.models import OfferingRole
 from app.offerings.service import OfferingError, create_offering, enroll, parse_day
 from app.offerings.standing import instructs_course
 from app.users.deps import CurrentUser
 from app.users.models import User
 from app.web.api import errors
+from app.web.request_session import SessionDep
 
 router = APIRouter(tags=["offerings"])
 NOT_TEACHING = (

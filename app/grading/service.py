@@ -5,9 +5,6 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
-from typing import Annotated
-
-from fastapi import Depends
 
 from app.config import get_settings
 from graders import Grader, PoolSettings, base_env, fill_jax_cache
@@ -109,9 +106,3 @@ async def running_grader() -> Grader | None:
     Async: it only reads, so it costs the request no trip to the thread pool.
     """
     return _grader
-
-
-# Routes take the grader as a dependency; tests override `process_grader` or `running_grader`.
-GraderDep = Annotated[Grader, Depends(process_grader)]
-# For readers that must not start a grader (metrics).
-RunningGraderDep = Annotated[Grader | None, Depends(running_grader)]

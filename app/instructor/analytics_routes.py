@@ -8,7 +8,7 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from app.content.service import CourseDep
-from app.db import SessionDep, database_now
+from app.db import database_now
 from app.instructor.analytics import exercise_stats, summaries
 from app.instructor.charts import submissions_chart
 from app.instructor.clusters.service import exercise_clusters
@@ -18,6 +18,7 @@ from app.offerings.access import StaffUser
 from app.offerings.place import Place, PlaceDep
 from app.progress.hints import reveal_counts
 from app.web.api import errors
+from app.web.request_session import SessionDep
 
 router = APIRouter(tags=["instructor"])
 

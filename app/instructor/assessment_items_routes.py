@@ -14,12 +14,12 @@ from starlette.responses import Response
 
 from app.assessments.routes import spec_or_404
 from app.content.service import CourseDep
-from app.db import SessionDep
 from app.instructor import item_csv
 from app.instructor.assessment_items import AssessmentStats, stats_for
 from app.offerings.access import StaffUser
 from app.offerings.place import PlaceDep
 from app.web.api import errors
+from app.web.request_session import SessionDep
 
 router = APIRouter(tags=["instructor"])
 

@@ -22,7 +22,6 @@ from app.assessments.scoring import regrade, released
 from app.assessments.service import AssessmentError, course_slug_of
 from app.content.loader import Course
 from app.content.service import CourseDep
-from app.db import SessionDep
 from app.instructor.assessment_items import stats_for
 from app.instructor.item_stats import MIN_FOR_FLAGS
 from app.instructor.web import page, parse_due
@@ -33,6 +32,7 @@ from app.offerings.access import InstructorUser, work_here
 from app.offerings.place import Place, PlaceDep
 from app.users.models import User
 from app.web.api import RowId, errors
+from app.web.request_session import SessionDep
 
 NO_ACCOMMODATION = "This student has no accommodation on this assessment."
 

@@ -10,13 +10,13 @@ from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
 from app.content.service import CourseDep
-from app.db import SessionDep
 from app.instructor.attention import TIME_ON_TASK_TEXT, ranked
 from app.instructor.web import page
 from app.models_base import as_utc, utcnow
 from app.offerings.access import StaffUser
 from app.offerings.place import PlaceDep
 from app.web.api import errors
+from app.web.request_session import SessionDep
 from app.web.templating import staff_base
 
 router = APIRouter(tags=["instructor"])

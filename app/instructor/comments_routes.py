@@ -10,7 +10,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.responses import Response
 
 from app.content.service import CourseDep
-from app.db import SessionDep
 from app.instructor.overrides_routes import submission_here
 from app.instructor.students_routes import get_person, student_page
 from app.offerings.access import StaffUser
@@ -22,6 +21,7 @@ from app.submissions.comments import (
     comment_json,
 )
 from app.web.api import RowId, errors
+from app.web.request_session import SessionDep
 
 router = APIRouter(tags=["instructor"])
 FormStr = Annotated[str, Form()]

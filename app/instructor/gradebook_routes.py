@@ -7,7 +7,6 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request
 from starlette.responses import Response
 
-from app.db import SessionDep
 from app.instructor.course_grade import course_grade, scheme_for
 from app.instructor.gradebook import (
     ExerciseCell,
@@ -24,6 +23,7 @@ from app.models_base import as_utc
 from app.offerings.access import StaffUser, offering_id_here
 from app.offerings.place import Place, PlaceDep
 from app.web.api import errors
+from app.web.request_session import SessionDep
 from app.web.templating import staff_base
 
 router = APIRouter(tags=["instructor"])

@@ -10,12 +10,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.responses import Response
 
 from app.content.service import CourseDep
-from app.db import SessionDep
 from app.instructor.course_grade import CATEGORIES, SchemeError, checked, scheme_for, set_scheme
 from app.instructor.settings_routes import settings_response
 from app.offerings.access import InstructorMember
 from app.offerings.place import PlaceDep
 from app.web.api import errors
+from app.web.request_session import SessionDep
 
 router = APIRouter(tags=["instructor"])
 

@@ -10,7 +10,6 @@ from starlette.responses import Response
 
 from app.content.loader import Course, Lesson
 from app.content.service import CourseDep
-from app.db import SessionDep
 from app.instructor import item_csv
 from app.instructor.item_stats import MIN_FOR_FLAGS, QuizStats, latest_attempts, quiz_stats
 from app.instructor.web import page
@@ -18,6 +17,7 @@ from app.offerings.access import StaffMember, StaffUser
 from app.offerings.models import OfferingRole
 from app.offerings.place import Place, PlaceDep
 from app.web.api import errors
+from app.web.request_session import SessionDep
 
 router = APIRouter(tags=["instructor"])
 

@@ -10,7 +10,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.responses import Response
 
 from app.content.service import CourseDep
-from app.db import SessionDep
 from app.instructor.overrides import (
     InstructorError,
     grant_extension,
@@ -24,6 +23,7 @@ from app.offerings.place import Place, PlaceDep
 from app.submissions.models import Submission
 from app.submissions.presenter import STAFF, submission_json
 from app.web.api import RowId, errors
+from app.web.request_session import SessionDep
 
 router = APIRouter(tags=["instructor"])
 FormStr = Annotated[str, Form()]

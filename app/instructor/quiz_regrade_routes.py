@@ -10,11 +10,11 @@ from starlette.responses import Response
 
 from app.content.loader import Course
 from app.content.service import CourseDep
-from app.db import SessionDep
 from app.instructor.quiz_regrade import regrade_quiz
 from app.offerings.access import InstructorUser
 from app.offerings.place import PlaceDep
 from app.web.api import errors
+from app.web.request_session import SessionDep
 
 router = APIRouter(tags=["instructor"])
 

@@ -11,7 +11,6 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 from starlette.responses import Response
 
-from app.db import SessionDep
 from app.instructor.overrides import InstructorError, set_override
 from app.instructor.web import page
 from app.offerings.access import StaffUser, work_here
@@ -25,6 +24,7 @@ from app.submissions.regrade_requests import (
 )
 from app.users.models import User
 from app.web.api import RowId, errors
+from app.web.request_session import SessionDep
 
 router = APIRouter(tags=["instructor"])
 FormStr = Annotated[str, Form()]

@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 from starlette.responses import Response
 
 from app.content.service import CourseDep
-from app.db import SessionDep, database_now
+from app.db import database_now
 from app.errors import DomainError
 from app.instructor.models import RegradeJob
 from app.instructor.regrade import Launcher, job_view, latest_job, on_queue, start_regrade, task_of
@@ -23,6 +23,7 @@ from app.offerings.access import InstructorUser, offering_id_here, row_here
 from app.offerings.place import Place, PlaceDep
 from app.web.api import RowId, errors
 from app.web.course_urls import SCOPE_BASE
+from app.web.request_session import SessionDep
 
 router = APIRouter(tags=["instructor"])
 

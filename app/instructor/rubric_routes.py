@@ -13,7 +13,6 @@ from starlette.responses import Response
 
 from app.content.loader import Course, Exercise
 from app.content.service import CourseDep
-from app.db import SessionDep
 from app.instructor.overrides import InstructorError
 from app.instructor.overrides_routes import submission_here
 from app.instructor.rubric_grading import grade_by_rubric, next_ungraded, rubric_grade
@@ -24,6 +23,7 @@ from app.submissions.comments import comments_on
 from app.submissions.models import Submission
 from app.users.models import User
 from app.web.api import RowId, errors
+from app.web.request_session import SessionDep
 from graders import Rubric
 
 router = APIRouter(tags=["instructor"])

@@ -11,7 +11,6 @@ from starlette.responses import Response
 
 from app.content.loader import Course
 from app.content.service import CourseDep
-from app.db import SessionDep
 from app.deadlines.policy import MODE_WORDS, MODES, PolicyError, checked, policy_for, set_policy
 from app.instructor.course_grade import CATEGORIES, WORDS, scheme_for
 from app.instructor.settings import due_rows, set_offering_due
@@ -19,6 +18,7 @@ from app.instructor.web import page, parse_due
 from app.offerings.access import InstructorMember
 from app.offerings.place import Place, PlaceDep
 from app.web.api import errors
+from app.web.request_session import SessionDep
 from app.web.templating import staff_base
 
 router = APIRouter(tags=["instructor"])

@@ -9,12 +9,12 @@ from starlette.responses import Response
 
 from app.content.loader import Exercise
 from app.content.service import CourseDep
-from app.db import SessionDep
 from app.instructor.similarity import Comparison, compare_exercise, segments
 from app.instructor.web import find_exercise, page
 from app.offerings.access import StaffUser
 from app.offerings.place import Place, PlaceDep
 from app.web.api import RowId, errors
+from app.web.request_session import SessionDep
 
 router = APIRouter(tags=["instructor"])
 SHOWN = 50  # pairs listed per framework on the page

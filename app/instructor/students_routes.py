@@ -10,7 +10,6 @@ from starlette.responses import Response
 
 from app.content.loader import Course
 from app.content.service import CourseDep
-from app.db import SessionDep
 from app.instructor.students import list_people, student_view
 from app.instructor.web import page
 from app.offerings.access import (
@@ -26,6 +25,7 @@ from app.offerings.service import role_in
 from app.submissions.comments import comments_by_submission
 from app.users.models import User
 from app.web.api import RowId
+from app.web.request_session import SessionDep
 
 router = APIRouter(tags=["instructor"])
 SAVED = {

@@ -11,7 +11,6 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy import ColumnElement, and_, func, or_, select
 
-from app.db import SessionDep
 from app.lti.http import LmsError
 from app.lti.models import LtiContext, LtiGradePost, LtiLink
 from app.lti.registry import RegistrationError, platforms, register_platform
@@ -20,6 +19,7 @@ from app.offerings.access import InstructorMember, Member
 from app.offerings.first import legacy_offering_id_query
 from app.offerings.place import Place, PlaceDep
 from app.web.api import RowId
+from app.web.request_session import SessionDep
 from app.web.templating import render, staff_base
 
 router = APIRouter(include_in_schema=False)

@@ -11,7 +11,6 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from sqlalchemy.orm import Session
 from starlette.responses import Response
 
-from app.db import SessionDep
 from app.lti.links import (
     LinkError,
     LmsCourse,
@@ -25,6 +24,7 @@ from app.lti.registry import platforms
 from app.offerings.access import InstructorMember, Member
 from app.offerings.place import Place, PlaceDep
 from app.web.api import RowId, errors
+from app.web.request_session import SessionDep
 from app.web.templating import render, staff_base
 
 router = APIRouter(tags=["instructor"])

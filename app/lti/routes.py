@@ -14,7 +14,6 @@ from sqlalchemy.orm import Session
 from app.config import get_settings
 from app.content.loader import Course
 from app.courses.service import request_registry
-from app.db import SessionDep
 from app.lti import deeplink, keys, place, tickets
 from app.lti.launch import LTI, Binding, LaunchError, StorageCheck, begin_login, validate_launch
 from app.lti.models import LtiPlatform
@@ -23,6 +22,7 @@ from app.users.deps import OptionalUser
 from app.users.models import User
 from app.users.sessions import safe_next, start_web_session
 from app.web.csrf import SESSION_COOKIE
+from app.web.request_session import SessionDep
 from app.web.security import csp_with
 from app.web.templating import render
 

@@ -19,7 +19,7 @@ from sqlalchemy.orm import InstrumentedAttribute, Session
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.content.first import course_slug_of
-from app.db import SessionDep, release
+from app.db import release
 from app.errors import DomainError
 from app.offerings.first import (
     first_offering,
@@ -40,6 +40,7 @@ from app.offerings.service import (
 from app.users.deps import CurrentUser
 from app.users.models import User
 from app.web.course_urls import SCOPE_COURSE
+from app.web.request_session import SessionDep
 
 _PREFIX = re.compile(r"^/offerings/(\d{1,9})(/(?:instructor|api/)[^?]*)$")
 

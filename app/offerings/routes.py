@@ -14,7 +14,6 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 from starlette.responses import Response
 
-from app.db import SessionDep
 from app.offerings.access import (
     InstructorMember,
     Member,
@@ -33,6 +32,7 @@ from app.users.models import User
 from app.users.password_links import PasswordLink, make_link
 from app.users.ratelimit import AuthLimiterDep, FailureLimiter, minutes_text
 from app.web.api import RowId, errors
+from app.web.request_session import SessionDep
 from app.web.templating import render, staff_base
 
 router = APIRouter()

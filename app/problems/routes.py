@@ -10,12 +10,12 @@ from starlette.responses import Response
 
 from app.content.service import CourseDep
 from app.courses.first import course_slug_of
-from app.db import SessionDep
 from app.offerings.access import StaffUser
 from app.offerings.place import PlaceDep
 from app.problems import service
 from app.users.deps import OptionalUser
 from app.web.api import RowId
+from app.web.request_session import SessionDep
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)

@@ -12,13 +12,13 @@ from starlette.responses import Response
 from app.content.loader import Exercise
 from app.content.service import CourseDep
 from app.courses.first import course_slug_of
-from app.db import SessionDep
 from app.models_base import utcnow
 from app.offerings.standing import staff_of_course
 from app.progress.hints import reveal_next, revealed_count
 from app.submissions.locks import lock_reason
 from app.users.deps import OptionalUser
 from app.users.models import User
+from app.web.request_session import SessionDep
 
 router = APIRouter(include_in_schema=False)
 

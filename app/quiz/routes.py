@@ -16,7 +16,6 @@ from app.content.loader import Course, Lesson
 from app.content.service import CourseDep
 from app.courses.first import course_slug_of
 from app.courses.service import graded_in
-from app.db import SessionDep
 from app.offerings.place import PlaceDep
 from app.offerings.standing import staff_of_course
 from app.progress.models import QuizAttempt
@@ -25,6 +24,7 @@ from app.quiz import service
 from app.users.deps import CurrentUser, OptionalUser
 from app.users.models import User
 from app.web.api import errors
+from app.web.request_session import SessionDep
 
 router = APIRouter(tags=["quiz"])
 MAX_BODY_BYTES = 64 * 1024

@@ -16,7 +16,6 @@ from app.content.lab_positions import positions_for
 from app.content.loader import Course, Exercise, Lesson
 from app.content.service import CourseDep
 from app.courses.first import course_slug_of
-from app.db import SessionDep
 from app.deadlines.term import ItemDue
 from app.hooks import practice_closed
 from app.jobs.deps import QueueDep
@@ -38,6 +37,7 @@ from app.submissions.standing import standing_of
 from app.users.deps import OptionalUser
 from app.users.models import User
 from app.web.api import RowId
+from app.web.request_session import SessionDep
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)

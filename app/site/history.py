@@ -12,7 +12,6 @@ from app.content.loader import Course, Exercise
 from app.content.service import CourseDep
 from app.courses.first import course_slug_of
 from app.courses.service import content_of
-from app.db import SessionDep
 from app.models_base import utcnow
 from app.offerings.standing import staff_of_course, staff_of_work
 from app.progress.summary import UNTOUCHED, ExerciseProgress, exercise_stats
@@ -27,6 +26,7 @@ from app.submissions.service import held_from, hidden_tests_open, visible_submis
 from app.users.deps import OptionalUser
 from app.users.models import User
 from app.web.api import RowId
+from app.web.request_session import SessionDep
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)

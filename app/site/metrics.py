@@ -29,14 +29,15 @@ from sqlalchemy.orm import Session
 from sqlalchemy.pool import QueuePool
 
 from app.config import get_settings
-from app.db import SessionDep, get_engine
+from app.db import get_engine
 from app.grading import leases
 from app.grading.beacon import live_workers
-from app.grading.service import RunningGraderDep
+from app.grading.deps import RunningGraderDep
 from app.jobs.base import JobQueue
 from app.jobs.deps import QueueDep
 from app.models_base import utcnow
 from app.submissions.models import Submission
+from app.web.request_session import SessionDep
 from graders import Grader
 
 router = APIRouter()

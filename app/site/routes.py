@@ -22,7 +22,6 @@ from app.content.service import CourseDep, visible_exercises, visible_lessons
 from app.courses.first import course_slug_of
 from app.courses.routes import base_url
 from app.courses.service import request_registry
-from app.db import SessionDep
 from app.deadlines.term import ItemDue
 from app.models_base import utcnow
 from app.offerings.routes import my_offerings
@@ -40,6 +39,7 @@ from app.users.deps import OptionalUser
 from app.users.models import User
 from app.web.api import errors
 from app.web.on_loop import db_page, run_db
+from app.web.request_session import SessionDep
 from app.web.templating import render
 
 router = APIRouter()

@@ -11,11 +11,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.config import get_settings
 from app.content.service import CourseDep
 from app.courses.first import course_slug_of
-from app.db import SessionDep
 from app.models_base import as_utc
 from app.submissions import drafts
 from app.users.deps import CurrentUser
 from app.web.api import errors
+from app.web.request_session import SessionDep
 
 router = APIRouter(tags=["drafts"])
 

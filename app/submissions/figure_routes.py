@@ -7,12 +7,12 @@ from starlette.responses import Response
 
 from app.config import get_settings
 from app.content.service import CourseDep
-from app.db import SessionDep
 from app.models_base import utcnow
 from app.submissions.lab_figures import FIGURES, figure
 from app.submissions.service import held_from, visible_submission
 from app.users.deps import CurrentUser
 from app.web.api import RowId
+from app.web.request_session import SessionDep
 
 router = APIRouter(include_in_schema=False)
 

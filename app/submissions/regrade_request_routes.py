@@ -9,11 +9,11 @@ from fastapi.responses import RedirectResponse
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.responses import Response
 
-from app.db import SessionDep
 from app.submissions.models import Submission
 from app.submissions.regrade_requests import MAX_REQUEST_CHARS, ask, request_json
 from app.users.deps import CurrentUser
 from app.web.api import RowId, errors
+from app.web.request_session import SessionDep
 
 router = APIRouter(tags=["submissions"])
 

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.config import get_settings
 from app.content.service import CourseDep
 from app.courses.service import content_of, course_or_404
-from app.db import SessionDep, session_factory
+from app.db import session_factory
 from app.jobs.deps import QueueDep
 from app.models_base import utcnow
 from app.offerings.place import PlaceDep
@@ -33,6 +33,7 @@ from app.submissions.presenter import Viewer, submission_json
 from app.submissions.standing import standing_of
 from app.users.deps import CurrentUser
 from app.web.api import RowId, errors
+from app.web.request_session import SessionDep
 
 router = APIRouter(tags=["submissions"])
 PROGRESS_SECONDS = 0.5  # how often a training experiment's stream sends its step and loss

@@ -12,10 +12,11 @@ from starlette.responses import Response
 
 from app.content.service import CourseDep
 from app.courses.service import content_of
-from app.db import SessionDep, serialize
+from app.db import serialize
 from app.submissions.models import RubricGrade, Submission, graded_by_hand
 from app.users.deps import CurrentUser
 from app.web.api import RowId, errors
+from app.web.request_session import SessionDep
 
 router = APIRouter(tags=["submissions"])
 MAX_WRITEUP_CHARS = 20_000

@@ -10,13 +10,14 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session, make_transient_to_detached
 from sqlalchemy.orm.util import identity_key
 
-from app.db import SessionDep, read_rows, release
+from app.db import read_rows, release
 from app.models_base import as_utc, utcnow
 from app.users import session_cache
 from app.users.models import User, WebSession
 from app.users.service import hash_token, user_for_api_token
 from app.web.csrf import SESSION_COOKIE
 from app.web.on_loop import run_db
+from app.web.request_session import SessionDep
 
 # Built once: constructing a statement and its cache key on every request cost as much CPU as
 # running it (issue 23); only the token hash changes between requests.

@@ -10,7 +10,6 @@ from sqlalchemy.exc import IntegrityError
 from starlette.responses import Response
 
 from app.config import get_settings
-from app.db import SessionDep
 from app.users.deps import OptionalUser
 from app.users.models import User
 from app.users.password_links import MAX_TOKEN_CHARS as MAX_LINK_CHARS
@@ -32,6 +31,7 @@ from app.users.sessions import (
     start_web_session,
 )
 from app.web.csrf import SESSION_COOKIE
+from app.web.request_session import SessionDep
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import errno
 import sqlite3
+import sys
 from collections.abc import Iterator
 from typing import Literal
 
-import psycopg
 import redis.exceptions
 import sqlalchemy.exc
 
@@ -23,14 +23,14 @@ SQLITE_FULL = "database or disk is full"
 PG_DISK_FULL = "53100"  # SQLSTATE disk_full
 
 # Exception classes whose handler asks `outage_of`; an OSError that is not a full disk, or an
-# unrelated error of these classes, still ends as the server error it is.
+# unrelated error of these classes, still ends as the server error it is. psycopg's own errors
+# reach the app wrapped by SQLAlchemy; one that is not is answered by the last-resort handler,
+# which asks `outage_of` too (psycopg is not imported on SQLite: issue 54).
 OUTAGE_CLASSES: tuple[type[Exception], ...] = (
     sqlalchemy.exc.OperationalError,
     sqlalchemy.exc.InterfaceError,
     sqlalchemy.exc.DisconnectionError,
     sqlalchemy.exc.DBAPIError,
-    psycopg.OperationalError,
-    psycopg.InterfaceError,
     sqlite3.OperationalError,
     redis.exceptions.ConnectionError,
     redis.exceptions.TimeoutError,
@@ -83,15 +83,19 @@ def _disk_full(exc: BaseException) -> bool:
 def _database_away(exc: BaseException) -> bool:
     if isinstance(exc, sqlalchemy.exc.DBAPIError) and exc.connection_invalidated:
         return True
-    return isinstance(
-        exc,
-        sqlalchemy.exc.OperationalError
-        | sqlalchemy.exc.InterfaceError
-        | sqlalchemy.exc.DisconnectionError
-        | psycopg.OperationalError
-        | psycopg.InterfaceError
-        | sqlite3.OperationalError,
+    away = (
+        sqlalchemy.exc.OperationalError,
+        sqlalchemy.exc.InterfaceError,
+        sqlalchemy.exc.DisconnectionError,
+        sqlite3.OperationalError,
     )
+    return isinstance(exc, away + _psycopg_connection_errors())
+
+
+def _psycopg_connection_errors() -> tuple[type[Exception], ...]:
+    """psycopg's connection errors once it is loaded: before that, none of its errors exists."""
+    psycopg = sys.modules.get("psycopg")
+    return (psycopg.OperationalError, psycopg.InterfaceError) if psycopg is not None else ()
 
 
 def outage_of(exc: BaseException) -> Outage | None:

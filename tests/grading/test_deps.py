@@ -7,7 +7,8 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from app.grading import service
-from app.grading.service import GraderDep, RunningGraderDep, process_grader, running_grader
+from app.grading.deps import GraderDep, RunningGraderDep
+from app.grading.service import process_grader, running_grader
 
 
 class FakeGrader:

@@ -70,22 +70,23 @@ def test_a_busy_port_starts_no_grader(data_dir: Path, monkeypatch: pytest.Monkey
 
 _AT_THE_GRADERS_START = """
 import json, sys
-import app.cli.server as server
+import app.grading.service as service
 
-def ahead(args):
-    upper = sorted(m for m in ("app.jobkinds", "app.wiring", "app.main") if m in sys.modules)
-    print(json.dumps(upper))
+def early():
+    later = ("fastapi", "app.jobkinds", "app.wiring", "app.main")
+    print(json.dumps(sorted(m for m in later if m in sys.modules)))
     raise SystemExit(0)
 
-server.start_grader_ahead = ahead
+service.start_grader_early = early
 from app.cli import main
 main(["serve", "--port", sys.argv[1]])
 """
 
 
 def test_serve_starts_its_grader_before_loading_the_app_and_its_hooks(data_dir: Path) -> None:
-    """The grader's start waits only for `serve`'s checks, not for the upper floors' imports
-    (a second of one core on a slow machine); every command is still wired (test_wiring)."""
+    """The grader's start waits only for `serve`'s checks, not for the web framework's or the
+    upper floors' imports (a second of one core on a slow machine); every command is still
+    wired (test_wiring)."""
     env = {**os.environ, "APP_DATA_DIR": str(data_dir), "POOL_WARM_ON_START": "true"}
     out = subprocess.run(
         [sys.executable, "-c", _AT_THE_GRADERS_START, str(_free_port())],

@@ -13,10 +13,11 @@ from fastapi.testclient import TestClient
 from sqlalchemy import inspect, select
 from sqlalchemy.orm import Session
 
-from app.db import SessionDep, SessionsClosedMiddleware, session_factory
+from app.db import session_factory
 from app.main import create_app
 from app.users.models import Role, User
 from app.users.service import create_user
+from app.web.request_session import SessionDep, SessionsClosedMiddleware
 
 SEEN: list[Session] = []
 

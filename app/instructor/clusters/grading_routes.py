@@ -9,12 +9,12 @@ from fastapi.responses import RedirectResponse
 from starlette.responses import Response
 
 from app.content.service import CourseDep
-from app.db import SessionDep
 from app.instructor.clusters.grading import NO_CLUSTER, grade_cluster
 from app.instructor.rubric_routes import RubricIn, rubric_of
 from app.offerings.access import StaffUser
 from app.offerings.place import PlaceDep
 from app.web.api import errors
+from app.web.request_session import SessionDep
 
 router = APIRouter(tags=["instructor"])
 

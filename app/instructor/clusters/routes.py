@@ -8,12 +8,12 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from app.content.service import CourseDep
-from app.db import SessionDep
 from app.instructor.clusters.service import cluster_json, exercise_clusters
 from app.instructor.web import find_exercise, page
 from app.offerings.access import StaffUser
 from app.offerings.place import PlaceDep
 from app.web.api import errors
+from app.web.request_session import SessionDep
 
 router = APIRouter(tags=["instructor"])
 
