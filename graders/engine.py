@@ -68,7 +68,11 @@ class Grader:
         self._bundles: dict[str, list[dict[str, Any]]] | None = None  # for the cache's check
         if not pool_settings.warmups and pool_settings.jax_warm_up:
             bundles = self._bundles = warmup_bundles(exercises_dir, mistakes_cache_dir)
-            warmups = {slug: encode_warmup(items) for slug, items in bundles.items()}
+            cache_dir, env = pool_settings.jax_cache_dir, base_env()  # warm what loads a program
+            warmups = {
+                slug: encode_warmup(jax_cache.warm_bundle(items, cache_dir, slug, env))
+                for slug, items in bundles.items()
+            }
             sizes = dict(pool_settings.sizes)
             per_exercise = sizes.get("jax", 0)
             sizes.update({f"jax:{slug}": per_exercise for slug in warmups})

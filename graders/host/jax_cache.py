@@ -48,7 +48,7 @@ FILL_AT_ONCE = 4  # sandboxes filling parts side by side (each up to 4 GB)
 PLATFORM = "/platform"  # where the filler's sandbox finds the `graders` package
 GRADERS = Path(__file__).resolve().parents[1]
 LIBRARIES = ("jax", "jaxlib", "flax", "numpy")
-CACHE_FORMAT = 3  # bump when what goes into the keys changes (3: a part per exercise)
+CACHE_FORMAT = 4  # bump when what goes into the keys changes (4: each part says what a warm-up needs)
 
 
 def configure(jax: Any, cache_dir: str, *, writable: bool) -> None:
@@ -85,6 +85,46 @@ def exercise_part(cache_dir: str | Path, slug: str) -> Path:
 
 def _stamp_path(cache_dir: Path, slug: str) -> Path:
     return exercise_part(cache_dir, slug) / ".filled"
+
+
+def _needed_path(cache_dir: Path, slug: str) -> Path:
+    return exercise_part(cache_dir, slug) / ".needed"
+
+
+def warm_bundle(
+    bundle: list[dict[str, Any]], cache_dir: str | None, slug: str, env: dict[str, str]
+) -> list[dict[str, Any]]:
+    """The part of `bundle` a server's warm-up must run: the cases that compiled a program when
+    the cache was filled for this very bundle; the whole bundle if that is not known.
+
+    Why: a case whose programs an earlier case already compiled loads nothing, yet costs its
+    dispatch, op by op; the Flax exercise warmed 40 cases where 11 load a program (issue 54)."""
+    if not cache_dir:
+        return bundle
+    try:
+        filled, needed = json.loads(_needed_path(Path(cache_dir), slug).read_text("utf-8"))
+    except (OSError, ValueError, TypeError):
+        return bundle
+    if filled != stamp(bundle, env) or not _indices_of(needed, bundle):
+        return bundle
+    kept = [
+        {**item, "cases": [item["cases"][i] for i in sorted(set(cases))]}
+        for item, cases in zip(bundle, needed, strict=True)
+    ]
+    return [item for item in kept if item["cases"]]
+
+
+def _indices_of(needed: Any, bundle: list[dict[str, Any]]) -> bool:
+    """`needed` lists, per item of `bundle`, indices of its cases."""
+    return (
+        isinstance(needed, list)
+        and len(needed) == len(bundle)
+        and all(
+            isinstance(cases, list)
+            and all(type(i) is int and 0 <= i < len(item["cases"]) for i in cases)
+            for item, cases in zip(bundle, needed, strict=True)
+        )
+    )
 
 
 def stale(
@@ -139,10 +179,10 @@ def fill(
         return 0.0
 
     def one(slug: str) -> None:  # one sandbox per part: a part once filled stays filled
-        _fill_part(cache_dir, slug, bundles[slug], env)
-        stamp_file = _stamp_path(cache_dir, slug)
-        stamp_file.write_text(stamp(bundles[slug], env), encoding="utf-8")
-        stamp_file.chmod(0o644)
+        needed = _fill_part(cache_dir, slug, bundles[slug], env)
+        filled = stamp(bundles[slug], env)
+        _write_readable(_needed_path(cache_dir, slug), json.dumps([filled, needed]))
+        _write_readable(_stamp_path(cache_dir, slug), filled)
 
     # A filler compiles on about one core: one per core (at most FILL_AT_ONCE), each niced.
     at_once = max(1, min(len(todo), os.cpu_count() or 1, FILL_AT_ONCE))
@@ -152,11 +192,16 @@ def fill(
     return time.perf_counter() - started
 
 
+def _write_readable(path: Path, text: str) -> None:
+    path.write_text(text, encoding="utf-8")
+    path.chmod(0o644)
+
+
 def _fill_part(
     cache_dir: Path, slug: str, bundle: list[dict[str, Any]], env: dict[str, str]
-) -> None:
+) -> Any:
     """Fill one exercise's part in a sandbox that may write that part only; its files then
-    readable by every sandbox's uid."""
+    readable by every sandbox's uid. Returns what the filler said each item's cases need."""
     from graders.sandbox import SandboxLimits, sandbox_python, spawn
 
     part = exercise_part(cache_dir, slug)
@@ -200,6 +245,11 @@ def _fill_part(
     if status is None or status.exit_code != 0:
         tail = output.decode("utf-8", "replace")[-2000:]
         raise RuntimeError(f"filling the JAX compilation cache for {slug} failed: {tail}")
+    lines = output.decode("utf-8", "replace").strip().splitlines()
+    try:
+        return json.loads(lines[-1]).get("needed")
+    except (IndexError, ValueError, AttributeError):
+        return None  # checked where it is read: anything else warms up on every case
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -208,28 +258,45 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
-def _run_bundle(bundle: list[dict[str, Any]]) -> int:
-    """Same calls as the harness's warm-up, so the compiled computations are the same ones."""
+def _run_bundle(bundle: list[dict[str, Any]]) -> tuple[int, list[list[int]]]:
+    """Same calls as the harness's warm-up, so the compiled computations are the same ones.
+
+    Returns the cases run and, per item, the cases that compiled a program no earlier case had:
+    the only ones a server's warm-up needs to run (`warm_bundle`)."""
     import jax.numpy as jnp
     import numpy as np
+    from jax._src import compiler
 
-    compiled = 0
+    compiled, needed = 0, list[list[int]]()
+    original = compiler.compile_or_get_cached
+    new: list[int] = []
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        new.append(1)  # called only when no program in memory fits
+        return original(*args, **kwargs)
+
+    compiler.compile_or_get_cached = counted
     for item in bundle:
         module = types.ModuleType("warmup")
         sys.modules["warmup"] = module
         exec(compile(item["code"], "warmup.py", "exec"), module.__dict__)  # noqa: S102 - trusted
         func = module.__dict__[item["entry"]]
-        for args in item["cases"]:
+        needed.append([])
+        for index, args in enumerate(item["cases"]):
             inputs = {
                 k: jnp.asarray(np.zeros(v["shape"], dtype=v["dtype"])) if isinstance(v, dict) else v
                 for k, v in args.items()
             }
+            new.clear()  # the inputs' own programs are not the warm-up's (it uses device_put)
             try:
                 np.asarray(func(**inputs))
                 compiled += 1
             except Exception as exc:  # a model solution that fails is validate's business
                 print(f"warm-up of {item['entry']} failed: {exc}", file=sys.stderr)
-    return compiled
+            if new:
+                needed[-1].append(index)
+    compiler.compile_or_get_cached = original
+    return compiled, needed
 
 
 def main() -> None:
@@ -242,7 +309,8 @@ def main() -> None:
 
     configure(jax, SANDBOX_CACHE_DIR, writable=True)
     jnp.ones(2).block_until_ready()  # the harness's own start-up computation
-    print(json.dumps({"cases": _run_bundle(bundle)}))
+    cases, needed = _run_bundle(bundle)
+    print(json.dumps({"cases": cases, "needed": needed}))
 
 
 if __name__ == "__main__":
