@@ -48,7 +48,7 @@ FILL_AT_ONCE = 4  # sandboxes filling parts side by side (each up to 4 GB)
 PLATFORM = "/platform"  # where the filler's sandbox finds the `graders` package
 GRADERS = Path(__file__).resolve().parents[1]
 LIBRARIES = ("jax", "jaxlib", "flax", "numpy")
-CACHE_FORMAT = 4  # bump when what goes into the keys changes (4: each part says what a warm-up needs)
+CACHE_FORMAT = 4  # bump when what goes into the keys changes (4: a part lists what warms up)
 
 
 def configure(jax: Any, cache_dir: str, *, writable: bool) -> None:
