@@ -7,11 +7,10 @@ PostgreSQL loads it when its engine is made, and its outages still answer 503
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
 from pathlib import Path
+
+from tests.pyrun import last_json
 
 _LOADED = """
 import json, sys
@@ -24,13 +23,4 @@ print(json.dumps([m for m in later if m in sys.modules]))
 def test_the_app_on_sqlite_loads_no_postgresql_driver(data_dir: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
     env["APP_DATA_DIR"] = str(data_dir)
-    out = subprocess.run(
-        [sys.executable, "-c", _LOADED],
-        env=env,
-        cwd=data_dir,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    assert json.loads(out.stdout.strip().splitlines()[-1]) == []
+    assert last_json(_LOADED, env=env, cwd=data_dir) == []

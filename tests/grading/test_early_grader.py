@@ -18,6 +18,7 @@ from app.cli import build_parser
 from app.config import ROOT, get_settings
 from app.grading import service
 from app.grading.service import DEMAND_FILE, pool_settings
+from tests.pyrun import last_json
 
 
 def _free_port() -> int:
@@ -88,16 +89,8 @@ def test_serve_starts_its_grader_before_loading_the_app_and_its_hooks(data_dir: 
     upper floors' imports (a second of one core on a slow machine); every command is still
     wired (test_wiring)."""
     env = {**os.environ, "APP_DATA_DIR": str(data_dir), "POOL_WARM_ON_START": "true"}
-    out = subprocess.run(
-        [sys.executable, "-c", _AT_THE_GRADERS_START, str(_free_port())],
-        env=env,
-        cwd=data_dir,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    assert json.loads(out.stdout.strip().splitlines()[-1]) == []
+    port = str(_free_port())
+    assert last_json(_AT_THE_GRADERS_START, env=env, cwd=data_dir, args=(port,)) == []
 
 
 def test_a_grading_pool_remembers_in_the_data_dir_and_a_one_off_grader_does_not(
