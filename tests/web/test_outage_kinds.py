@@ -10,7 +10,10 @@ import psycopg.errors
 import pytest
 import redis.exceptions
 import sqlalchemy.exc
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
 
+from app.web.errors import install_error_handlers
 from app.web.outages import outage_of
 
 
@@ -81,3 +84,27 @@ def test_an_outage_raised_while_handling_another_error_is_still_found() -> None:
             raise RuntimeError("could not publish") from exc
     except RuntimeError as outer:
         assert outage_of(outer) == "queue"
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        psycopg.OperationalError("server closed the connection unexpectedly"),
+        psycopg.InterfaceError("the connection is closed"),
+    ],
+)
+def test_a_driver_error_sqlalchemy_did_not_wrap_still_answers_503(error: Exception) -> None:
+    """psycopg's classes have no handler of their own (the app on SQLite never imports it):
+    the last-resort handler answers them as the outage they are."""
+    app = FastAPI()
+    install_error_handlers(app)
+
+    @app.get("/api/boom")
+    def boom() -> None:
+        raise error
+
+    with TestClient(app, raise_server_exceptions=False) as client:
+        response = client.get("/api/boom")
+    assert response.status_code == 503
+    assert response.headers["retry-after"]
+    assert "database" in response.json()["detail"]
