@@ -1,7 +1,7 @@
 """The grader as a route's dependency: `GraderDep` starts it on first use, `RunningGraderDep`
 never does.
 
-Why apart from service.py: `serve` and `worker` start the grader before any web framework is
+Why apart from service.py: `serve` starts the grader before any web framework is
 imported (issue 54).
 """
 

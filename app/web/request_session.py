@@ -15,7 +15,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.db import session_factory
 
-_REQUEST_SESSIONS = "app.db.sessions"  # in the ASGI scope: the request's sessions, to close
+_REQUEST_SESSIONS = (
+    "app.web.request_sessions"  # in the ASGI scope: the request's sessions, to close
+)
 
 
 async def get_session(request: Request) -> Session:
