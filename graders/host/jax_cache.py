@@ -29,7 +29,6 @@ In the sandbox it runs as `python -m graders.host.jax_cache` and reads its bundl
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import os
@@ -37,11 +36,11 @@ import sys
 import time
 import types
 from concurrent.futures import ThreadPoolExecutor
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from graders import protocol
+from graders.versions import library_version
 
 SANDBOX_CACHE_DIR = protocol.SANDBOX_JAX_CACHE
 FILL_TIMEOUT_S = 600
@@ -64,20 +63,10 @@ def configure(jax: Any, cache_dir: str, *, writable: bool) -> None:
 
 def stamp(bundle: list[dict[str, Any]], env: dict[str, str]) -> str:
     """What a filled part of the cache depends on: the bundle, library versions, XLA settings."""
-    versions = {name: _version(name) for name in LIBRARIES}
+    versions = {name: library_version(name) for name in LIBRARIES}
     settings = {k: v for k, v in sorted(env.items()) if k.startswith(("XLA_", "JAX_"))}
     text = json.dumps([CACHE_FORMAT, bundle, versions, settings], sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()
-
-
-@functools.cache
-def _version(name: str) -> str:
-    """Read once per process: a grader's start stamps every part twice (its warm-ups, then the
-    cache's check), four metadata scans each; an upgrade takes a restart anyway."""
-    try:
-        return metadata.version(name)
-    except metadata.PackageNotFoundError:
-        return "missing"
 
 
 def exercise_part(cache_dir: str | Path, slug: str) -> Path:

@@ -19,7 +19,6 @@ import zipfile
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +30,7 @@ from graders import protocol
 from graders.exercise_format import ExerciseMeta, MistakesFile, read_exercise_meta, read_mistakes
 from graders.judging import content
 from graders.judging.properties import PropertyCheck
+from graders.versions import library_version
 
 Value = np.ndarray | int | float
 
@@ -153,10 +153,7 @@ def content_key(folder: Path) -> str:
             continue
         digest.update(str(path.relative_to(folder)).encode() + b"\0" + path.read_bytes())
     for name in LIBRARIES:
-        try:
-            digest.update(f"{name}={metadata.version(name)}".encode())
-        except metadata.PackageNotFoundError:
-            digest.update(f"{name}=missing".encode())
+        digest.update(f"{name}={library_version(name)}".encode())
     return digest.hexdigest()[:32]
 
 

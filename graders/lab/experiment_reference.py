@@ -22,6 +22,7 @@ import yaml
 
 from graders import lifeline
 from graders.lab.lab_scoring import lab_spec
+from graders.versions import library_version
 
 GRADERS = Path(__file__).resolve().parents[1]
 REFERENCE = "reference"  # the exercise's own reference.py (its model solution)
@@ -29,12 +30,6 @@ TIMEOUT_S = 300
 SEEDS = 3  # each reference scheme is trained this many times, seeds s, s+1, ... (s: the settings')
 UNHASHED = ("goals", "references")  # they judge or list runs; they do not change one
 PLATFORM = "/platform"  # where a sandboxed reference run finds the `graders` package
-
-
-def _torch_version() -> str:
-    from importlib.metadata import version
-
-    return version("torch")
 
 
 def content_hash(folder: Path, scheme: str) -> str:
@@ -50,7 +45,7 @@ def content_hash(folder: Path, scheme: str) -> str:
     meta = yaml.safe_load((folder / "exercise.yaml").read_text(encoding="utf-8"))
     settings = {k: v for k, v in meta["experiment"].items() if k not in UNHASHED}
     digest.update(json.dumps(settings, sort_keys=True).encode())
-    digest.update(f"{scheme}\0{meta['entry']['name']}\0{_torch_version()}".encode())
+    digest.update(f"{scheme}\0{meta['entry']['name']}\0{library_version('torch')}".encode())
     if split_scheme(scheme)[0] == REFERENCE:
         digest.update((folder / "reference.py").read_bytes())
     return digest.hexdigest()[:20]
