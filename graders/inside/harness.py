@@ -334,7 +334,10 @@ def main() -> None:
     if forks:
         import zygote  # type: ignore[import-not-found]  # bound beside this file
 
-        zygote.start_in_background(nobody_waits="background" in options)
+        # Its low priority covers the framework's import and warm-up. NumPy has neither left
+        # (`protocol` imported it), and a second change right after the first waited 100 ms.
+        background = "background" in options and framework != "numpy"
+        zygote.start_in_background(nobody_waits=background)
     prewarm = "prewarm" in options
     forks_warm_jax = framework == "jax" and "fork" in options
     warmup = _read_warmup()

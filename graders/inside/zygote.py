@@ -230,7 +230,10 @@ def _start_child(
 def set_session_nice(nice: int) -> bool:
     """Set this sandbox's session (autogroup) nice value (0-19, up or down); False if none.
     Retried: Linux takes one such change per 100 ms from unprivileged processes, machine-wide,
-    and refuses the rest (EAGAIN), which a buffered file's close once lost."""
+    and refuses the rest (EAGAIN), which a buffered file's close once lost. A session already
+    at `nice` is left alone: that write waited out the limit for nothing (100 ms of a start)."""
+    if _session_nice() == nice:
+        return True
     try:
         fd = os.open("/proc/self/autogroup", os.O_WRONLY)
     except OSError:
@@ -246,6 +249,20 @@ def set_session_nice(nice: int) -> bool:
                 time.sleep(0.02)
     except OSError:
         return False
+    finally:
+        os.close(fd)
+
+
+def _session_nice() -> int | None:
+    """This session's nice value ("/autogroup-42 nice 10"), or None if it cannot be read."""
+    try:
+        fd = os.open("/proc/self/autogroup", os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        return int(os.read(fd, 128).split()[-1])
+    except (OSError, ValueError, IndexError):
+        return None
     finally:
         os.close(fd)
 

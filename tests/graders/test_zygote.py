@@ -57,6 +57,38 @@ def test_sessions_that_start_together_all_get_their_priority_and_can_lower_it_ag
     assert rows == [f"True {10 + n} True 0" for n in range(4)], proc.stdout
 
 
+SAME_AGAIN = """
+import ctypes, os, sys
+sys.path.insert(0, sys.argv[1])
+import zygote
+
+os.setsid()
+if os.getuid() == 0:  # root may change sessions at any rate: test what users meet
+    os.setgid(65534)
+    os.setuid(65534)
+    ctypes.CDLL(None).prctl(4, 1, 0, 0, 0)  # PR_SET_DUMPABLE: own /proc/self again
+first = zygote.set_session_nice(10)
+zygote.SESSION_NICE_RETRY_S = 0.0  # a write now would be refused: no other session waits
+print(first, zygote.set_session_nice(10), open("/proc/self/autogroup").read().split()[-1])
+"""
+
+
+def test_a_session_already_at_its_priority_is_not_changed_again() -> None:
+    # A NumPy server's start and its serving priority were both 10, set within a millisecond:
+    # the second write waited out Linux's limit of one change per 100 ms (a third of its start).
+    if not Path("/proc/self/autogroup").exists():
+        pytest.skip("this kernel does not group sessions (no autogroup): nothing to set")
+    proc = subprocess.run(
+        [sys.executable, "-c", SAME_AGAIN, str(INSIDE)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["True", "True", "10"], proc.stdout
+
+
 # One change per entry of graders/inside/inherited.py, each made by a process on itself.
 CHANGES = {
     "rlimits": "import resource; resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))",
