@@ -312,7 +312,8 @@ def _warm_jax_server(warmup: bytearray) -> None:
     _import_framework("jax", start_backend=False)
     jax_child.watch_server()  # from here, a real compilation rules out resets
     _start_jax_backend()
-    _warm_up("jax", warmup)
+    with jax_child.one_mlir_context_while_warming():
+        _warm_up("jax", warmup)
 
 
 def main() -> None:

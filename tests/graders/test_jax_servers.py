@@ -94,6 +94,25 @@ def test_model_solution_and_declared_mistakes_run_on_the_warmed_server(grader: G
     assert list(grader.pool._ready[f"jax:{EXERCISE}"]) == [server]
 
 
+# Loads only when the server it was forked from made at most three MLIR contexts: two for
+# starting its backend, one for its whole warm-up (it made one per program, more than thirty
+# here: 4 of the ~17 ms each program cost).
+CONTEXTS_MADE = MODEL.replace(
+    "import jax.numpy as jnp\n",
+    "import jax.numpy as jnp\nimport jax_child\n"
+    "MADE = sum(type(kept).__name__ == 'JaxIrContext' for kept in jax_child._KEPT)\n"
+    "assert 1 <= MADE <= 3, f'the server made {MADE} MLIR contexts'\n",
+    1,
+)
+
+
+def test_the_server_warms_up_in_one_mlir_context(grader: Grader) -> None:
+    _fast_server(grader)
+    report = grader.grade(exercise=EXERCISE, code=CONTEXTS_MADE, framework="jax")
+    assert report.verdict == "accepted", report.message
+    assert report.new_compilation is False  # it ran on what the server loaded
+
+
 @pytest.fixture
 def attempts(grader: Grader, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int | None]]:
     """The pool key and exit code of every attempt the grader makes (fast, then maybe fresh)."""
