@@ -21,6 +21,7 @@ if TYPE_CHECKING:
         Rubric,
         Strict,
     )
+    from graders.host.health import Health
     from graders.host.interpreter import PoolSettings
     from graders.host.jax_cache import fill as fill_jax_cache
     from graders.host.pool import PoolStopped
@@ -47,6 +48,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "SLUG_RE": ("graders.exercise_format", "SLUG_RE"),
     "content_key": ("graders.judging.spec", "content_key"),
     "OfflineJudge": ("graders.judging.offline", "OfflineJudge"),
+    "Health": ("graders.host.health", "Health"),
     "PoolSettings": ("graders.host.interpreter", "PoolSettings"),
     "PoolStopped": ("graders.host.pool", "PoolStopped"),
     "Report": ("graders.report", "Report"),
@@ -68,6 +70,7 @@ __all__ = [  # the same names as _EXPORTS, spelled out for type checkers
     "SLUG_RE",
     "ExerciseMeta",
     "Grader",
+    "Health",
     "Mistake",
     "MistakesFile",
     "Mode",

@@ -62,7 +62,9 @@ class Grader:
         pool_settings: PoolSettings,
         *,
         mistakes_cache_dir: Path | None = None,
+        health: Health | None = None,
     ) -> None:
+        """`health`: one already probing (`Health.begin`) while this grader is built."""
         self.exercises_dir = exercises_dir
         self.mistakes_cache_dir = mistakes_cache_dir
         self._bundles: dict[str, list[dict[str, Any]]] | None = None  # for the cache's check
@@ -86,7 +88,7 @@ class Grader:
             max_processes=pool_settings.max_processes,
         )
         self.pool.before_first("jax", self._fill_jax_cache)
-        self.health = Health()
+        self.health = health or Health()
         self._pool_started = False
         self._specs: dict[str, ExerciseSpec] = {}
         self._mistake_outputs: dict[str, dict[str, dict[int, protocol.Result]]] = {}

@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 
 from app.config import get_settings
-from graders import Grader, PoolSettings, base_env, fill_jax_cache
+from graders import Grader, Health, PoolSettings, base_env, fill_jax_cache
 
 _lock = threading.Lock()
 _grader: Grader | None = None
@@ -53,8 +53,8 @@ def prepare_mistakes(*, exercises_dir: Path | None = None) -> int:
     return grader.prime(at_once=os.cpu_count() or 1)  # set-up: nothing else waits for the cores
 
 
-def get_grader(*, warm: bool = True) -> Grader:
-    """The process-wide grader, started on first use."""
+def get_grader(*, warm: bool = True, health: Health | None = None) -> Grader:
+    """The process-wide grader, started on first use (`health`: a probe already under way)."""
     global _grader
     with _lock:
         if _grader is None:
@@ -62,6 +62,7 @@ def get_grader(*, warm: bool = True) -> Grader:
                 get_settings().exercises_dir,
                 pool_settings(warm=warm),
                 mistakes_cache_dir=mistakes_cache_dir(),
+                health=health,
             )
             _grader.start()
             if warm:  # the first wrong answer of each exercise then needs no extra runs
@@ -69,13 +70,16 @@ def get_grader(*, warm: bool = True) -> Grader:
         return _grader
 
 
-def start_grader_early() -> None:
+def start_grader_early(health: Health | None = None) -> None:
     """Start the grader now, in the background, while the web app is still being imported.
 
     Why: importing the app takes seconds of one core; the pool's sandboxes start on the other
     (at a low priority), so a restart's first verdicts wait less (issue 54). The app's start-up
-    then finds this grader (`get_grader`)."""
-    threading.Thread(target=get_grader, daemon=True, name="grader-early").start()
+    then finds this grader (`get_grader`). `health`: the sandbox probe, begun before this
+    module's imports."""
+    threading.Thread(
+        target=lambda: get_grader(health=health), daemon=True, name="grader-early"
+    ).start()
 
 
 def current_grader() -> Grader | None:

@@ -99,11 +99,24 @@ class Health:
         self._stop = threading.Event()
         self._started = False
 
-    def start(self, on_ready: Callable[[], None]) -> None:
-        """Probe in the background; call `on_ready` once sandboxes work (retrying until then)."""
-        self._on_ready = on_ready
-        self._started = True
+    def begin(self) -> None:
+        """Probe now, in the background, while the rest of the grader is still being built:
+        `start` then finds the answer (a restart's first server started 0.1 s later without)."""
+        with self._lock:
+            if self._started:
+                return
+            self._started = True
         threading.Thread(target=self._loop, daemon=True, name="grader-health").start()
+
+    def start(self, on_ready: Callable[[], None]) -> None:
+        """Probe in the background (unless `begin` did); call `on_ready` once sandboxes work
+        (retrying until then)."""
+        with self._lock:
+            self._on_ready = on_ready
+            ready = self._state == "ready"
+        self.begin()
+        if ready:  # `begin`'s probe passed before: its `_check` called the callback before this
+            on_ready()
 
     def stop(self) -> None:
         """No more retries."""
@@ -146,11 +159,12 @@ class Health:
             self._checked = time.monotonic()
             self._reason = reason
             self._state = "ready" if reason is None else "unavailable"
+            on_ready = self._on_ready  # with the state: `start` calls it if it came later
             self._changed.notify_all()
         if reason is not None:
             log.error("grading is unavailable: %s", reason)
             return False
         if not was_ready:
             log.info("sandboxes start: grading is ready")
-            self._on_ready()
+            on_ready()
         return True

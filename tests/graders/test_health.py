@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -125,6 +126,40 @@ def test_the_first_failure_of_the_probe_itself_is_named() -> None:
     reason = state.blocked()
     assert reason is not None and "Too many open files" in reason
     assert state.status().startswith("unavailable: the grader could not check its sandbox")
+
+
+@pytest.mark.parametrize("probe_ends", ["before start", "after start"])
+def test_a_probe_begun_ahead_starts_the_pool_once(probe_ends: str) -> None:
+    # `serve` begins the probe before the grader is built (issue 54); the grader's `start`
+    # comes before or after the real sandbox answered, and its pool starts once either way.
+    gate = threading.Event()
+
+    def probe() -> str | None:
+        assert gate.wait(30)
+        return health.probe_sandbox()
+
+    state = health.Health(probe=probe)
+    state.begin()
+    calls: list[int] = []
+    called = threading.Event()
+
+    def on_ready() -> None:
+        calls.append(1)
+        called.set()
+
+    if probe_ends == "before start":
+        gate.set()
+        assert state.blocked() is None  # waits for the probe's answer
+        state.start(on_ready)
+    else:
+        state.start(on_ready)
+        assert calls == []
+        gate.set()
+    assert called.wait(30), state.status()
+    state.begin()  # again: nothing more
+    time.sleep(0.2)  # a second call would come from the probe's thread, now or never
+    assert calls == [1] and state.status() == "ready"
+    state.stop()
 
 
 PROBE = "from graders.host import health; print(health.probe_sandbox())"

@@ -50,7 +50,7 @@ def test_serve_starts_its_grader_ahead_only_where_it_grades_at_start(
         monkeypatch.setenv(name, value)
     get_settings.cache_clear()
     started: list[bool] = []
-    monkeypatch.setattr(service, "start_grader_early", lambda: started.append(True))
+    monkeypatch.setattr(service, "start_grader_early", lambda health: started.append(True))
     args = build_parser().parse_args([*argv, "--port", str(_free_port())])
     args.ahead(args)
     assert started == ([True] if early else [])
@@ -60,7 +60,7 @@ def test_a_busy_port_starts_no_grader(data_dir: Path, monkeypatch: pytest.Monkey
     monkeypatch.setenv("POOL_WARM_ON_START", "true")
     get_settings.cache_clear()
     started: list[bool] = []
-    monkeypatch.setattr(service, "start_grader_early", lambda: started.append(True))
+    monkeypatch.setattr(service, "start_grader_early", lambda health: started.append(True))
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
@@ -73,7 +73,7 @@ _AT_THE_GRADERS_START = """
 import json, sys
 import app.grading.service as service
 
-def early():
+def early(health):
     later = ("fastapi", "app.jobkinds", "app.wiring", "app.main")
     print(json.dumps(sorted(m for m in later if m in sys.modules)))
     raise SystemExit(0)
@@ -91,6 +91,30 @@ def test_serve_starts_its_grader_before_loading_the_app_and_its_hooks(data_dir: 
     env = {**os.environ, "APP_DATA_DIR": str(data_dir), "POOL_WARM_ON_START": "true"}
     port = str(_free_port())
     assert last_json(_AT_THE_GRADERS_START, env=env, cwd=data_dir, args=(port,)) == []
+
+
+_AT_THE_PROBES_START = """
+import json, sys
+import uvicorn
+from graders.host import health
+
+def begin(self):
+    later = ("graders.engine", "numpy", "app.grading.service", "app.main")
+    print(json.dumps(sorted(m for m in later if m in sys.modules)))
+    raise SystemExit(0)
+
+health.Health.begin = begin
+uvicorn.run = lambda **options: print(json.dumps("the app was served first"))
+from app.cli import main
+main(["serve", "--port", sys.argv[1]])
+"""
+
+
+def test_serve_begins_its_sandbox_probe_before_loading_the_grader(data_dir: Path) -> None:
+    """The probe's sandbox starts while the grader's modules load (0.1 s of a restart)."""
+    env = {**os.environ, "APP_DATA_DIR": str(data_dir), "POOL_WARM_ON_START": "true"}
+    port = str(_free_port())
+    assert last_json(_AT_THE_PROBES_START, env=env, cwd=data_dir, args=(port,)) == []
 
 
 def test_a_grading_pool_remembers_in_the_data_dir_and_a_one_off_grader_does_not(
