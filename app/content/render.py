@@ -144,13 +144,18 @@ def _build() -> MarkdownIt:
 
 
 _MD = _build()
+# Finding fences needs the blocks only: the same parser without its inline pass, which was half
+# of every course load's parsing (each lesson and exercise text at each start, issue 54).
+_BLOCKS = _build().disable("inline")
 
 
 def plot_fences(text: str) -> list[tuple[int, str]]:
     """(1-based line of the opening fence, YAML body) for every ```plot block in the markdown."""
+    if "plot" not in text:  # no fence's info string can start with it
+        return []
     return [
         (token.map[0] + 1, token.content)
-        for token in _MD.parse(text)
+        for token in _BLOCKS.parse(text)
         if token.type == "fence" and token.map and _is_plot(token.info)
     ]
 

@@ -356,6 +356,32 @@ def test_fences_are_found_with_their_lines() -> None:
     assert plot_fences(text) == [(7, "name: alibi-bias\n"), (11, "name: x\n")]
 
 
+def test_fences_found_from_the_blocks_alone_are_those_of_the_whole_parse() -> None:
+    # plot_fences skips the inline pass (half of a course load's parsing, issue 54): over every
+    # markdown file of both courses, and fences inside admonitions, lists, math and quotes.
+    from app.content import render
+
+    texts = [
+        path.read_text()
+        for root in ("lessons", "exercises", "courses")
+        for path in sorted((ROOT / root).rglob("*.md"))
+    ]
+    texts.append(
+        "> ```plot\n> name: q\n> ```\n\n- item\n\n  ```plot\n  name: l\n  ```\n\n"
+        "$$\n```plot\n$$\n\n:::{note}\n```plot\nname: a\n```\n:::\n\n`` ```plot `` inline\n"
+    )
+    whole = [
+        [
+            (token.map[0] + 1, token.content)
+            for token in render._MD.parse(text)
+            if token.type == "fence" and token.map and render._is_plot(token.info)
+        ]
+        for text in texts
+    ]
+    assert sum(map(len, whole)) > 10
+    assert [plot_fences(text) for text in texts] == whole
+
+
 # --------------------------------------------------------------------------- content problems
 
 
