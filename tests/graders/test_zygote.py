@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.pyrun import last_json
+
 INSIDE = Path(__file__).resolve().parents[2] / "graders" / "inside"
 SESSIONS = """
 import ctypes, os, sys, time
@@ -58,7 +60,7 @@ def test_sessions_that_start_together_all_get_their_priority_and_can_lower_it_ag
 
 
 SAME_AGAIN = """
-import ctypes, os, sys
+import ctypes, json, os, sys
 sys.path.insert(0, sys.argv[1])
 import zygote
 
@@ -69,7 +71,8 @@ if os.getuid() == 0:  # root may change sessions at any rate: test what users me
     ctypes.CDLL(None).prctl(4, 1, 0, 0, 0)  # PR_SET_DUMPABLE: own /proc/self again
 first = zygote.set_session_nice(10)
 zygote.SESSION_NICE_RETRY_S = 0.0  # a write now would be refused: no other session waits
-print(first, zygote.set_session_nice(10), open("/proc/self/autogroup").read().split()[-1])
+again = zygote.set_session_nice(10)
+print(json.dumps([first, again, open("/proc/self/autogroup").read().split()[-1]]))
 """
 
 
@@ -78,15 +81,8 @@ def test_a_session_already_at_its_priority_is_not_changed_again() -> None:
     # the second write waited out Linux's limit of one change per 100 ms (a third of its start).
     if not Path("/proc/self/autogroup").exists():
         pytest.skip("this kernel does not group sessions (no autogroup): nothing to set")
-    proc = subprocess.run(
-        [sys.executable, "-c", SAME_AGAIN, str(INSIDE)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.split() == ["True", "True", "10"], proc.stdout
+    found = last_json(SAME_AGAIN, env=dict(os.environ), cwd=INSIDE, args=(str(INSIDE),))
+    assert found == [True, True, "10"], found
 
 
 # One change per entry of graders/inside/inherited.py, each made by a process on itself.
