@@ -115,7 +115,7 @@ class Health:
             self._on_ready = on_ready
             ready = self._state == "ready"
         self.begin()
-        if ready:  # `begin`'s probe passed before: its `_check` called the callback before this
+        if ready:  # the probe `begin` started passed while the callback was still a no-op
             on_ready()
 
     def stop(self) -> None:
