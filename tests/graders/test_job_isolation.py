@@ -38,6 +38,10 @@ ROOT = Path(__file__).resolve().parents[2]
 GATHER = "position-embedding-gather"
 FLAX = "learned-pos-embed-forward"
 JAX_CACHE = str(ROOT / "var" / "jax-cache")
+# A server replaced while nobody waits (a job that overran on a loaded machine) starts on spare
+# CPU only: beside the other test worker's training at nice 0 that took over 180 s in CI, and
+# 60-70 s beside two busy loops here, before this round's changes and after.
+IDLE_WAIT_S = 600.0
 
 
 @dataclass(frozen=True)
@@ -65,7 +69,7 @@ class Kind:
             jax_warm_up=self.warmed,
             jax_cache_dir=JAX_CACHE if self.warmed else None,
             fork_max_jobs=1000,
-            ready_timeout_s=180.0,  # a loaded machine may take long to warm a JAX server
+            ready_timeout_s=IDLE_WAIT_S,  # a loaded machine may take long to warm a JAX server
         )
 
 
@@ -97,7 +101,7 @@ def warm(request: pytest.FixtureRequest) -> Iterator[tuple[Kind, Grader]]:
 
 def _idle(grader: Grader, key: str) -> ForkServer:
     """The idle server of `key` (waits while it cleans up or warms its next child)."""
-    deadline = time.monotonic() + 180
+    deadline = time.monotonic() + IDLE_WAIT_S
     while time.monotonic() < deadline:
         ready = list(grader.pool._ready.get(key, ()))
         if ready:
