@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import logging
+import re
 import time
+from typing import TYPE_CHECKING
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from sqlalchemy import text
+from sqlalchemy import Connection, inspect, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, OperationalError
 
 from app.config import ROOT, get_settings
 from app.db import get_engine
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 log = logging.getLogger(__name__)
 NEVER_ANSWERED = (
@@ -25,6 +26,8 @@ NEVER_ANSWERED = (
 
 def alembic_config() -> Config:
     """Alembic config pointing at migrations/ with the settings' database URL."""
+    from alembic.config import Config
+
     cfg = Config()
     cfg.set_main_option("script_location", str(ROOT / "migrations"))
     return cfg
@@ -32,6 +35,8 @@ def alembic_config() -> Config:
 
 def upgrade_head() -> None:
     """Apply every pending migration (idempotent)."""
+    from alembic import command
+
     command.upgrade(alembic_config(), "head")
 
 
@@ -96,15 +101,65 @@ def schema_problem() -> str | None:
     """Why the database cannot be used yet, as a sentence an operator can act on; None if ready.
 
     Checked before any command that uses the database, so a fresh install gets this sentence
-    instead of a driver's traceback about a missing table.
+    instead of a driver's traceback about a missing table. A database at the newest revision is
+    recognised without alembic, whose import took 0.2 s of every `serve` start (issue 54).
     """
+    try:
+        with get_engine().connect() as conn:
+            stored = _stored_revisions(conn)
+    except OperationalError as exc:
+        return _unreachable(exc)
+    if not stored:
+        return NOT_SET_UP
+    if len(stored) == 1 and stored[0] == newest_revision():
+        return None
+    return _revision_problem()
+
+
+def _unreachable(exc: OperationalError) -> str:
+    reason = str(exc.orig).strip().splitlines()[0] if exc.orig else "no answer"
+    return f"cannot reach the database ({reason}): check DATABASE_URL"
+
+
+def _stored_revisions(conn: Connection) -> list[str]:
+    """The revisions alembic recorded in this database; none before the first `migrate`."""
+    if not inspect(conn).has_table("alembic_version"):
+        return []
+    return [str(v) for v in conn.execute(text("SELECT version_num FROM alembic_version")).scalars()]
+
+
+_REVISION_LINE = re.compile(
+    r"""^(down_revision|revision)\b[^=\n]*=\s*(?:None|"([^"]*)"|'([^']*)')\s*$""", re.M
+)
+
+
+def newest_revision() -> str | None:
+    """The one head of migrations/versions, read from the files' `revision` lines; None when
+    they do not name exactly one (alembic then decides)."""
+    revisions: set[str] = set()
+    parents: set[str] = set()
+    for path in (ROOT / "migrations" / "versions").glob("*.py"):
+        found = {m[1]: m[2] or m[3] for m in _REVISION_LINE.finditer(path.read_text("utf-8"))}
+        if not found.get("revision") or "down_revision" not in found:
+            return None  # a file these lines do not describe (a merge's tuple, say)
+        revisions.add(found["revision"])
+        if found["down_revision"]:
+            parents.add(found["down_revision"])
+    heads = revisions - parents
+    return heads.pop() if len(heads) == 1 else None
+
+
+def _revision_problem() -> str | None:
+    """Alembic's own reading of the database's revision against the scripts'."""
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+
     script = ScriptDirectory.from_config(alembic_config())
     try:
         with get_engine().connect() as conn:
             current = MigrationContext.configure(conn).get_current_revision()
     except OperationalError as exc:
-        reason = str(exc.orig).strip().splitlines()[0] if exc.orig else "no answer"
-        return f"cannot reach the database ({reason}): check DATABASE_URL"
+        return _unreachable(exc)
     if current is None:
         return NOT_SET_UP
     if current == script.get_current_head():

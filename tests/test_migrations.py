@@ -7,11 +7,19 @@ from pathlib import Path
 
 import pytest
 from alembic import command
+from alembic.script import ScriptDirectory
 from sqlalchemy import inspect, text
 
 from app.config import get_settings
 from app.db import get_engine
-from app.migrate import NOT_SET_UP, alembic_config, is_up_to_date, schema_problem, upgrade_head
+from app.migrate import (
+    NOT_SET_UP,
+    alembic_config,
+    is_up_to_date,
+    newest_revision,
+    schema_problem,
+    upgrade_head,
+)
 from tests.postgres import throwaway_database
 
 TABLES = {
@@ -57,6 +65,11 @@ def test_schema_problem_names_the_command_that_fixes_it(data_dir: object) -> Non
     with get_engine().begin() as conn:
         conn.execute(text("INSERT INTO alembic_version VALUES ('f00dcafe')"))
     assert "set up by a newer version of the app (revision f00dcafe)" in (schema_problem() or "")
+
+
+def test_the_newest_revision_read_from_the_files_is_alembics_head() -> None:
+    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    assert head is not None and newest_revision() == head
 
 
 def test_schema_problem_says_when_the_database_cannot_be_reached(
