@@ -13,12 +13,13 @@ import os
 import socket
 import threading
 import time
-from typing import Any
-
-import redis
+from typing import TYPE_CHECKING, Any
 
 from app.grading.runner import Held
 from app.grading.service import current_grader
+
+if TYPE_CHECKING:  # Redis is loaded only where a deployment has it (issue 54: a start's import)
+    import redis
 
 log = logging.getLogger(__name__)
 BEAT_SECONDS = 2.0  # a worker joining after a crash trusts a dead peer at most TTL_SECONDS
@@ -77,6 +78,8 @@ class Beacon:
 
     def taking(self) -> None:
         """Say at once that this process now takes jobs (peers may be waiting to hear it)."""
+        import redis  # loaded already, with this beacon's client
+
         self.taking_jobs = True
         try:
             self.beat()
@@ -90,6 +93,8 @@ class Beacon:
         self._thread.start()
 
     def _loop(self) -> None:
+        import redis
+
         while True:
             try:
                 self.beat()
@@ -100,6 +105,8 @@ class Beacon:
 
     def stop(self) -> None:
         """Stop beating and remove the record (a drained worker is gone at once)."""
+        import redis
+
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=5)
@@ -133,6 +140,8 @@ def grader_status() -> str:
     if not settings.redis_url:
         grader = current_grader()
         return grader.status() if grader is not None else "starting"
+    import redis
+
     try:
         from app.jobs.redis_queue import redis_client
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from app.config import Settings
-from app.grading.beacon import Beacon
 from app.grading.lanes import lane_of
 from app.grading.reaper import BACKGROUND_KINDS, Reaper
 from app.grading.runner import Held, Publisher, run_job
@@ -19,8 +19,10 @@ from app.jobs import live
 from app.jobs.base import GRADE, JobQueue, JobRef
 from app.jobs.embedded import EmbeddedQueue
 from app.jobs.lanes import LANES
-from app.jobs.redis_queue import RedisQueue
-from app.jobs.status import LocalWatcher, RedisPublisher, RedisWatcher, Watcher
+from app.jobs.status import LocalWatcher, Watcher
+
+if TYPE_CHECKING:  # Redis is loaded only where a deployment has it (issue 54: a start's import)
+    from app.grading.beacon import Beacon
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +49,10 @@ class JobRuntime:
         self.publisher: Publisher
         self.watcher: Watcher
         if settings.redis_url is not None:
+            from app.grading.beacon import Beacon
+            from app.jobs.redis_queue import RedisQueue
+            from app.jobs.status import RedisPublisher, RedisWatcher
+
             redis_queue = RedisQueue(
                 url=settings.redis_url,
                 prefix=settings.redis_prefix,

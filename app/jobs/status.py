@@ -14,11 +14,12 @@ import contextlib
 import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import redis
-import redis.asyncio as aioredis
 from fastapi import FastAPI
+
+if TYPE_CHECKING:  # Redis is loaded only where a deployment has it (issue 54: a start's import)
+    import redis
 
 log = logging.getLogger(__name__)
 Wait = Callable[[], Awaitable[None]]
@@ -41,6 +42,8 @@ class RedisPublisher:
 
     def publish(self, submission_id: int, status: str) -> None:
         """PUBLISH one small JSON message."""
+        import redis  # loaded already: this publisher was given a Redis client
+
         message = json.dumps({"id": submission_id, "status": status})
         try:
             self._client.publish(channel(self._prefix, submission_id), message)
@@ -196,6 +199,8 @@ class RedisWatcher:
             event.set()
 
     async def _listen(self) -> None:
+        import redis.asyncio as aioredis
+
         while True:
             client = aioredis.Redis.from_url(self._url, socket_connect_timeout=3)
             try:

@@ -21,13 +21,16 @@ import re
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any
+from functools import cache as _once
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine, event
 from sqlalchemy.pool import Pool
 
 from app.config import get_settings
-from app.users.session_broadcast import Listener, Publisher
+
+if TYPE_CHECKING:  # Redis is loaded only where a deployment has it (issue 54: a start's import)
+    from app.users.session_broadcast import Listener, Publisher
 
 SECONDS = 5.0
 MAX_ENTRIES = 10_000  # a class is a few hundred; past this the cache starts over
@@ -77,8 +80,15 @@ class SessionCache:
 
 
 cache = SessionCache(SECONDS)
-_publisher = Publisher()
 _listener: Listener | None = None
+
+
+@_once
+def _publisher() -> Publisher:
+    """The one publisher of this process, made at its first change (only with Redis)."""
+    from app.users.session_broadcast import Publisher
+
+    return Publisher()
 
 
 def enabled() -> bool:
@@ -97,6 +107,8 @@ def start_listening() -> None:
     settings = get_settings()
     if not settings.session_cache or settings.redis_url is None or _listener is not None:
         return
+    from app.users.session_broadcast import Listener
+
     _listener = Listener(settings.redis_url, settings.redis_prefix, cache.clear)
     _listener.start()
 
@@ -121,7 +133,7 @@ def _on_checkin(_dbapi_connection: Any, record: Any) -> None:
         cache.clear()  # committed (or rolled back) now: a lookup from here on reads the new rows
         settings = get_settings()
         if settings.redis_url is not None:  # and the other web processes, wherever they run
-            _publisher.publish(settings.redis_url, settings.redis_prefix)
+            _publisher().publish(settings.redis_url, settings.redis_prefix)
 
 
 def _on_invalidate(_dbapi_connection: Any, record: Any, *_args: Any) -> None:

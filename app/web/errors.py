@@ -14,7 +14,14 @@ from starlette.responses import Response
 from app.config import get_settings
 from app.errors import DomainError
 from app.web.capacity import BUSY_DETAIL, BUSY_PAGE
-from app.web.outages import CAUSES, OUTAGE_CLASSES, OUTAGE_DETAIL, OUTAGE_PAGE, Outage, outage_of
+from app.web.outages import (
+    CAUSES,
+    OUTAGE_DETAIL,
+    OUTAGE_PAGE,
+    Outage,
+    outage_classes,
+    outage_of,
+)
 from app.web.templating import render
 
 log = logging.getLogger(__name__)
@@ -119,7 +126,7 @@ def install_error_handlers(app: FastAPI) -> None:
         log.warning("%s away during %s: %s", outage, request.url.path, exc)
         return outage_response(request, outage)
 
-    for kind in OUTAGE_CLASSES:
+    for kind in outage_classes(redis_url=get_settings().redis_url):
         app.add_exception_handler(kind, dependency_away)
 
     @app.exception_handler(Exception)

@@ -13,7 +13,6 @@ import sys
 from collections.abc import Iterator
 from typing import Literal
 
-import redis.exceptions
 import sqlalchemy.exc
 
 Outage = Literal["database", "queue", "disk"]
@@ -25,17 +24,26 @@ PG_DISK_FULL = "53100"  # SQLSTATE disk_full
 # Exception classes whose handler asks `outage_of`; an OSError that is not a full disk, or an
 # unrelated error of these classes, still ends as the server error it is. psycopg's own errors
 # reach the app wrapped by SQLAlchemy; one that is not is answered by the last-resort handler,
-# which asks `outage_of` too (psycopg is not imported on SQLite: issue 54).
+# which asks `outage_of` too (psycopg is not imported on SQLite, nor redis without a REDIS_URL:
+# issue 54).
 OUTAGE_CLASSES: tuple[type[Exception], ...] = (
     sqlalchemy.exc.OperationalError,
     sqlalchemy.exc.InterfaceError,
     sqlalchemy.exc.DisconnectionError,
     sqlalchemy.exc.DBAPIError,
     sqlite3.OperationalError,
-    redis.exceptions.ConnectionError,
-    redis.exceptions.TimeoutError,
     OSError,
 )
+
+
+def outage_classes(*, redis_url: str | None) -> tuple[type[Exception], ...]:
+    """OUTAGE_CLASSES, and Redis's connection errors for a deployment that has Redis."""
+    if redis_url is None:
+        return OUTAGE_CLASSES
+    import redis.exceptions
+
+    return (*OUTAGE_CLASSES, redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
+
 
 CAUSES: dict[Outage, str] = {
     "database": "The course's database is not answering right now.",
@@ -92,6 +100,12 @@ def _database_away(exc: BaseException) -> bool:
     return isinstance(exc, away + _psycopg_connection_errors())
 
 
+def _redis_connection_errors() -> tuple[type[Exception], ...]:
+    """Redis's connection errors once it is loaded: before that, none of its errors exists."""
+    errors = sys.modules.get("redis.exceptions")
+    return (errors.ConnectionError, errors.TimeoutError) if errors is not None else ()
+
+
 def _psycopg_connection_errors() -> tuple[type[Exception], ...]:
     """psycopg's connection errors once it is loaded: before that, none of its errors exists."""
     psycopg = sys.modules.get("psycopg")
@@ -105,9 +119,7 @@ def outage_of(exc: BaseException) -> Outage | None:
         return "disk"
     if any(_database_away(e) for e in chain):
         return "database"
-    if any(
-        isinstance(e, redis.exceptions.ConnectionError | redis.exceptions.TimeoutError)
-        for e in chain
-    ):
+    queue_errors = _redis_connection_errors()
+    if queue_errors and any(isinstance(e, queue_errors) for e in chain):
         return "queue"
     return None
