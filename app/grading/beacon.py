@@ -41,7 +41,10 @@ class Beacon:
     def __init__(
         self, client: redis.Redis, prefix: str, *, held: Held, concurrency: int, role: str
     ) -> None:
+        import redis  # loaded already, with this beacon's client
+
         self.client = client
+        self._errors: type[Exception] = redis.RedisError
         self.prefix = prefix
         self.held = held
         self.concurrency = concurrency
@@ -78,12 +81,10 @@ class Beacon:
 
     def taking(self) -> None:
         """Say at once that this process now takes jobs (peers may be waiting to hear it)."""
-        import redis  # loaded already, with this beacon's client
-
         self.taking_jobs = True
         try:
             self.beat()
-        except redis.RedisError as exc:
+        except self._errors as exc:
             log.warning("could not announce this worker: %s", exc)
 
     def start(self) -> None:
@@ -93,24 +94,20 @@ class Beacon:
         self._thread.start()
 
     def _loop(self) -> None:
-        import redis
-
         while True:
             try:
                 self.beat()
-            except redis.RedisError as exc:
+            except self._errors as exc:
                 log.warning("could not announce this worker: %s", exc)
             if self._stop.wait(BEAT_SECONDS):
                 return
 
     def stop(self) -> None:
         """Stop beating and remove the record (a drained worker is gone at once)."""
-        import redis
-
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=5)
-        with contextlib.suppress(redis.RedisError):
+        with contextlib.suppress(self._errors):
             self.client.delete(_key(self.prefix, self.ident))
 
 
