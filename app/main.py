@@ -60,8 +60,10 @@ WEB_DRAIN_SECONDS = 10.0  # running jobs get this long to finish at shutdown; th
 
 
 def _compile_then_set_aside() -> None:
-    compile_templates()
-    heap.set_aside()  # start-up's objects, templates included, out of every later collection
+    try:
+        compile_templates()
+    finally:
+        heap.set_aside()  # start-up's objects, templates included, out of every later collection
 
 
 @asynccontextmanager

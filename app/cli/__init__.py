@@ -13,6 +13,7 @@ from sqlalchemy.exc import OperationalError
 from app.cli import authoring, courses, grading, lti, measure, offerings, server, stats, users
 from app.cli.common import fail as _fail
 from app.config import get_settings
+from app.web import heap
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -80,6 +81,9 @@ def main(argv: list[str] | None = None) -> int:
         if ahead is not None:  # `serve`: its grader's sandboxes start while the app loads
             ahead(args)
         _wire()
+        starts_app = getattr(args, "starts_app", None)
+        if starts_app is None or not starts_app(args):
+            heap.resume()  # paused for the start (app/__main__.py); an app resumes them itself
         result: int = args.func(args)
     except DataDirError as exc:
         return _fail(str(exc))

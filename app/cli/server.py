@@ -71,6 +71,12 @@ def start_grader_ahead(args: argparse.Namespace) -> None:
         start_grader_early(health)
 
 
+def starts_app_here(args: argparse.Namespace) -> bool:
+    """Whether this process loads the app, whose start resumes collections (app/web/heap.py);
+    with --reload or --workers the app runs in other processes."""
+    return not args.reload and args.workers <= 1
+
+
 def serve_options(*, reload: bool) -> dict[str, Any]:
     """How uvicorn runs the app; with reload, code changes restart it and content reloads live.
 
@@ -129,7 +135,11 @@ def add_serve(sub: Any) -> None:
     )
     serve.add_argument("--workers", type=int, default=1, help="web processes (scale-out mode only)")
     serve.set_defaults(
-        func=cmd_serve, needs_database=True, waits_for_database=True, ahead=start_grader_ahead
+        func=cmd_serve,
+        needs_database=True,
+        waits_for_database=True,
+        ahead=start_grader_ahead,
+        starts_app=starts_app_here,
     )
 
 

@@ -17,10 +17,17 @@ _lock = threading.Lock()
 
 
 def set_aside() -> None:
-    """Collect what is garbage now, then set everything left aside (start-up is done)."""
+    """Collect what is garbage now, then set everything left aside (start-up is done); collections
+    resume if `python -m app` paused them for the start (app/__main__.py)."""
     with _lock:
         gc.collect()
         gc.freeze()
+        gc.enable()
+
+
+def resume() -> None:
+    """Turn collections back on: a command that is not an app's start (app/__main__.py)."""
+    gc.enable()
 
 
 def set_aside_again() -> None:

@@ -10,6 +10,7 @@ one of them by a hash of its addresses: an even split whatever each process is d
 
 from __future__ import annotations
 
+import gc
 import logging
 import multiprocessing
 import signal
@@ -43,6 +44,7 @@ def port_socket(host: str, port: int) -> socket.socket:
 
 def serve_one(options: dict[str, Any], host: str, port: int) -> None:
     """In a web process: serve the app on this process's own socket until told to stop."""
+    gc.disable()  # the app's start resumes collections once it is done (app/web/heap.py)
     import uvicorn
 
     sock = port_socket(host, port)

@@ -226,6 +226,7 @@ def main() -> None:
     jobs = _read_jobs()
     for framework in sorted({job.framework for job in jobs if job.mode == "mistake"}):
         harness._import_framework(framework)
+    harness._resume_collections()  # paused by harness's import; on even if no framework loaded
     result = os.fdopen(RESULT_FD, "wb", buffering=0)
     stream = harness._writer(result)
     if jobs:
