@@ -1,9 +1,10 @@
 """What a start loads: the default deployment (SQLite, no Redis) imports no PostgreSQL driver
-and no Redis client, and `serve` no alembic.
+and no Redis client, and `serve` no alembic and no JWT or RSA library (the LMS's).
 
 Why: a restart's first verdicts wait on the web app's import (issue 54). Importing psycopg cost
 about 80 ms of every start and command, redis and dramatiq about 100 ms, alembic about 200 ms of
-`serve`'s check of the schema. A deployment on PostgreSQL or Redis loads them when its engine or
+`serve`'s check of the schema, PyJWT and cryptography about 45 ms (loaded by the first LMS
+launch, ticket or signed grade). A deployment on PostgreSQL or Redis loads them when its engine or
 queue is made, and its outages still answer 503 (tests/web/test_outage_kinds.py,
 tests/web/test_outages.py); `migrate`, and a check that finds the schema not at the newest
 revision, still go through alembic (tests/test_migrations.py).
@@ -33,7 +34,7 @@ from fastapi.testclient import TestClient
 from app.main import create_app
 with TestClient(create_app()) as client:
     assert client.get("/healthz").status_code == 200
-later = ("psycopg", "alembic", "redis", "dramatiq")
+later = ("psycopg", "alembic", "redis", "dramatiq", "jwt", "cryptography")
 print(json.dumps([m for m in later if m in sys.modules]))
 """
 

@@ -19,13 +19,12 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import jwt
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
+from typing import TYPE_CHECKING, Any
 
 from app.config import get_settings
+
+if TYPE_CHECKING:  # loaded where a key is used: every start skips them (issue 54)
+    from cryptography.hazmat.primitives.asymmetric import rsa
 
 CURRENT = "private_key.pem"
 NEXT = "next_key.pem"
@@ -48,6 +47,8 @@ class ToolKey:
 
     def public_jwk(self) -> dict[str, Any]:
         """The public half as a JWK with kid, alg and use (not key_ops too: RFC 7517 §4.3)."""
+        import jwt
+
         jwk: dict[str, Any] = json.loads(
             jwt.algorithms.RSAAlgorithm.to_jwk(self.private.public_key())
         )
@@ -65,6 +66,8 @@ class Rotation:
 
 
 def _thumbprint(key: rsa.RSAPrivateKey) -> str:
+    import jwt
+
     jwk = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(key.public_key()))
     canonical = json.dumps({k: jwk[k] for k in ("e", "kty", "n")}, separators=(",", ":"))
     digest = hashlib.sha256(canonical.encode()).digest()
@@ -72,6 +75,9 @@ def _thumbprint(key: rsa.RSAPrivateKey) -> str:
 
 
 def _new_pem() -> bytes:
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     return key.private_bytes(
         serialization.Encoding.PEM,
@@ -97,6 +103,9 @@ def _write_private(path: Path, data: bytes, *, replace: bool = False) -> None:
 
 
 def _load(path: Path) -> ToolKey:
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
     key = serialization.load_pem_private_key(path.read_bytes(), password=None)
     if not isinstance(key, rsa.RSAPrivateKey):
         raise ValueError(f"{path} does not hold an RSA private key")
@@ -224,5 +233,7 @@ def activate_next_key(*, now: float | None = None) -> ToolKey:
 
 def sign(claims: dict[str, Any]) -> str:
     """A JWT signed RS256 with the signing key, its kid in the header."""
+    import jwt
+
     key = signing_key()
     return jwt.encode(claims, key.private, algorithm="RS256", headers={"kid": key.kid})

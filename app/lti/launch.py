@@ -8,10 +8,9 @@ import re
 import secrets
 import threading
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode, urlsplit
 
-import jwt
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
@@ -20,6 +19,9 @@ from app.errors import DomainError
 from app.lti.models import LtiNonce, LtiPlatform
 from app.lti.registry import deployment_known, find_platform
 from app.models_base import as_utc, utcnow
+
+if TYPE_CHECKING:
+    import jwt  # loaded by the first launch: every start skips it (issue 54)
 
 log = logging.getLogger(__name__)
 
@@ -132,6 +134,8 @@ def begin_login(*, session: Session, params: dict[str, str], redirect_uri: str) 
 
 
 def _jwks_client(url: str) -> jwt.PyJWKClient:
+    import jwt
+
     with _jwks_lock:
         client = _jwks_clients.get(url)
         if client is None:
@@ -194,6 +198,8 @@ def _bound_by_storage(row: LtiNonce, platform: LtiPlatform, state: str, binding:
 
 
 def _decode(id_token: str, platform: LtiPlatform) -> dict[str, Any]:
+    import jwt
+
     try:
         key = _jwks_client(platform.jwks_url).get_signing_key_from_jwt(id_token)
     except jwt.PyJWKClientError as exc:

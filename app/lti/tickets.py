@@ -7,7 +7,6 @@ import secrets
 import time
 from typing import Any
 
-import jwt
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -28,11 +27,15 @@ def issue(purpose: str, claims: dict[str, Any], seconds: int) -> str:
     now = int(time.time())
     body = {**claims, "pur": purpose, "iat": now, "exp": now + seconds}
     body["jti"] = secrets.token_urlsafe(16)
+    import jwt  # loaded by the first ticket: every start skips it (issue 54)
+
     return jwt.encode(body, get_settings().secret_key, algorithm="HS256")
 
 
 def read(purpose: str, ticket: str) -> dict[str, Any]:
     """The claims of a valid ticket for this purpose (reusable until it expires)."""
+    import jwt
+
     try:
         claims: dict[str, Any] = jwt.decode(
             ticket,
