@@ -31,6 +31,11 @@ def set_aside() -> None:
         gc.enable()
 
 
+def pause() -> None:
+    """No collections while a process starts; `set_aside` or `resume` turns them back on."""
+    gc.disable()
+
+
 def resume() -> None:
     """Turn collections back on: a command that is not an app's start (app/__main__.py)."""
     gc.enable()

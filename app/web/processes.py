@@ -10,7 +10,6 @@ one of them by a hash of its addresses: an even split whatever each process is d
 
 from __future__ import annotations
 
-import gc
 import logging
 import multiprocessing
 import signal
@@ -21,6 +20,8 @@ from multiprocessing.context import SpawnProcess
 from typing import Any
 
 from uvicorn.config import STARTUP_FAILURE  # the app could not start: no point restarting
+
+from app.web import heap
 
 BACKLOG = 2048  # uvicorn's default
 STOP_SECONDS = 30.0  # a process's graceful shutdown (open streams end, requests finish)
@@ -44,7 +45,7 @@ def port_socket(host: str, port: int) -> socket.socket:
 
 def serve_one(options: dict[str, Any], host: str, port: int) -> None:
     """In a web process: serve the app on this process's own socket until told to stop."""
-    gc.disable()  # the app's start resumes collections once it is done (app/web/heap.py)
+    heap.pause()  # the app's start resumes collections once it is done
     import uvicorn
 
     sock = port_socket(host, port)

@@ -10,19 +10,16 @@ itself the whole job (job_limits.py).
 from __future__ import annotations
 
 import gc
+import linecache
+import os
+import sys
+import types
+from typing import Any
 
-# No collections while the framework loads: its 100,000-170,000 objects were walked again and
-# again as they were made (about 150 ms of a JAX server's start, 250 ms of torch's), and import
-# leaves almost no garbage (1,000-7,000 objects). `_resume_collections` turns them back on.
+# No collections while the framework loads (from `protocol`'s NumPy on): they walked its objects
+# again and again (150 ms of a JAX server's start, 250 of torch's); `_resume_collections` ends it.
 gc.disable()
-
-import linecache  # noqa: E402
-import os  # noqa: E402
-import sys  # noqa: E402
-import types  # noqa: E402
-from typing import Any  # noqa: E402
-
-import protocol  # type: ignore[import-not-found]  # noqa: E402  # bound beside this file in the sandbox
+import protocol  # type: ignore[import-not-found]  # noqa: E402  # bound beside this file
 
 JOB_FD, RESULT_FD = 3, 4
 FILE_LEVEL = protocol.FILE_LEVEL_TEST
@@ -60,8 +57,7 @@ def _import_framework(framework: str, *, start_backend: bool = True) -> Any:
 
 
 def _resume_collections() -> None:
-    """The framework is loaded: its objects are set aside, never walked again by a collection
-    here or in a job forked from here, and collections resume for what comes next."""
+    """Framework loaded: set its objects aside (here and in forked jobs), then collect again."""
     gc.freeze()
     gc.enable()
 
