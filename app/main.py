@@ -24,7 +24,7 @@ from app.courses import routes as course_routes
 from app.courses.prefix import CoursePrefixMiddleware
 from app.courses.service import app_registry, course_or_404, start_watcher
 from app.grading.runtime import JobRuntime
-from app.grading.service import get_grader, shutdown_grader
+from app.grading.service import get_grader, prime_in_background, shutdown_grader
 from app.instructor import routes as instructor_routes
 from app.jobkinds import wire_kinds
 from app.jobs.logs import configure_logging
@@ -74,7 +74,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     # The grader's interpreters start first, on the other core, while content loads: a restart's
     # first JAX verdict waits for them (issue 54).
     warming = settings.grades_in_web and settings.pool_warm_on_start
-    grader = asyncio.create_task(asyncio.to_thread(get_grader)) if warming else None
+    grader = asyncio.create_task(asyncio.to_thread(get_grader, prime=False)) if warming else None
     course_watcher = await asyncio.to_thread(start_watcher, app)  # every course (issue 27)
     registry = app_registry(app)
     await asyncio.to_thread(registry.content, registry.first_slug)  # the first, loaded now
@@ -97,6 +97,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     session_cache.start_listening()  # scale-out: each web process hears the others' logouts
     if grader is not None:
         await grader
+        prime_in_background()  # once started: beside the imports it held /healthz back
     try:
         yield
     finally:

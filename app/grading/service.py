@@ -53,8 +53,9 @@ def prepare_mistakes(*, exercises_dir: Path | None = None) -> int:
     return grader.prime(at_once=os.cpu_count() or 1)  # set-up: nothing else waits for the cores
 
 
-def get_grader(*, warm: bool = True, health: Health | None = None) -> Grader:
-    """The process-wide grader, started on first use (`health`: a probe already under way)."""
+def get_grader(*, warm: bool = True, health: Health | None = None, prime: bool = True) -> Grader:
+    """The process-wide grader, started on first use (`health`: a probe already under way;
+    `prime=False`: the caller primes it later, see `prime_in_background`)."""
     global _grader
     with _lock:
         if _grader is None:
@@ -65,9 +66,22 @@ def get_grader(*, warm: bool = True, health: Health | None = None) -> Grader:
                 health=health,
             )
             _grader.start()
-            if warm:  # the first wrong answer of each exercise then needs no extra runs
-                threading.Thread(target=_grader.prime, daemon=True, name="grader-prime").start()
+            if warm and prime:
+                prime_in_background()
         return _grader
+
+
+def prime_in_background() -> None:
+    """Load every exercise's expected and known mistakes' outputs on a thread, so the first
+    wrong answer of each needs no extra runs.
+
+    Why a serving process calls it once its app has started: priming holds the interpreter
+    about 0.4 s (reading some 900 stored arrays, a reference run), and beside the app's
+    imports it kept `/healthz` 0.7 s later after a restart (issue 54). A job that comes first
+    loads its own exercise's outputs, as it always could."""
+    grader = _grader
+    if grader is not None:
+        threading.Thread(target=grader.prime, daemon=True, name="grader-prime").start()
 
 
 def start_grader_early(health: Health | None = None) -> None:
@@ -78,7 +92,7 @@ def start_grader_early(health: Health | None = None) -> None:
     then finds this grader (`get_grader`). `health`: the sandbox probe, begun before this
     module's imports."""
     threading.Thread(
-        target=lambda: get_grader(health=health), daemon=True, name="grader-early"
+        target=lambda: get_grader(health=health, prime=False), daemon=True, name="grader-early"
     ).start()
 
 

@@ -165,3 +165,45 @@ def test_a_restarted_server_starts_the_exercise_the_class_was_on_first(data_dir:
     finally:
         proc.terminate()
         proc.wait(timeout=60)
+
+
+def test_a_serving_app_primes_its_grader_once_it_has_started(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Priming holds the interpreter about 0.4 s: beside the app's imports and start-up it kept
+    a restart's `/healthz` 0.7 s later, so the app primes once, after its start (issue 54)."""
+    from fastapi.testclient import TestClient
+
+    from app import main
+    from graders import Grader
+
+    monkeypatch.setenv("POOL_WARM_ON_START", "true")
+    get_settings.cache_clear()
+    monkeypatch.setattr(Grader, "start", lambda self: None)  # no sandboxes: the order is checked
+    calls: list[str] = []
+    app = main.create_app()
+    monkeypatch.setattr(service, "prime_in_background", lambda: calls.append("while built"))
+    monkeypatch.setattr(
+        main, "prime_in_background", lambda: calls.append(f"started: {hasattr(app.state, 'jobs')}")
+    )
+    with TestClient(app) as client:
+        assert client.get("/healthz").status_code == 200
+        assert calls == ["started: True"]
+    assert service.current_grader() is None  # the app's shutdown stopped it
+
+
+def test_a_grader_built_on_first_use_primes_itself(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A `worker`, or a first job where the pool was not warmed at start: no app primes it."""
+    from graders import Grader
+
+    monkeypatch.setattr(Grader, "start", lambda self: None)
+    calls: list[str] = []
+    monkeypatch.setattr(service, "prime_in_background", lambda: calls.append("primed"))
+    try:
+        service.get_grader()
+        service.get_grader()
+    finally:
+        service.shutdown_grader()
+    assert calls == ["primed"]
