@@ -77,7 +77,7 @@ def prime_in_background() -> None:
 
     Why a serving process calls it once its app has started: priming holds the interpreter
     about 0.4 s (reading some 900 stored arrays, a reference run), and beside the app's
-    imports it kept `/healthz` 0.7 s later after a restart (issue 54). A job that comes first
+    imports it kept `/healthz` 0.4-0.8 s later after a start (issue 54). A job that comes first
     loads its own exercise's outputs, as it always could."""
     grader = _grader
     if grader is not None:

@@ -171,7 +171,7 @@ def test_a_serving_app_primes_its_grader_once_it_has_started(
     data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Priming holds the interpreter about 0.4 s: beside the app's imports and start-up it kept
-    a restart's `/healthz` 0.7 s later, so the app primes once, after its start (issue 54)."""
+    a start's `/healthz` 0.4-0.8 s later, so the app primes once, after its start (issue 54)."""
     from fastapi.testclient import TestClient
 
     from app import main
