@@ -56,6 +56,7 @@ SCENARIOS = (
     "tests/jobs/test_status.py",
     "tests/jobs/test_compose.py",
     "tests/jobs/test_redis_queue.py",
+    "tests/jobs/test_redis_restart.py",
     "tests/jobs/test_typed_jobs.py",
     "tests/web/test_processes.py",
     "tests/users/test_session_broadcast.py",

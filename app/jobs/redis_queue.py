@@ -127,14 +127,17 @@ class RedisQueue:
         return int(self.client.zcard(self.sent_key))
 
     def unsent(self, ids: Sequence[Ref], stale_seconds: float) -> list[Ref]:
-        """Queued jobs with no record of a message, whose message is older than stale, or whose
-        recorded message is in none of Dramatiq's queues (a send that failed as Redis went down,
-        and so did the removal of its record)."""
+        """Queued jobs with no record of a message, whose message is older than stale or than
+        Redis's last start, or whose recorded message is in none of Dramatiq's queues (a send
+        that failed as Redis went down, and so did the removal of its record)."""
         if not ids:
             return []
         scores = self.client.zmscore(self.sent_key, [as_ref(i).key() for i in ids])
         now = time.time()
         oldest, settled = now - stale_seconds, now - LOST_AFTER_SECONDS
+        started = self._started_at(now)
+        if started <= settled:  # its consumers have had the time to connect again
+            oldest = max(oldest, started)
         unsent = [
             i for i, score in zip(ids, scores, strict=True) if score is None or score < oldest
         ]
@@ -145,6 +148,16 @@ class RedisQueue:
             waiting = self._keys_in_queues()
             unsent += [i for i in recorded if as_ref(i).key() not in waiting]
         return unsent
+
+    def _started_at(self, now: float) -> float:
+        """When Redis last started (to within about a second, so a message sent just after it
+        may be sent twice: a second message finds its row taken and does nothing).
+
+        Why a job still queued whose message was sent before that is sent again: a consumer
+        whose connection broke drops the messages it had fetched and not begun, and they stay
+        held for its worker, which is alive and never runs them (compose-check, 905 s)."""
+        uptime = self.client.info("server").get("uptime_in_seconds", 0)
+        return now - float(uptime)
 
     def _keys_in_queues(self) -> set[str]:
         """The jobs whose message Dramatiq holds: queued, delayed or taken and not yet acked."""
