@@ -6,8 +6,11 @@ Outside CI a missing server skips these tests; with CI set they fail, since CI p
 from __future__ import annotations
 
 import os
+import shutil
+import socket
+import subprocess
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +26,7 @@ from app.submissions.models import Submission
 from app.users.models import Role
 from app.users.service import create_user
 from tests.conftest import shipped_content
+from tests.jobs.helpers import wait_until
 
 PG_ADMIN = os.environ.get("TEST_PG_ADMIN_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
 REDIS_BASE = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/5")
@@ -142,3 +146,64 @@ def rows(ids: list[int]) -> dict[int, Submission]:
     with session_factory()() as session:
         found = session.query(Submission).filter(Submission.id.in_(ids)).all()
         return {row.id: row for row in found}
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+# Its port, its processes (the running one last), and how to start it again on that port.
+PrivateRedis = tuple[int, list[subprocess.Popen[bytes]], Callable[[int], None]]
+
+
+@pytest.fixture
+def private_redis(tmp_path: Path) -> Iterator[PrivateRedis]:
+    """A redis-server of our own (no persistence) that a test may kill and start again."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        if os.environ.get("CI"):
+            pytest.fail("redis-server is required in CI")
+        pytest.skip("redis-server is not installed")
+    procs: list[subprocess.Popen[bytes]] = []
+    log = tmp_path / "redis.log"
+
+    def start(port: int) -> bool:
+        """Start on `port`; False if redis exited at once (the port was taken meanwhile)."""
+        args = ["--port", str(port), "--save", "", "--appendonly", "no", "--dir", str(tmp_path)]
+        with log.open("ab") as out:
+            proc = subprocess.Popen(
+                [binary, *args, "--bind", "127.0.0.1"],
+                stdout=out,
+                stderr=subprocess.STDOUT,
+            )
+        procs.append(proc)
+        try:
+            wait_until(lambda: proc.poll() is not None or _answers(port), 15, "redis-server")
+        except AssertionError as exc:
+            raise AssertionError(f"{exc} on port {port}; it said:\n{log.read_text()[-2000:]}")
+        return proc.poll() is None
+
+    def restart(port: int) -> None:
+        assert start(port), f"redis-server did not start again:\n{log.read_text()[-2000:]}"
+
+    for _attempt in range(3):  # another process may take a free port before redis binds it
+        port = _free_port()
+        if start(port):
+            break
+    else:
+        pytest.fail(f"redis-server would not start:\n{log.read_text()[-2000:]}")
+    yield port, procs, restart
+    for proc in procs:
+        proc.kill()
+        proc.wait()
+
+
+def _answers(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5) as sock:
+            sock.sendall(b"PING\r\n")
+            return sock.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False

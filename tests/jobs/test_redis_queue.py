@@ -6,13 +6,6 @@ Each test runs a real Dramatiq worker in this process (the same `JobRuntime` tha
 
 from __future__ import annotations
 
-import os
-import shutil
-import socket
-import subprocess
-from collections.abc import Callable, Iterator
-from pathlib import Path
-
 import pytest
 import redis
 
@@ -23,7 +16,7 @@ from app.grading.runtime import JobRuntime
 from app.grading.service import get_grader
 from app.jobs.base import GRADE, JobRef
 from app.jobs.redis_queue import EXPERIMENT_QUEUE, QUEUE_NAME, RedisQueue
-from tests.jobs.conftest import RedisSpace, add_submissions, rows
+from tests.jobs.conftest import PrivateRedis, RedisSpace, add_submissions, rows
 from tests.jobs.helpers import GOOD, wait_until
 
 TIMEOUT = 180.0  # generous: the machine is shared and each job starts a sandbox
@@ -169,67 +162,6 @@ def test_jobs_lost_with_redis_data_are_sent_again_from_the_database(
         web.stop(1)
     found = rows(ids)
     assert {(found[i].verdict, found[i].attempts) for i in ids} == {("accepted", 1)}
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-# Its port, its processes (the running one last), and how to start it again on that port.
-PrivateRedis = tuple[int, list[subprocess.Popen[bytes]], Callable[[int], None]]
-
-
-@pytest.fixture
-def private_redis(tmp_path: Path) -> Iterator[PrivateRedis]:
-    """A redis-server of our own (no persistence) that a test may kill and start again."""
-    binary = shutil.which("redis-server")
-    if binary is None:
-        if os.environ.get("CI"):
-            pytest.fail("redis-server is required in CI")
-        pytest.skip("redis-server is not installed")
-    procs: list[subprocess.Popen[bytes]] = []
-    log = tmp_path / "redis.log"
-
-    def start(port: int) -> bool:
-        """Start on `port`; False if redis exited at once (the port was taken meanwhile)."""
-        args = ["--port", str(port), "--save", "", "--appendonly", "no", "--dir", str(tmp_path)]
-        with log.open("ab") as out:
-            proc = subprocess.Popen(
-                [binary, *args, "--bind", "127.0.0.1"],
-                stdout=out,
-                stderr=subprocess.STDOUT,
-            )
-        procs.append(proc)
-        try:
-            wait_until(lambda: proc.poll() is not None or _answers(port), 15, "redis-server")
-        except AssertionError as exc:
-            raise AssertionError(f"{exc} on port {port}; it said:\n{log.read_text()[-2000:]}")
-        return proc.poll() is None
-
-    def restart(port: int) -> None:
-        assert start(port), f"redis-server did not start again:\n{log.read_text()[-2000:]}"
-
-    for _attempt in range(3):  # another process may take a free port before redis binds it
-        port = _free_port()
-        if start(port):
-            break
-    else:
-        pytest.fail(f"redis-server would not start:\n{log.read_text()[-2000:]}")
-    yield port, procs, restart
-    for proc in procs:
-        proc.kill()
-        proc.wait()
-
-
-def _answers(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.5) as sock:
-            sock.sendall(b"PING\r\n")
-            return sock.recv(16).startswith(b"+PONG")
-    except OSError:
-        return False
 
 
 def test_a_redis_restart_loses_no_job(

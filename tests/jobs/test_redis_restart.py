@@ -9,12 +9,7 @@ worker that is alive and will never run it, so it looked like a message still wa
 
 from __future__ import annotations
 
-import shutil
-import socket
-import subprocess
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 import redis
@@ -23,64 +18,7 @@ from app.grading.reaper import STALE_SECONDS
 from app.jobs import redis_queue
 from app.jobs.base import JobRef, Ref
 from app.jobs.redis_queue import QUEUE_NAME, RedisQueue
-
-
-class PrivateRedis:
-    """A redis-server of this test's own, with an append-only file, so it can be restarted."""
-
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            self.port = probe.getsockname()[1]
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        """Start it and wait until it answers (its data comes back from the append-only file)."""
-        binary = shutil.which("redis-server")
-        assert binary, "redis-server is not installed (Debian package redis-server)"
-        self.process = subprocess.Popen(
-            [
-                binary,
-                "--port",
-                str(self.port),
-                "--bind",
-                "127.0.0.1",
-                "--dir",
-                str(self.folder),
-                "--appendonly",
-                "yes",
-                "--save",
-                "",
-            ],
-            stdout=subprocess.DEVNULL,
-        )
-        client = redis.Redis.from_url(self.url, socket_connect_timeout=1)
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                client.ping()
-                break
-            except redis.RedisError:
-                assert time.monotonic() < deadline, "the private redis-server did not start"
-                time.sleep(0.05)
-        client.close()
-
-    def stop(self) -> None:
-        """SIGTERM: Redis writes its append-only file and exits, as `docker restart` has it."""
-        if self.process is not None:
-            self.process.terminate()
-            self.process.wait(20)
-            self.process = None
-
-
-@pytest.fixture
-def private_redis(tmp_path: Path) -> Iterator[PrivateRedis]:
-    server = PrivateRedis(tmp_path)
-    server.start()
-    yield server
-    server.stop()
+from tests.jobs.conftest import PrivateRedis
 
 
 def _uptime_at_least(client: redis.Redis, seconds: int) -> None:
@@ -94,16 +32,19 @@ def _uptime_at_least(client: redis.Redis, seconds: int) -> None:
 def test_a_message_taken_but_not_begun_when_redis_restarts_is_sent_again(
     private_redis: PrivateRedis, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    port, procs, restart = private_redis
     monkeypatch.setattr(redis_queue, "LOST_AFTER_SECONDS", 1.0)
-    queue = RedisQueue(url=private_redis.url, prefix="restart", heartbeat_seconds=60)
+    queue = RedisQueue(url=f"redis://127.0.0.1:{port}/0", prefix="restart", heartbeat_seconds=60)
     try:
         queue.enqueue(21)  # waits in Dramatiq's queue
         queue.enqueue(JobRef("check", 4))
         fetched = queue.broker.do_fetch(QUEUE_NAME, 2)  # what a consumer takes into its cache
         assert len(fetched) == 2
         time.sleep(1.1)  # the records are older than the restart
-        private_redis.stop()
-        private_redis.start()
+        queue.client.save()  # what compose's append-only file keeps over a restart
+        procs[-1].terminate()
+        procs[-1].wait(20)
+        restart(port)
         taken: list[Ref] = [21, JobRef("check", 4)]
         # The worker that took them is alive, so Dramatiq never hands them back.
         assert queue.unsent(taken, STALE_SECONDS) == []  # Redis back an instant ago: not yet
