@@ -25,7 +25,12 @@ from app.offerings.models import STAFF, Offering
 from app.offerings.passwords import LinkRefused, link_for
 from app.offerings.place import Place, PlaceDep
 from app.offerings.roster import RosterResult, apply_roster, parse_roster
-from app.offerings.service import Membership, OfferingError, join_by_code, memberships
+from app.offerings.service import (
+    MembershipRow,
+    OfferingError,
+    join_by_code,
+    membership_rows,
+)
 from app.users.deps import CurrentUser, OptionalUser
 from app.users.mail import configured
 from app.users.models import User
@@ -44,16 +49,15 @@ class JoinIn(BaseModel):
     code: str = Field(min_length=1, max_length=40)
 
 
-def membership_json(found: Membership) -> dict[str, Any]:
+def membership_json(found: MembershipRow) -> dict[str, Any]:
     """One offering as its member sees it, with where its pages start."""
-    offering = found.offering
     staff = found.role in STAFF
     return {
-        "id": offering.id,
-        "course": offering.course_slug,
-        "title": offering.title,
+        "id": found.offering_id,
+        "course": found.course_slug,
+        "title": found.title,
         "role": found.role.value,
-        "url": f"/offerings/{offering.id}/instructor/gradebook" if staff else "/",
+        "url": f"/offerings/{found.offering_id}/instructor/gradebook" if staff else "/",
     }
 
 
@@ -65,13 +69,13 @@ def my_offerings(*, session: Session, user: User | None) -> list[dict[str, Any]]
     """
     if user is None:
         return []
-    return [membership_json(m) for m in memberships(session=session, user=user)]
+    return [membership_json(m) for m in membership_rows(session=session, user_id=user.id)]
 
 
 @router.get("/api/offerings", tags=["offerings"], responses=errors(401))
 def list_mine(session: SessionDep, user: CurrentUser) -> list[dict[str, Any]]:
     """The offerings the caller is enrolled in, newest first, with their role in each."""
-    return [membership_json(m) for m in memberships(session=session, user=user)]
+    return [membership_json(m) for m in membership_rows(session=session, user_id=user.id)]
 
 
 def _join_limited(
@@ -105,7 +109,8 @@ def join_api(
 ) -> dict[str, Any]:
     """Join an offering as a student with its invitation code (wrong codes are rate-limited)."""
     offering = _join_limited(request, session, user, body.code, limiter)
-    found = next(m for m in memberships(session=session, user=user) if m.offering.id == offering.id)
+    mine = membership_rows(session=session, user_id=user.id)
+    found = next(m for m in mine if m.offering_id == offering.id)
     return membership_json(found)
 
 

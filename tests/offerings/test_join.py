@@ -115,3 +115,27 @@ def test_an_instructor_uploads_a_roster_to_their_offering(
     bad = client.post(url, json={"csv": "name\nAda\n"}, headers=instructor_headers)
     assert bad.status_code == 422
     assert bad.json()["detail"] == "The first line must name the columns: email,name,role."
+
+
+def test_the_home_page_and_the_api_list_each_offering_with_its_role_and_where_it_starts(
+    client: TestClient,
+) -> None:
+    # The home page reads these as columns (issue 54); staff start at the gradebook.
+    taught, _ = _offering("Autumn 2027, TA section")
+    studied, code = _offering("Autumn 2027, section B")
+    user = logged_in_client(client, "grace@example.org")
+    with session_factory()() as session:
+        offering = session.get(Offering, taught)
+        assert offering is not None
+        enroll(session=session, offering=offering, user=user, role=OfferingRole.ta)
+        session.commit()
+    page = client.get(f"/join/{code}")
+    client.post(f"/join/{code}", data={"csrf_token": form_token(page.text)})
+    mine = client.get("/api/offerings").json()
+    assert [(m["id"], m["role"], m["url"]) for m in mine] == [
+        (studied, "student", "/"),
+        (taught, "ta", f"/offerings/{taught}/instructor/gradebook"),
+    ]
+    home = client.get("/").text
+    assert f'<a href="/offerings/{taught}/instructor/gradebook">Autumn 2027, TA section</a>' in home
+    assert "positional-embeddings ·\n      teaching assistant" in home
