@@ -21,16 +21,12 @@ from app.offerings.access import (
     is_member_here,
 )
 from app.offerings.invitations import mail_links
+from app.offerings.mine import MembershipRow, membership_rows
 from app.offerings.models import STAFF, Offering
 from app.offerings.passwords import LinkRefused, link_for
 from app.offerings.place import Place, PlaceDep
 from app.offerings.roster import RosterResult, apply_roster, parse_roster
-from app.offerings.service import (
-    MembershipRow,
-    OfferingError,
-    join_by_code,
-    membership_rows,
-)
+from app.offerings.service import OfferingError, join_by_code
 from app.users.deps import CurrentUser, OptionalUser
 from app.users.mail import configured
 from app.users.models import User

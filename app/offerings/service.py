@@ -16,7 +16,7 @@ from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from app.config import get_settings
 from app.content.first import first_course_slug
-from app.db import read_rows, serialize
+from app.db import serialize
 from app.errors import DomainError
 from app.events import AccountCreated
 from app.models_base import as_utc
@@ -278,33 +278,6 @@ def memberships(*, session: Session, user: User) -> list[Membership]:
     """Every offering the person is in, newest first."""
     rows = session.execute(_MEMBERSHIPS, {"user_id": user.id}).all()
     return [Membership(offering, OfferingRole(role)) for offering, role in rows]
-
-
-@dataclass(frozen=True)
-class MembershipRow:
-    """What the home page shows of an offering the person is in: its id, course, title, role."""
-
-    offering_id: int
-    course_slug: str
-    title: str
-    role: OfferingRole
-
-
-_MEMBERSHIP_ROWS = (
-    select(Offering.id, Offering.course_slug, Offering.title, Enrollment.role)
-    .join(Enrollment, Enrollment.offering_id == Offering.id)
-    .where(Enrollment.user_id == bindparam("user_id"))
-    .order_by(Offering.id.desc())
-)
-
-
-def membership_rows(*, session: Session, user_id: int) -> list[MembershipRow]:
-    """`memberships` as columns, newest first.
-
-    Why: the home page reads them on every view, the first page of every student; loading
-    each offering as a mapped object went through the ORM's layers (issue 54)."""
-    rows = read_rows(session, _MEMBERSHIP_ROWS, {"user_id": user_id})
-    return [MembershipRow(i, course, title, OfferingRole(role)) for i, course, title, role in rows]
 
 
 def students_of(offering_id: int | ScalarSelect[int]) -> ColumnElement[bool]:
