@@ -131,16 +131,19 @@ def test_a_dead_workers_jobs_are_rerun_within_the_lease(
     runtime.start()
     try:
         took = wait_until(lambda: all_done([running, prefetched]), TIMEOUT, "recovery")
+        # Dramatiq also gives the dead worker's messages back, and the reaper may have sent a
+        # job again meanwhile: the worker takes each one. (Waited for once the worker had
+        # stopped, a message the reaper sent in its last second stayed: a fresh clone, 11-29.)
+        wait_until(lambda: dramatiq_keys(redis_space)["messages"] == 0, 30, "redelivered acks")
     finally:
         runtime.stop(30)
         web.stop(1)
     found = rows([running, prefetched])
-    # the started job ran again under a new lease; the waiting one ran once (redelivered)
+    # the started job ran again under a new lease; the waiting one ran once (redelivered);
+    # the extra messages' runs stored nothing new
     assert (found[running].verdict, found[running].attempts) == ("accepted", 2)
     assert (found[prefetched].verdict, found[prefetched].attempts) == ("accepted", 1)
     assert took < TIMEOUT
-    # Dramatiq also gave the dead worker's message back; its extra run stored nothing new
-    wait_until(lambda: dramatiq_keys(redis_space)["messages"] == 0, 30, "redelivered acks")
 
 
 def test_jobs_lost_with_redis_data_are_sent_again_from_the_database(
