@@ -10,8 +10,8 @@ import pytest
 from app import events, hooks
 from app.db import session_factory
 from app.events import AccountCreated, GradeRecorded
+from app.offerings.mine import membership_rows
 from app.offerings.models import OfferingRole
-from app.offerings.service import memberships
 from app.users.models import Role
 from app.users.service import create_user
 
@@ -94,8 +94,8 @@ def test_a_new_account_joins_the_first_offering_unless_its_creator_places_it(
             role=Role.instructor,
             join_first_offering=False,
         )
-        assert memberships(session=session, user=ann) == []
-        assert [m.role for m in memberships(session=session, user=tess)] == [
+        assert membership_rows(session=session, user_id=ann.id) == []
+        assert [m.role for m in membership_rows(session=session, user_id=tess.id)] == [
             OfferingRole.instructor
         ]
-        assert memberships(session=session, user=lms) == []
+        assert membership_rows(session=session, user_id=lms.id) == []

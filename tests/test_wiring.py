@@ -22,6 +22,7 @@ from app.lti import grades as lti_grades
 from app.lti import outbox
 from app.main import create_app
 from app.offerings import service as offerings
+from app.offerings.mine import membership_rows
 from app.offerings.models import OfferingRole
 from app.users.service import get_user_by_email
 from app.wiring import wire
@@ -115,6 +116,6 @@ def test_a_command_line_command_is_wired(
     with session_factory()() as session:  # and the instructor teaches the first offering
         user = get_user_by_email(session=session, email="ann@example.org")
         assert user is not None
-        assert [m.role for m in offerings.memberships(session=session, user=user)] == [
+        assert [m.role for m in membership_rows(session=session, user_id=user.id)] == [
             OfferingRole.instructor
         ]

@@ -30,9 +30,9 @@ _MEMBERSHIP_ROWS = (
 
 
 def membership_rows(*, session: Session, user_id: int) -> list[MembershipRow]:
-    """`memberships` as columns, newest first.
+    """Every offering the person is in, newest first, with their role there.
 
-    Why: the home page reads them on every view, the first page of every student; loading
-    each offering as a mapped object went through the ORM's layers (issue 54)."""
+    Why columns: the home page reads them on every view, the first page of every student;
+    loading each offering as a mapped object went through the ORM's layers (issue 54)."""
     rows = read_rows(session, _MEMBERSHIP_ROWS, {"user_id": user_id})
     return [MembershipRow(i, course, title, OfferingRole(role)) for i, course, title, role in rows]

@@ -6,7 +6,6 @@ import datetime as dt
 import functools
 import secrets
 from collections.abc import Collection
-from dataclasses import dataclass
 from typing import Any, cast
 
 from sqlalchemy import ColumnElement, ScalarSelect, Table, bindparam, false, func, or_, select
@@ -47,14 +46,6 @@ class OfferingError(DomainError, ValueError):
 
     def __str__(self) -> str:
         return self.clause
-
-
-@dataclass(frozen=True)
-class Membership:
-    """An offering as one person sees it: their role there."""
-
-    offering: Offering
-    role: OfferingRole
 
 
 def new_join_code() -> str:
@@ -263,21 +254,6 @@ def join_by_code(*, session: Session, user: User, code: str) -> Offering:
         _add_member(session=session, offering_id=offering.id, user_id=user.id, source="code")
         session.commit()
     return offering
-
-
-# Built once: the home page reads it on every view (issue 23).
-_MEMBERSHIPS = (
-    select(Offering, Enrollment.role)
-    .join(Enrollment, Enrollment.offering_id == Offering.id)
-    .where(Enrollment.user_id == bindparam("user_id"))
-    .order_by(Offering.id.desc())
-)
-
-
-def memberships(*, session: Session, user: User) -> list[Membership]:
-    """Every offering the person is in, newest first."""
-    rows = session.execute(_MEMBERSHIPS, {"user_id": user.id}).all()
-    return [Membership(offering, OfferingRole(role)) for offering, role in rows]
 
 
 def students_of(offering_id: int | ScalarSelect[int]) -> ColumnElement[bool]:
