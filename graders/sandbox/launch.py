@@ -30,13 +30,16 @@ once the process has exited, exactly when the peak is wanted), a long-lived spaw
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import fcntl
 import os
 import re
+import select
 import shutil
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,6 +54,7 @@ FIRST_FREE_FD = 10
 REPARENT_PYTHON = sys.executable
 REPARENT_SCRIPT = str(Path(__file__).with_name("reparent.py"))
 _CLONE_PID = re.compile(rb"\0(\d+)\n")
+START_SECONDS = 30.0  # a start takes ~20-30 ms; a copy stuck before its exec must not hang the job
 
 _spawner = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="sandbox-spawn")
 _uid_lock = threading.Lock()
@@ -126,7 +130,8 @@ def fork_exec(plan: LaunchPlan) -> int:
     """Start `plan.argv` as a child of this thread via the re-parenting script; return its pid.
 
     The forked copy of this process execs `reparent.py`, which clones the real child and exits;
-    that short-lived copy is reaped here. Raises LaunchError with whatever step failed.
+    that short-lived copy is reaped here. Raises LaunchError with whatever step failed, or once
+    START_SECONDS pass without the exec (the stuck processes are killed; the pool retries).
     """
     err_r, err_w = os.pipe()
     pid = os.fork()
@@ -141,13 +146,14 @@ def fork_exec(plan: LaunchPlan) -> int:
         os._exit(127)
     os.close(err_w)
     try:
-        message = b""
-        while chunk := os.read(err_r, 4096):
-            message += chunk
+        message, finished = _read_report(err_r, time.monotonic() + START_SECONDS)
     finally:
         os.close(err_r)
-        os.waitpid(pid, 0)  # the forked copy: it has exited once every writer closed the pipe
     found = _CLONE_PID.search(message)
+    if not finished:
+        _kill_stuck(pid, found)
+        raise LaunchError(f"the sandbox did not start within {START_SECONDS:g} s")
+    os.waitpid(pid, 0)  # the forked copy: it has exited once every writer closed the pipe
     message = _CLONE_PID.sub(b"", message)
     if found and message:
         os.waitpid(int(found[1]), 0)  # the clone failed before its exec
@@ -155,6 +161,33 @@ def fork_exec(plan: LaunchPlan) -> int:
         text = message.decode("utf-8", "replace")
         raise LaunchError(text or f"{REPARENT_SCRIPT} ended without starting the program")
     return int(found[1])
+
+
+def _read_report(err_r: int, deadline: float) -> tuple[bytes, bool]:
+    """Everything written on the report pipe until its last writer closes it, or the deadline."""
+    poller = select.poll()
+    poller.register(err_r, select.POLLIN)
+    message = b""
+    while (left := deadline - time.monotonic()) > 0:
+        if not poller.poll(left * 1000):
+            break
+        chunk = os.read(err_r, 4096)
+        if not chunk:
+            return message, True
+        message += chunk
+    return message, False
+
+
+def _kill_stuck(pid: int, found: re.Match[bytes] | None) -> None:
+    """Kill a start that hung before its exec (the copy and any clone share its session)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)  # no such group if the copy hung before its setsid
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    if found:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(int(found[1]), 0)
 
 
 def _child(plan: LaunchPlan, err_w: int) -> None:  # pragma: no cover - child only
