@@ -29,7 +29,7 @@ from app.assessments.schema import AssessmentFile
 from app.courses.service import process_registry
 from app.db import read_rows
 from app.models_base import as_utc
-from app.offerings.standing import staff_of_course
+from app.offerings.standing import exempt_from_exams
 from app.submissions.locks import Lockable
 from app.submissions.models import attempt_of
 from app.users.models import User
@@ -194,15 +194,15 @@ def _open_exam(
 ) -> tuple[AssessmentFile, dt.datetime] | None:
     """One of these exams open to this student, who has not started it, with when it closes
     for them. Open: from the class's or their own window's opening to the later closing (a
-    make-up sitting keeps its items closed to its student, not to the class). Staff are not
-    held (asked only while such an exam is open)."""
+    make-up sitting keeps its items closed to its student, not to the class). Staff who sit
+    the course nowhere are not held (asked only while such an exam is open)."""
     waiting = {
         slug: closes
         for slug, closes in _open_windows(exams, standing, now).items()
         if slug not in standing.started
     }
-    if not waiting or staff_of_course(
-        session=session, user=session.get(User, user_id), course_slug=course_slug
+    if not waiting or exempt_from_exams(
+        session=session, user=session.get(User, user_id), course_slug=course_slug, now=now
     ):
         return None
     slug, closes = next(iter(waiting.items()))

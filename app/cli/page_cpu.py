@@ -118,6 +118,7 @@ def measure(
     warm = [s.cookie for s in seed_students(env, 50, "warm")]
     timed = [s.cookie for s in seed_students(env, students, "timed")]
     again = timed[: min(50, students)]
+    fresh = [s.cookie for s in seed_students(env, len(again), "fresh")]
     app = create_app()
 
     async def run() -> dict[str, Any]:
@@ -139,11 +140,12 @@ def measure(
             errors += await _students(app, again, paths, at_once)
             cpu_again = time.process_time() - cpu_again
             pages = len(timed) * len(paths)
-            by_page = {}
-            for path in paths:  # the students who came again, one path at a time
-                used = time.process_time()
-                errors += await _students(app, again, [path], at_once)
-                by_page[path] = round((time.process_time() - used) / len(again) * 1000, 3)
+            first_by_page, by_page = {}, {}
+            for path in paths:  # new students' first visits, then returning ones, a path at a time
+                for group, into in ((fresh, first_by_page), (again, by_page)):
+                    used = time.process_time()
+                    errors += await _students(app, group, [path], at_once)
+                    into[path] = round((time.process_time() - used) / len(group) * 1000, 3)
             return {
                 "students": students,
                 "pages": pages,
@@ -152,6 +154,7 @@ def measure(
                 "cpu_ms_per_page": round(cpu / pages * 1000, 3),
                 "cpu_ms_per_page_again": round(cpu_again / (len(again) * len(paths)) * 1000, 3),
                 "wall_s": round(wall, 2),
+                "cpu_ms_first_by_page": first_by_page,
                 "cpu_ms_again_by_page": by_page,
             }
 

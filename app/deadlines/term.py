@@ -28,7 +28,7 @@ from app.db import read_rows
 from app.deadlines.models import DeadlineExtension, LatePolicy, OfferingDue
 from app.deadlines.policy import DEFAULT, Lateness, Policy, after_penalty, as_policy, judge, stamp
 from app.deadlines.rules import Kind
-from app.models_base import as_utc
+from app.models_base import as_utc, utcnow
 from app.offerings.first import legacy_offering_id_query
 from app.offerings.service import (
     WORK_PARAMS,
@@ -120,6 +120,7 @@ def student_term_for_work(
         "term_user_id": user_id,
         WORK_PARAMS[0]: user_id,
         WORK_PARAMS[1]: course_slug,
+        WORK_PARAMS[3]: utcnow(),
     }
     if named is not None:
         params[WORK_PARAMS[2]] = named

@@ -8,7 +8,19 @@ import secrets
 from collections.abc import Collection
 from typing import Any, cast
 
-from sqlalchemy import ColumnElement, ScalarSelect, Table, bindparam, false, func, or_, select
+from sqlalchemy import (
+    ColumnElement,
+    DateTime,
+    ScalarSelect,
+    Table,
+    and_,
+    bindparam,
+    case,
+    false,
+    func,
+    or_,
+    select,
+)
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import InstrumentedAttribute, Session
@@ -18,7 +30,7 @@ from app.content.first import first_course_slug
 from app.db import serialize
 from app.errors import DomainError
 from app.events import AccountCreated
-from app.models_base import as_utc
+from app.models_base import as_utc, utcnow
 from app.offerings.first import first_offering as first_offering  # tests' and callers' name
 from app.offerings.first import (
     offering_and_legacy,
@@ -281,9 +293,12 @@ def offering_for_work(
     """The offering a person's new work in a course counts in, so two terms keep two grades.
 
     The offering the request names when they belong to it; else the newest offering of that
-    course they belong to; else an open offering of the course (the named one when open, else
-    the oldest), which they join as a student by this work; None when there is none (their
-    work then counts nowhere: a closed offering is entered only by code, roster or LMS).
+    course they belong to, one they are a student of that has not ended first (`sits_first`: a
+    student of one section who is a TA of another sits its exams and counts in its gradebook);
+    else an open offering of the
+    course (the named one when open, else the oldest), which they join as a student by this
+    work; None when there is none (their work then counts nowhere: a closed offering is entered
+    only by code, roster or LMS).
     """
     mine = (
         select(Enrollment.offering_id)
@@ -294,7 +309,7 @@ def offering_for_work(
         found = session.scalar(mine.where(Enrollment.offering_id == named))
         if found is not None:
             return found
-    found = session.scalar(mine.order_by(Offering.id.desc()).limit(1))
+    found = session.scalar(mine.order_by(*sits_first(utcnow())).limit(1))
     if found is not None:
         return found
     return _join_open(session=session, user_id=user_id, course_slug=course_slug, named=named)
@@ -326,29 +341,40 @@ def _add_member(*, session: Session, offering_id: int, user_id: int, source: str
     )
 
 
-WORK_PARAMS = ("work_user_id", "work_course_slug", "work_named")
+WORK_PARAMS = ("work_user_id", "work_course_slug", "work_named", "work_now")
+
+
+def sits_first(now: Any) -> tuple[ColumnElement[Any], ...]:
+    """SQL order of a person's offerings of a course for their work: one they are a student of
+    that has not ended first (not an old term's, not one they teach), then the newest."""
+    sits = and_(
+        Enrollment.role == OfferingRole.student,
+        or_(Offering.ends_at.is_(None), Offering.ends_at > now),
+    )
+    return (case((sits, 0), else_=1), Offering.id.desc())
 
 
 @functools.cache
 def offering_for_work_bound(*, named: bool) -> ScalarSelect[int]:
     """`offering_for_work` as SQL, built once, its values left as the parameters WORK_PARAMS (the
-    third only when `named`): the named offering they belong to, else their newest of the
-    course, else the course's open offering their work would join, else its first offering.
-    Pages run it for every student without joining anyone."""
+    third only when `named`, the fourth the time now): the named offering they belong to, else
+    their newest of the course (`sits_first`), else the course's open offering their work would
+    join, else its first offering. Pages run it for every student without joining anyone."""
     user_id: Any = bindparam(WORK_PARAMS[0])
     course_slug: Any = bindparam(WORK_PARAMS[1])
     offering: Any = bindparam(WORK_PARAMS[2]) if named else None
-    return _offering_for_work(user_id, course_slug, offering)
+    now = bindparam(WORK_PARAMS[3], type_=DateTime(timezone=True))
+    return _offering_for_work(user_id, course_slug, offering, now)
 
 
-def _offering_for_work(user_id: Any, course_slug: Any, named: Any) -> ScalarSelect[int]:
+def _offering_for_work(user_id: Any, course_slug: Any, named: Any, now: Any) -> ScalarSelect[int]:
     mine = (
         select(Enrollment.offering_id)
         .join(Offering, Offering.id == Enrollment.offering_id)
         .where(Enrollment.user_id == user_id, Offering.course_slug == course_slug)
     )
     open_here = select(Offering.id).where(Offering.course_slug == course_slug, Offering.is_open)
-    choices = [mine.order_by(Offering.id.desc()).limit(1).scalar_subquery()]
+    choices = [mine.order_by(*sits_first(now)).limit(1).scalar_subquery()]
     if named is not None:
         choices.insert(0, mine.where(Enrollment.offering_id == named).scalar_subquery())
         choices.append(open_here.where(Offering.id == named).scalar_subquery())

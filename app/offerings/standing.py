@@ -6,7 +6,9 @@ everywhere; anyone else is staff of an offering only through their enrolment the
 
 from __future__ import annotations
 
-from sqlalchemy import exists, select
+import datetime as dt
+
+from sqlalchemy import exists, or_, select
 from sqlalchemy.orm import Session
 
 from app.offerings.first import where_row_counts
@@ -47,6 +49,27 @@ def staff_of_course(*, session: Session, user: User | None, course_slug: str) ->
             )
         )
     )
+
+
+def exempt_from_exams(
+    *, session: Session, user: User | None, course_slug: str, now: dt.datetime
+) -> bool:
+    """Whether an open exam of this course holds nothing back from this person: they teach the
+    course (or run the site) and are a student of none of its offerings that has not ended. A
+    student of one section who is a TA of another is held as a student; last term's student
+    who is this term's TA is not."""
+    if user is None:
+        return False
+    sits = exists().where(
+        Enrollment.user_id == user.id,
+        Enrollment.role == OfferingRole.student,
+        Enrollment.offering_id == Offering.id,
+        Offering.course_slug == course_slug,
+        or_(Offering.ends_at.is_(None), Offering.ends_at > now),
+    )
+    if session.scalar(select(sits)):
+        return False
+    return staff_of_course(session=session, user=user, course_slug=course_slug)
 
 
 def instructs_course(*, session: Session, user: User, course_slug: str) -> bool:

@@ -12,12 +12,13 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
-from app.assessments.models import Accommodation
+from app.assessments.models import Accommodation, AssessmentAttempt
 from app.courses.first import first_course_slug
 from app.db import session_factory
 from app.jobs.deps import get_queue
 from app.main import create_app
-from app.offerings.service import first_offering
+from app.offerings.models import Enrollment, OfferingRole
+from app.offerings.service import create_offering, enroll, first_offering
 from app.progress.models import QuizAttempt
 from app.users.models import Role, User
 from tests.assessments.conftest import write
@@ -122,6 +123,71 @@ def test_staff_are_not_held(serve: Any) -> None:
     assert solution.status_code == 200
 
 
+def _ta_of_a_second_section(email: str) -> None:
+    """Make this person (a student of the first offering) a TA of a second one, same course."""
+    with session_factory()() as session:
+        section = create_offering(
+            session=session, course_slug=first_course_slug(), title="Section B"
+        )
+        person = session.scalar(select(User).where(User.email == email))
+        assert person is not None
+        enroll(session=session, offering=section, user=person, role=OfferingRole.ta)
+
+
+def test_a_student_who_teaches_another_section_is_held_where_she_sits_the_exam(
+    serve: Any,
+) -> None:
+    """Ann sits the midterm in her offering and is a TA of another: she is held as a student."""
+    client = serve()
+    headers(ANN)  # her account, a student of the first offering
+    _ta_of_a_second_section(ANN)
+    solution = client.get(f"/exercises/{EXERCISE}/solution", headers=headers(ANN))
+    assert solution.status_code == 403 and "exam &#39;Midterm&#39;" in solution.text
+    history = client.get(f"/exercises/{EXERCISE}/history", headers=headers(ANN))
+    assert history.status_code == 200 and "def position_embedding_gather" not in history.text
+    assert _quiz(client, ANN).status_code == 409
+    assert _practice(client, ANN).status_code == 409
+    hint = client.post(f"/exercises/{EXERCISE}/hints", headers=headers(ANN), follow_redirects=False)
+    assert hint.status_code == 403
+    assert _quiz_attempts() == 0 and submissions() == []
+    started = client.post("/api/assessments/midterm/attempts", headers=headers(ANN))
+    assert started.status_code == 201  # she still sits it, and it counts where she is a student
+    with session_factory()() as session:
+        attempt = session.scalar(select(AssessmentAttempt))
+        assert attempt is not None
+        assert attempt.offering_id == first_offering(session=session).id
+
+
+def test_last_terms_student_who_teaches_this_term_is_not_held(serve: Any) -> None:
+    """Ann was a student of the first offering, which has ended; she is a TA of this term's."""
+    client = serve()
+    ann = headers(ANN)
+    with session_factory()() as session:
+        first_offering(session=session).ends_at = _now() - 24 * HOUR
+        session.commit()
+    _ta_of_a_second_section(ANN)
+    assert client.post(f"/api/lessons/{LESSON}/quiz", json=QUIZ, headers=ann).status_code == 200
+    assert client.get(f"/exercises/{EXERCISE}/solution", headers=ann).status_code == 200
+    with session_factory()() as session:  # her practice counts in the term she teaches
+        attempt = session.scalar(select(QuizAttempt))
+        assert attempt is not None and attempt.offering_id != first_offering(session=session).id
+
+
+def test_a_ta_who_sits_no_offering_of_the_course_is_not_held(serve: Any) -> None:
+    client = serve()
+    tina = headers("tina@example.org")  # made a student of the first offering; not any more:
+    with session_factory()() as session:
+        found = session.scalar(select(User).where(User.email == "tina@example.org"))
+        assert found is not None
+        for enrolment in session.scalars(select(Enrollment).where(Enrollment.user_id == found.id)):
+            session.delete(enrolment)
+        session.commit()
+    _ta_of_a_second_section("tina@example.org")
+    quiz = client.post(f"/api/lessons/{LESSON}/quiz", json=QUIZ, headers=tina)
+    assert quiz.status_code == 200
+    assert client.get(f"/exercises/{EXERCISE}/solution", headers=tina).status_code == 200
+
+
 def test_before_the_exam_opens_and_after_it_closes_practice_is_open(serve: Any) -> None:
     now = _now()
     later = serve(opens=(now + HOUR).isoformat(), closes=(now + 3 * HOUR).isoformat())
@@ -180,9 +246,16 @@ def test_on_postgresql_the_same_holds(
             assert _quiz(client, ANN).status_code == 409
             assert _practice(client, ANN).status_code == 409
             assert _quiz(client, TEACHER, Role.instructor).status_code == 200
+            _ta_of_a_second_section(ANN)  # a TA elsewhere is still held where she sits it
+            assert _quiz(client, ANN).status_code == 409
+            assert client.get(f"/exercises/{EXERCISE}", headers=headers(ANN)).status_code == 200
             started = client.post("/api/assessments/midterm/attempts", headers=headers(ANN))
             assert started.status_code == 201
             assert "your running attempt" in _quiz(client, ANN).json()["detail"]
+            with session_factory()() as session:
+                attempt = session.scalar(select(AssessmentAttempt))
+                assert attempt is not None
+                assert attempt.offering_id == first_offering(session=session).id
 
 
 def test_the_pages_say_why_and_hide_past_answers_of_held_questions(serve: Any) -> None:
