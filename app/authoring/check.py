@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.assessments.loader import load_assessments
 from app.content.loader import Course, Problem, load_course
 
 
@@ -32,8 +33,9 @@ class Found:
 
 
 @contextmanager
-def overlay(folder: Path, texts: Mapping[str, str]) -> Iterator[Path]:
-    """A temporary course folder: the real one with these relative paths' texts written over."""
+def overlay(folder: Path, texts: Mapping[str, str | None]) -> Iterator[Path]:
+    """A temporary course folder: the real one with these relative paths' texts written over
+    (None: the file is deleted)."""
     with tempfile.TemporaryDirectory(prefix="authoring-") as tmp:
         root = Path(tmp)
         lessons = folder / "lessons"
@@ -53,6 +55,9 @@ def overlay(folder: Path, texts: Mapping[str, str]) -> Iterator[Path]:
                 (root / "exercises" / child.name).symlink_to(child.resolve())
         for path, text in texts.items():
             target = root / path
+            if text is None:
+                target.unlink(missing_ok=True)
+                continue
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")
         yield root
@@ -72,11 +77,17 @@ def found(course: Course, root: Path) -> list[Found]:
     return [Found(_file(p, root), p.line, p.message) for p in course.problems]
 
 
-def check_texts(folder: Path, texts: Mapping[str, str]) -> tuple[Course, list[Found]]:
+def exam_problems(course: Course, folder: Path) -> list[Found]:
+    """The course folder's exams and homework read against this version of its lessons and
+    exercises: an item one of them asks must still be there (else the assessment vanishes)."""
+    return [Found(p.path, p.line, p.message) for p in load_assessments(folder, course).problems]
+
+
+def check_texts(folder: Path, texts: Mapping[str, str | None]) -> tuple[Course, list[Found]]:
     """Load the course with these texts applied; its content and every problem it has."""
     with overlay(folder, texts) as root:
         course = load_course(root / "lessons", root / "exercises")
-        return course, found(course, root)
+        return course, found(course, root) + exam_problems(course, folder)
 
 
 def _concerns(problem: Found, path: str) -> bool:

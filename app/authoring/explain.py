@@ -21,7 +21,6 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from app.authoring.check import found
 from app.authoring.drafts import disk_text, sha
 from app.authoring.mistakes_file import slug_for, with_mistake
 from app.authoring.publish import Edit, PublishRefused, apply
@@ -178,7 +177,7 @@ def _write(
         apply(
             session=session,
             source=source,
-            served_problems=found(content, source.folder),
+            served=content,
             edits=[Edit(path, text, sha(before), since="the mistake was checked")],
             author=user,
             message=message,

@@ -1,15 +1,18 @@
 """Publish: write edits to the course folder under a lock, check, commit, record, refresh.
 
-The order follows PrairieLearn's `Editor` (lock, write, commit, reload and check, sync): each
-file must still be what the edit started from on disk, the course with the new files must load
-with no problem the served version lacks (else the old files are put back and the last good
-version keeps serving), then the folder is committed when it is a git repository, a version row
-keeps each file's text before and after, and the registry re-reads the course.
+The order follows PrairieLearn's `Editor` (lock, write, commit, reload and check, sync), with
+the check moved before the write: each file must still be what the edit started from on disk,
+the course with the new files (on a copy) must load with no problem the served version lacks,
+its exams must still find their items and no lesson or exercise with students' work may go
+(else nothing is written and the last good version keeps serving); then each file is replaced
+whole, the folder is committed when it is a git repository, a version row keeps each file's
+text before and after, and the registry re-reads the course.
 """
 
 from __future__ import annotations
 
 import fcntl
+import os
 import subprocess
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -18,11 +21,12 @@ from pathlib import Path
 
 from sqlalchemy.orm import Session
 
-from app.authoring.check import Found, found
+from app.authoring.check import Found, check_texts, exam_problems, found
 from app.authoring.drafts import disk_text, sha
+from app.authoring.kept_work import orphaned
 from app.authoring.models import ContentVersion
 from app.config import get_settings
-from app.content.loader import load_course
+from app.content.loader import Course
 from app.courses.registry import CourseSource
 from app.courses.version import content_version
 from app.errors import DomainError
@@ -73,13 +77,16 @@ def _target(folder: Path, path: str) -> Path:
 
 
 def _write(folder: Path, texts: dict[str, str | None]) -> None:
+    """Each file whole or not at all (a grader reading the folder never sees half a file)."""
     for path, text in texts.items():
         target = _target(folder, path)
         if text is None:
             target.unlink(missing_ok=True)
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
+        partial = target.with_name(f".{target.name}.publishing")
+        partial.write_text(text, encoding="utf-8")
+        os.replace(partial, target)
 
 
 def _git(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -118,31 +125,37 @@ def apply(
     *,
     session: Session,
     source: CourseSource,
-    served_problems: list[Found],
+    served: Course,
     edits: Sequence[Edit],
     author: User,
     message: str,
     restored_from: int | None = None,
 ) -> ContentVersion:
-    """Write, check, commit and record these edits under the course's lock; 409 when refused."""
+    """Check, write, commit and record these edits under the course's lock; 409 when refused.
+
+    The new version is checked on a copy first, so a refused one never touches the folder
+    students are served and graded from; a failed write puts the old files back.
+    """
     folder = source.folder
+    texts = {e.path: e.text for e in edits}
     with course_lock(source.slug):
         before = {e.path: disk_text(folder, e.path) for e in edits}
         for edit in edits:
             _target(folder, edit.path)
             if sha(before[edit.path]) != edit.expect_sha:
                 raise PublishRefused(CHANGED_ON_DISK.format(path=edit.path, since=edit.since), [])
-        _write(folder, {e.path: e.text for e in edits})
-        candidate = load_course(folder / "lessons", source.exercises_dir)
-        known = {(f.file, f.message) for f in served_problems}
-        new = [f for f in found(candidate, folder) if (f.file, f.message) not in known]
+        new = _new_problems(session=session, source=source, served=served, texts=texts)
         if new:
-            _write(folder, before)
             raise PublishRefused(
                 "This version has problems the served version does not have; "
                 "the last good version keeps serving.",
                 new,
             )
+        try:
+            _write(folder, texts)
+        except BaseException:
+            _write(folder, before)
+            raise
         commit = _commit(folder, [e.path for e in edits], author=author, message=message)
         version = ContentVersion(
             course_slug=source.slug,
@@ -157,3 +170,17 @@ def apply(
         session.add(version)
         session.commit()
         return version
+
+
+def _new_problems(
+    *, session: Session, source: CourseSource, served: Course, texts: dict[str, str | None]
+) -> list[Found]:
+    """What this version would break that the served one does not: its own problems (exams
+    whose items vanish included) and lessons or exercises dropped from under students' work."""
+    folder = source.folder
+    candidate, problems = check_texts(folder, texts)
+    known = {(f.file, f.message) for f in found(served, folder) + exam_problems(served, folder)}
+    new = [f for f in problems if (f.file, f.message) not in known]
+    return new + orphaned(
+        session=session, course_slug=source.slug, folder=folder, served=served, candidate=candidate
+    )

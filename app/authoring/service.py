@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
 from app.authoring import create, drafts, paths
-from app.authoring.check import Found, check_texts, found, problems_for
+from app.authoring.check import Found, check_texts, exam_problems, found, problems_for
 from app.authoring.models import AuthoringDraft, ContentVersion
 from app.authoring.publish import Edit, apply
 from app.content.loader import Course
@@ -23,7 +23,7 @@ NO_VERSION = "There is no version {n} of this course."
 
 def served_found(source: CourseSource, content: Course) -> list[Found]:
     """The served version's problems, paths relative to the course folder."""
-    return found(content, source.folder)
+    return found(content, source.folder) + exam_problems(content, source.folder)
 
 
 def save_file(
@@ -134,15 +134,24 @@ def publish_drafts(
     if not pending:
         raise DomainError(409, NOTHING)
     edits = [Edit(d.path, d.text, d.disk_sha) for d in pending]
+    texts = {d.id: d.text for d in pending}  # as published (the rows expire at its commit)
     version = apply(
         session=session,
         source=source,
-        served_problems=served_found(source, content),
+        served=content,
         edits=edits,
         author=user,
         message=message.strip() or "Edited in the browser",
     )
-    session.execute(delete(AuthoringDraft).where(AuthoringDraft.id.in_([d.id for d in pending])))
+    for draft_id, text in texts.items():  # one saved again meanwhile stays, based on this text
+        session.execute(
+            delete(AuthoringDraft).where(AuthoringDraft.id == draft_id, AuthoringDraft.text == text)
+        )
+        session.execute(
+            update(AuthoringDraft)
+            .where(AuthoringDraft.id == draft_id)
+            .values(disk_sha=drafts.sha(text))
+        )
     session.commit()
     return version
 
@@ -202,7 +211,7 @@ def restore(
     return apply(
         session=session,
         source=source,
-        served_problems=served_found(source, content),
+        served=content,
         edits=edits,
         author=user,
         message=f"Restore version {number}",

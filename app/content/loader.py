@@ -303,6 +303,8 @@ def _read_course(lessons_dir: Path, exercises_dir: Path) -> Course:
             course.lessons.append(load_lesson(path, course.problems, root))
         except (ContentError, OSError) as exc:
             course.problems.append(Problem(_rel(path, root), str(exc), getattr(exc, "line", None)))
+        except Exception as exc:  # one file no check foresaw must not stop the course
+            course.problems.append(_unforeseen(_rel(path, root), exc))
     folders = (
         sorted(
             p for p in exercises_dir.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))
@@ -316,12 +318,20 @@ def _read_course(lessons_dir: Path, exercises_dir: Path) -> Course:
         except (ContentError, OSError) as exc:
             path = folder / (getattr(exc, "file", None) or "exercise.yaml")
             course.problems.append(Problem(_rel(path, root), str(exc), getattr(exc, "line", None)))
+        except Exception as exc:  # as for a lesson
+            course.problems.append(_unforeseen(_rel(folder / "exercise.yaml", root), exc))
     _check_cross_references(course)
     course.lessons.sort(key=lambda les: (les.meta.order, les.meta.slug))
     course.exercises.sort(key=lambda ex: (ex.meta.order, ex.meta.slug))
     for problem in course.problems:
         log.warning("content problem: %s", problem)
     return course
+
+
+def _unforeseen(path: str, exc: Exception) -> Problem:
+    """A problem for an error no check names: logged with its trace, told in one sentence."""
+    log.exception("content file %s could not be loaded", path)
+    return Problem(path, f"could not be read: {type(exc).__name__}: {exc}", None)
 
 
 def _check_cross_references(course: Course) -> None:
