@@ -24,6 +24,7 @@ import datetime as dt
 import logging
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from sqlalchemy.orm import Session
@@ -213,6 +214,26 @@ LOCKS: Hook[LockProvider] = Hook(
     "Why an exercise's hints, model solutions or hidden tests are closed to a student now.",
     READ_ONLY,
 )
+
+
+class CourseCheck(Protocol):
+    """Problems (content `Problem`s) that this version of a course's lessons and exercises
+    brings to the rest of its folder, e.g. an exam asking for a question it no longer has."""
+
+    def __call__(self, course: Any, folder: Path, /) -> list[Any]: ...
+
+
+COURSE_CHECKS: Hook[CourseCheck] = Hook(
+    "course_checks",
+    "What a new version of a course breaks outside its lessons and exercises (exams' items); "
+    "a refresh or a publish that brings a new such problem is refused.",
+    READ_ONLY,
+)
+
+
+def course_problems(course: Any, folder: Path) -> list[Any]:
+    """Every plug's problems for this version of the course."""
+    return [problem for check in COURSE_CHECKS.each() for problem in check(course, folder)]
 
 
 class LinkRefusal(Protocol):

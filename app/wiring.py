@@ -12,6 +12,7 @@ from typing import Any
 from app import hooks
 from app.assessments import clock as assessment_clock
 from app.assessments import links as assessment_links
+from app.assessments import loader as assessment_loader
 from app.assessments import locks as assessment_locks
 from app.assessments import scoring as assessment_scoring
 from app.lti import grades as lti_grades
@@ -29,6 +30,7 @@ PLUGS: list[tuple[hooks.Hook[Any], Any]] = [
     (hooks.LOCKS, assessment_locks.exam_lock),
     (hooks.PRACTICE_CLOSED, assessment_locks.practice_lock),
     (hooks.RESULT_HOLD, assessment_locks.result_hold),
+    (hooks.COURSE_CHECKS, assessment_loader.course_check),
 ]
 # (keyed extension point, key, value)
 REGISTERED: list[tuple[hooks.Registry[Any], str, Any]] = [

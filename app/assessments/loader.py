@@ -123,6 +123,12 @@ def load_assessments(root: Path, course: Course) -> Assessments:
     return loaded
 
 
+def course_check(course: Course, folder: Path) -> list[Problem]:
+    """The folder's assessments read against this version of the course (hooks.COURSE_CHECKS):
+    an item one of them asks must still be there, or the assessment would vanish."""
+    return load_assessments(folder, course).problems
+
+
 def assessments_for(course: Course) -> Assessments:
     """The assessments of the loaded course, from its own folder, read once per loaded course
     and content version (a refresh after an exam file changed re-reads; the lessons and

@@ -15,8 +15,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.assessments.loader import load_assessments
 from app.content.loader import Course, Problem, load_course
+from app.hooks import course_problems
 
 
 @dataclass(frozen=True)
@@ -78,9 +78,9 @@ def found(course: Course, root: Path) -> list[Found]:
 
 
 def exam_problems(course: Course, folder: Path) -> list[Found]:
-    """The course folder's exams and homework read against this version of its lessons and
-    exercises: an item one of them asks must still be there (else the assessment vanishes)."""
-    return [Found(p.path, p.line, p.message) for p in load_assessments(folder, course).problems]
+    """What this version breaks elsewhere in the course folder (`hooks.COURSE_CHECKS`: exams
+    and homework whose items it no longer has)."""
+    return [Found(p.path, p.line, p.message) for p in course_problems(course, folder)]
 
 
 def check_texts(folder: Path, texts: Mapping[str, str | None]) -> tuple[Course, list[Found]]:

@@ -23,6 +23,7 @@ from app.content.loader import Course, Problem, load_course
 from app.courses.first import folder_slug
 from app.courses.schema import COURSE_FILE, CourseMeta
 from app.courses.version import content_version
+from app.hooks import course_problems
 from app.models_base import utcnow
 from app.web import heap
 
@@ -290,10 +291,13 @@ class Registry:
                 )
                 return self._refuse(entry, version, [problem])
             candidate = load_course(entry.source.folder / "lessons", entry.source.exercises_dir)
-            known = {(p.path, p.message) for p in current.content.problems}
-            new = [p for p in candidate.problems if (p.path, p.message) not in known]
+            folder = entry.source.folder  # its exams, read against each version (hooks)
+            served = [*current.content.problems, *course_problems(current.content, folder)]
+            found = [*candidate.problems, *course_problems(candidate, folder)]
+            known = {(p.path, p.message) for p in served}
+            new = [p for p in found if (p.path, p.message) not in known]
             if new:
-                return self._refuse(entry, version, candidate.problems)
+                return self._refuse(entry, version, found)
             entry.source = replace(entry.source, meta=meta)
             entry.content, entry.version, entry.loaded_at = candidate, version, utcnow()
             entry.refused = None
