@@ -65,6 +65,7 @@ def staff_entry(request: Request, session: SessionDep, member: InstructorMember)
 def course_page(course: str, request: Request, session: SessionDep, user: CurrentUser) -> Response:
     """The course's lessons and exercises with their state, its drafts, publish and history."""
     a = _editor(request, session, user, course)
+    pending = drafts.drafts_of(session=session, course_slug=a.source.slug)
     return render(
         request,
         "authoring/course.html",
@@ -72,7 +73,8 @@ def course_page(course: str, request: Request, session: SessionDep, user: Curren
         course=a.source.slug,
         title=a.source.meta.title,
         items=service.items(session=session, source=a.source, content=a.content),
-        drafts=drafts.drafts_of(session=session, course_slug=a.source.slug),
+        drafts=pending,
+        disk_moved={d.path for d in pending if drafts.disk_moved(a.source.folder, d)},
         versions=service.versions(session=session, course_slug=a.source.slug),
         quizzes={
             les.meta.slug: len(les.meta.quiz)
@@ -116,6 +118,9 @@ def _edit_page(
         files = create.exercise_paths(session=session, source=a.source, slug=slug)
     hints = [f for f in files if f.startswith(f"exercises/{slug}/hints/")]
     first_line = next((p.line for p in problems if p.file == path and p.line), None)
+    state = drafts.load(
+        session=session, folder=a.source.folder, course_slug=a.source.slug, path=path
+    )
     return render(
         request,
         "authoring/edit.html",
@@ -136,6 +141,10 @@ def _edit_page(
         language="python" if path.endswith(".py") else "text",
         problem_line=first_line,
         grading=check_job.latest_check(session=session, course_slug=a.source.slug, path=path),
+        disk_changed=state.disk_changed,
+        disk_text=state.disk_text,
+        disk_revision=state.disk_revision or "",
+        disk_message=drafts.DISK_CHANGED,
     )
 
 
@@ -181,6 +190,7 @@ async def edit_form(
     form = await request.form()
     text = str(form.get("text", "")).replace("\r\n", "\n")
     base = str(form.get("base", "")) or None
+    seen = drafts.SeenDisk(str(form["disk"]) or None) if "disk" in form else None
     try:
         saved = service.save_file(
             session=session,
@@ -190,6 +200,7 @@ async def edit_form(
             text=text,
             base=base,
             user=user,
+            seen_disk=seen,
         )
     except DomainError as exc:
         if exc.status != 409:
