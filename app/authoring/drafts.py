@@ -15,7 +15,7 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlalchemy import select, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -31,8 +31,10 @@ STALE = (
 DISK_CHANGED = (
     "This file changed on disk since this draft began (someone committed it in git); publish "
     "refuses the draft until you merge. The text on disk is shown beside your draft: merge what "
-    "you need, then save saying you merged it."
+    "you need, then save saying you merged it (or discard the draft)."
 )
+NO_DRAFT = "There is no draft of this file (it may be published or discarded already)."
+STALE_DISCARD = "Someone saved this draft after you opened it; reload it before discarding."
 
 
 def sha(text: str | None) -> str | None:
@@ -175,6 +177,24 @@ def _update_if_unchanged(
     )
     session.expire(draft)
     return bool(getattr(result, "rowcount", 0))
+
+
+def discard(*, session: Session, course_slug: str, path: str, base: str | None = None) -> None:
+    """Drop the file's draft (the disk's text stays); 404 with none, 409 when BASE is stale."""
+    draft = draft_of(session=session, course_slug=course_slug, path=path)
+    if draft is None:
+        raise DomainError(404, NO_DRAFT)
+    old = draft.text
+    if base is not None and base != revision(old):
+        raise DomainError(409, STALE_DISCARD)
+    result = session.execute(
+        delete(AuthoringDraft)
+        .where(AuthoringDraft.id == draft.id, AuthoringDraft.text == old)
+        .execution_options(synchronize_session=False)
+    )
+    session.commit()
+    if not getattr(result, "rowcount", 0):  # saved again between our read and the delete
+        raise DomainError(409, STALE_DISCARD)
 
 
 def conflicts_of(*, session: Session, course_slug: str, path: str) -> list[AuthoringConflict]:

@@ -33,6 +33,7 @@ from app.web.request_session import SessionDep
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)
+DISCARDED = "Draft discarded: this is the text on disk, what students see."
 
 
 def _editor(request: Request, session: SessionDep, user: User, course: str) -> Authoring:
@@ -141,6 +142,7 @@ def _edit_page(
         language="python" if path.endswith(".py") else "text",
         problem_line=first_line,
         grading=check_job.latest_check(session=session, course_slug=a.source.slug, path=path),
+        draft=state.draft,
         disk_changed=state.disk_changed,
         disk_text=state.disk_text,
         disk_revision=state.disk_revision or "",
@@ -171,6 +173,7 @@ def edit_page(
         text=loaded.text or "",
         base=loaded.revision,
         problems=problems,
+        message=DISCARDED if request.query_params.get("discarded") else None,
     )
 
 

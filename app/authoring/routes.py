@@ -154,6 +154,18 @@ def api_save(
     return saved
 
 
+@router.delete(f"{BASE}/drafts/{{path:path}}", responses=errors(401, 403, 404, 409, 422))
+def api_discard(
+    path: str, session: SessionDep, a: EditorOf, base: str | None = None
+) -> dict[str, Any]:
+    """Drop one file's draft (the disk's text stays), so the course's other drafts can publish;
+    with `base` (the draft's revision you loaded), 409 if it was saved again since."""
+    path = paths.writable(path)
+    drafts.discard(session=session, course_slug=a.source.slug, path=path, base=base)
+    on_disk = drafts.disk_text(a.source.folder, path)
+    return {"path": path, "discarded": True, "revision": drafts.revision(on_disk)}
+
+
 @router.get(f"{BASE}/checks/{{job_id}}", responses=errors(401, 403, 404, 422))
 def api_check(job_id: RowId, session: SessionDep, a: EditorOf) -> dict[str, Any]:
     """A draft's grading check: `state` (queued, running, done, failed), then `ok` and the
