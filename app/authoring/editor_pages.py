@@ -1,4 +1,5 @@
-"""The editor's other pages: new exercise, duplicate, an exercise's preview with Run, conflicts.
+"""The editor's other pages: new exercise, duplicate, an exercise's preview with Run, conflicts,
+discarding a draft.
 
 Every form works without JavaScript; the authoring bundle only puts CodeMirror on textareas.
 """
@@ -10,7 +11,7 @@ from fastapi.responses import RedirectResponse
 from sqlalchemy import delete
 from starlette.responses import Response
 
-from app.authoring import create, drafts, run_job
+from app.authoring import create, drafts, paths, run_job
 from app.authoring.models import AuthoringConflict
 from app.authoring.routes import Authoring, authoring
 from app.content.loader import Exercise
@@ -168,3 +169,18 @@ def resolve_conflict(
     kept = drafts.conflicts_of(session=session, course_slug=a.source.slug, path=path)
     anchor = "#conflicts-h" if kept else ""
     return RedirectResponse(f"/authoring/{a.source.slug}/edit/{path}{anchor}", status_code=303)
+
+
+@router.post("/authoring/{course}/discard/{path:path}")
+async def discard_draft(
+    course: str, path: str, request: Request, session: SessionDep, user: CurrentUser
+) -> Response:
+    """Drop one file's draft so the course's other drafts can be published; the disk's text stays.
+
+    The form names the draft's revision it showed: a draft saved again since is kept (409).
+    """
+    a = authoring(course, request, session, user)
+    path = paths.writable(path)
+    base = str((await request.form()).get("base", "")) or None
+    drafts.discard(session=session, course_slug=a.source.slug, path=path, base=base)
+    return RedirectResponse(f"/authoring/{a.source.slug}/edit/{path}?discarded=1", status_code=303)

@@ -33,6 +33,7 @@ from app.web.request_session import SessionDep
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)
+DISCARDED = "Draft discarded: this is the text on disk, what students see."
 
 
 def _editor(request: Request, session: SessionDep, user: User, course: str) -> Authoring:
@@ -65,6 +66,7 @@ def staff_entry(request: Request, session: SessionDep, member: InstructorMember)
 def course_page(course: str, request: Request, session: SessionDep, user: CurrentUser) -> Response:
     """The course's lessons and exercises with their state, its drafts, publish and history."""
     a = _editor(request, session, user, course)
+    pending = drafts.drafts_of(session=session, course_slug=a.source.slug)
     return render(
         request,
         "authoring/course.html",
@@ -72,7 +74,8 @@ def course_page(course: str, request: Request, session: SessionDep, user: Curren
         course=a.source.slug,
         title=a.source.meta.title,
         items=service.items(session=session, source=a.source, content=a.content),
-        drafts=drafts.drafts_of(session=session, course_slug=a.source.slug),
+        drafts=pending,
+        disk_moved={d.path for d in pending if drafts.disk_moved(a.source.folder, d)},
         versions=service.versions(session=session, course_slug=a.source.slug),
         quizzes={
             les.meta.slug: len(les.meta.quiz)
@@ -116,6 +119,9 @@ def _edit_page(
         files = create.exercise_paths(session=session, source=a.source, slug=slug)
     hints = [f for f in files if f.startswith(f"exercises/{slug}/hints/")]
     first_line = next((p.line for p in problems if p.file == path and p.line), None)
+    state = drafts.load(
+        session=session, folder=a.source.folder, course_slug=a.source.slug, path=path
+    )
     return render(
         request,
         "authoring/edit.html",
@@ -136,6 +142,11 @@ def _edit_page(
         language="python" if path.endswith(".py") else "text",
         problem_line=first_line,
         grading=check_job.latest_check(session=session, course_slug=a.source.slug, path=path),
+        draft=state.draft,
+        disk_changed=state.disk_changed,
+        disk_text=state.disk_text,
+        disk_revision=state.disk_revision or "",
+        disk_message=drafts.DISK_CHANGED,
     )
 
 
@@ -162,6 +173,7 @@ def edit_page(
         text=loaded.text or "",
         base=loaded.revision,
         problems=problems,
+        message=DISCARDED if request.query_params.get("discarded") else None,
     )
 
 
@@ -181,6 +193,7 @@ async def edit_form(
     form = await request.form()
     text = str(form.get("text", "")).replace("\r\n", "\n")
     base = str(form.get("base", "")) or None
+    seen = drafts.SeenDisk(str(form["disk"]) or None) if "disk" in form else None
     try:
         saved = service.save_file(
             session=session,
@@ -190,6 +203,7 @@ async def edit_form(
             text=text,
             base=base,
             user=user,
+            seen_disk=seen,
         )
     except DomainError as exc:
         if exc.status != 409:

@@ -60,6 +60,16 @@ class FileIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     text: str = Field(description="The whole file.")
     base: str | None = Field(default=None, description="The revision the editor loaded.")
+    disk: str | None = Field(
+        default=None,
+        description="The `disk_revision` whose text you merged into this one, when the file "
+        "changed on disk under the draft (null: you saw it is gone from disk); leave it out "
+        "if you have not seen the disk's text, and publish keeps refusing the draft.",
+    )
+
+    def seen_disk(self) -> drafts.SeenDisk | None:
+        """The disk revision the save merged, when it names one (an explicit null counts)."""
+        return drafts.SeenDisk(self.disk) if "disk" in self.model_fields_set else None
 
 
 class PublishIn(BaseModel):
@@ -96,12 +106,26 @@ def api_items(session: SessionDep, a: EditorOf) -> list[dict[str, Any]]:
 
 @router.get(f"{BASE}/files/{{path:path}}", responses=errors(401, 403, 404, 422))
 def api_file(path: str, session: SessionDep, a: EditorOf) -> dict[str, Any]:
-    """A file as the editor opens it: the draft's text when there is one, else the disk's."""
+    """A file as the editor opens it: the draft's text when there is one, else the disk's.
+
+    `disk_changed`: the file on disk changed since the draft began (publish refuses the draft);
+    `disk_text` is then the disk's text to merge, and a save naming `disk_revision` as `disk`
+    says it was merged.
+    """
     path = paths.writable(path)
     loaded = drafts.load(
         session=session, folder=a.source.folder, course_slug=a.source.slug, path=path
     )
-    return {"path": path, "text": loaded.text, "revision": loaded.revision, "draft": loaded.draft}
+    return {
+        "path": path,
+        "text": loaded.text,
+        "revision": loaded.revision,
+        "draft": loaded.draft,
+        "disk_changed": loaded.disk_changed,
+        "disk_revision": loaded.disk_revision,
+        "disk_text": loaded.disk_text if loaded.disk_changed else None,
+        "message": drafts.DISK_CHANGED if loaded.disk_changed else None,
+    }
 
 
 @router.put(f"{BASE}/files/{{path:path}}", responses=errors(401, 403, 404, 409, 413, 422))
@@ -110,6 +134,7 @@ def api_save(
 ) -> dict[str, Any]:
     """Save a draft of the file and check the course with it; 409 on a stale base (text kept).
 
+    `disk_changed` true: the disk's text is not merged yet (send its revision as `disk`).
     `check` is the text check, done now; `grading` (an exercise's file) is the grading check
     queued as a job, polled at its `url` (`GET .../authoring/checks/{job_id}`), else null.
     """
@@ -121,11 +146,24 @@ def api_save(
         text=body.text,
         base=body.base,
         user=a.user,
+        seen_disk=body.seen_disk(),
     )
     saved["grading"] = check_job.queue_check(
         session=session, queue=queue, source=a.source, path=saved["path"], user=a.user
     )
     return saved
+
+
+@router.delete(f"{BASE}/drafts/{{path:path}}", responses=errors(401, 403, 404, 409, 422))
+def api_discard(
+    path: str, session: SessionDep, a: EditorOf, base: str | None = None
+) -> dict[str, Any]:
+    """Drop one file's draft (the disk's text stays), so the course's other drafts can publish;
+    with `base` (the draft's revision you loaded), 409 if it was saved again since."""
+    path = paths.writable(path)
+    drafts.discard(session=session, course_slug=a.source.slug, path=path, base=base)
+    on_disk = drafts.disk_text(a.source.folder, path)
+    return {"path": path, "discarded": True, "revision": drafts.revision(on_disk)}
 
 
 @router.get(f"{BASE}/checks/{{job_id}}", responses=errors(401, 403, 404, 422))

@@ -35,11 +35,16 @@ def save_file(
     text: str,
     base: str | None,
     user: User,
+    seen_disk: drafts.SeenDisk | None = None,
 ) -> dict[str, Any]:
-    """Keep the text as a draft, then check the course with every draft applied."""
+    """Keep the text as a draft, then check the course with every draft applied.
+
+    `disk_changed` says the file on disk still differs from what the draft stands on (publish
+    refuses it until a save names the disk revision it merged, `seen_disk`).
+    """
     path = paths.writable(path)
     paths.check_size(text)
-    drafts.save(
+    draft = drafts.save(
         session=session,
         folder=source.folder,
         course_slug=source.slug,
@@ -47,11 +52,13 @@ def save_file(
         text=text,
         base=base,
         user=user,
+        seen_disk=seen_disk,
     )
     problems = check_file(session=session, source=source, content=content, path=path)
     return {
         "path": path,
         "revision": drafts.revision(text),
+        "disk_changed": drafts.disk_moved(source.folder, draft),
         "check": {"ok": not problems, "problems": [p.as_dict() for p in problems]},
     }
 
