@@ -162,6 +162,7 @@ def edit_page(
         text=loaded.text or "",
         base=loaded.revision,
         problems=problems,
+        message=create.COPIED if request.query_params.get("copied") else None,
     )
 
 
