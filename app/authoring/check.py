@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.authoring.quiz_check import quiz_problems
 from app.content.loader import Course, Problem, load_course
 from app.hooks import course_problems
 
@@ -74,7 +75,8 @@ def _file(problem: Problem, root: Path) -> str:
 
 def found(course: Course, root: Path) -> list[Found]:
     """The course's problems with paths relative to the course folder."""
-    return [Found(_file(p, root), p.line, p.message) for p in course.problems]
+    problems = [*course.problems, *quiz_problems(course=course, root=root)]
+    return [Found(_file(p, root), p.line, p.message) for p in problems]
 
 
 def exam_problems(course: Course, folder: Path) -> list[Found]:

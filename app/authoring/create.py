@@ -20,6 +20,14 @@ BAD_SLUG = "A name is lowercase letters, digits and single dashes, e.g. 'rope-an
 TAKEN = "There is already {kind} called '{slug}' in this course (published or as a draft)."
 NO_SUCH = "There is no {kind} called '{slug}' in this course."
 BAD_FRAMEWORKS = "Choose one or more frameworks from: {known}."
+# A copy is hidden even once published: it may hold an open exam's questions under new names.
+COPIED = (
+    "This is a copy, saved as a draft marked `draft: true`: students will not see it, even once "
+    "published, until you remove that line."
+)
+DRAFT_LINE = (
+    "# A copy: students cannot see a draft; remove this line when it is ready.\ndraft: true\n"
+)
 
 
 def check_slug(slug: str) -> str:
@@ -135,10 +143,19 @@ def _renamed_yaml(text: str, *, key: str, value: str) -> str:
     return f"{key}: {value}\n{text}"
 
 
+def _as_draft(text: str) -> str:
+    """The YAML text with `draft: true` (a `draft:` line replaced, else one added at the end)."""
+    if re.search(r"^draft:", text, re.MULTILINE):
+        return _renamed_yaml(text, key="draft", value="true")
+    ending = "" if not text or text.endswith("\n") else "\n"
+    return f"{text}{ending}{DRAFT_LINE}"
+
+
 def duplicate_exercise(
     *, session: Session, source: CourseSource, slug: str, new_slug: str, user: User
 ) -> str:
-    """Copy an exercise (its drafts where it has some) under a new slug and a new uuid."""
+    """Copy an exercise (its drafts where it has some) under a new slug and a new uuid, as a
+    draft: published, an open exam's exercise under a new slug would be open for practice."""
     check_slug(new_slug)
     originals = exercise_paths(session=session, source=source, slug=slug)
     if not originals:
@@ -155,7 +172,7 @@ def duplicate_exercise(
         rel = path.removeprefix(f"exercises/{slug}/")
         if rel == "exercise.yaml":
             text = _renamed_yaml(text, key="slug", value=new_slug)
-            text = _renamed_yaml(text, key="uuid", value=str(uuid.uuid4()))
+            text = _as_draft(_renamed_yaml(text, key="uuid", value=str(uuid.uuid4())))
         files[f"exercises/{new_slug}/{rel}"] = text
     _save_all(session=session, source=source, files=files, user=user)
     return f"exercises/{new_slug}/exercise.yaml"
@@ -164,7 +181,8 @@ def duplicate_exercise(
 def duplicate_lesson(
     *, session: Session, source: CourseSource, slug: str, new_slug: str, user: User
 ) -> str:
-    """Copy a lesson (its draft where it has one) under a new slug, as lessons/<new>.md."""
+    """Copy a lesson (its draft where it has one) under a new slug, as lessons/<new>.md, marked
+    `draft: true`: published, an open exam's quiz questions under a new lesson would be open."""
     check_slug(new_slug)
     lessons = lesson_paths(session=session, source=source)
     if slug not in lessons:
@@ -178,10 +196,8 @@ def duplicate_lesson(
     assert text is not None
     front_end = text.find("\n---", 4)
     front, body = (text[:front_end], text[front_end:]) if front_end > 0 else (text, "")
-    _save_all(
-        session=session,
-        source=source,
-        files={target: _renamed_yaml(front, key="slug", value=new_slug) + body},
-        user=user,
-    )
+    opening = "---\n" if front.startswith("---\n") else ""  # keys go inside the front matter
+    inner = _renamed_yaml(front.removeprefix(opening), key="slug", value=new_slug)
+    copied = opening + _as_draft(inner).removesuffix("\n") + body
+    _save_all(session=session, source=source, files={target: copied}, user=user)
     return target

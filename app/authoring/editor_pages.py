@@ -52,7 +52,7 @@ async def new_exercise(
 async def duplicate(
     course: str, request: Request, session: SessionDep, user: CurrentUser
 ) -> Response:
-    """Copy a lesson or an exercise under a new name, as drafts."""
+    """Copy a lesson or an exercise under a new name, as drafts marked `draft: true`."""
     a = authoring(course, request, session, user)
     form = await request.form()
     kind = str(form.get("kind", ""))
@@ -66,7 +66,7 @@ async def duplicate(
         new_slug=str(form.get("new_slug", "")).strip(),
         user=user,
     )
-    return RedirectResponse(f"/authoring/{a.source.slug}/edit/{first}", status_code=303)
+    return RedirectResponse(f"/authoring/{a.source.slug}/edit/{first}?copied=1", status_code=303)
 
 
 def _preview_page(

@@ -173,8 +173,15 @@ def edit_page(
         text=loaded.text or "",
         base=loaded.revision,
         problems=problems,
-        message=DISCARDED if request.query_params.get("discarded") else None,
+        message=_notice(request),
     )
+
+
+def _notice(request: Request) -> str | None:
+    """What the edit page says after a redirect to it (a draft discarded, a copy made)."""
+    if request.query_params.get("discarded"):
+        return DISCARDED
+    return create.COPIED if request.query_params.get("copied") else None
 
 
 @router.post("/authoring/{course}/edit/{path:path}")

@@ -140,7 +140,8 @@ def measure(
             errors += await _students(app, again, paths, at_once)
             cpu_again = time.process_time() - cpu_again
             pages = len(timed) * len(paths)
-            first_by_page, by_page = {}, {}
+            first_by_page: dict[str, float] = {}
+            by_page: dict[str, float] = {}
             for path in paths:  # new students' first visits, then returning ones, a path at a time
                 for group, into in ((fresh, first_by_page), (again, by_page)):
                     used = time.process_time()

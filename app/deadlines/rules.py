@@ -1,4 +1,4 @@
-"""Due dates: the offering's date (or the content's), or a student's extension in that offering."""
+"""Due dates: the offering's date (or the content's), or a student's later extension in it."""
 
 from __future__ import annotations
 
@@ -68,6 +68,13 @@ def item_due(
     return None if due is None else as_utc(due)
 
 
+def later_of(due: dt.datetime, extension: dt.datetime | None) -> dt.datetime:
+    """An extension never shortens a deadline: a class date moved past it reaches the student."""
+    if extension is None:
+        return as_utc(due)
+    return max(as_utc(due), as_utc(extension))
+
+
 def effective_due(
     *,
     session: Session,
@@ -77,14 +84,14 @@ def effective_due(
     due: dt.datetime | None,
     offering_id: OfferingRef = None,
 ) -> dt.datetime | None:
-    """The due date that applies to this student (an extension wins over the offering's)."""
+    """The due date that applies to this student (the offering's, or a later extension)."""
     base = item_due(session=session, offering_id=offering_id, kind=kind, slug=slug, due=due)
     if base is None:
         return None
     extension = extension_for(
         session=session, user_id=user_id, kind=kind, slug=slug, offering_id=offering_id
     )
-    return as_utc(extension.due_at) if extension is not None else base
+    return later_of(base, None if extension is None else extension.due_at)
 
 
 def lateness(
@@ -143,10 +150,12 @@ class Dates:
 
     def judge(self, user_id: int, kind: str, slug: str, at: dt.datetime) -> Lateness:
         """Lateness of one piece of work under the offering's dates and policy."""
+        return judge(self.policy, at=at, due=self.due_for(user_id, kind, slug))
+
+    def due_for(self, user_id: int, kind: str, slug: str) -> dt.datetime | None:
+        """This student's date for the item: the offering's, or their extension if later."""
         due = self.dues.get((kind, slug))
-        if due is not None:
-            due = self.extended.get((user_id, kind, slug), due)
-        return judge(self.policy, at=at, due=due)
+        return None if due is None else later_of(due, self.extended.get((user_id, kind, slug)))
 
     def cutoff(self, kind: str, slug: str) -> dt.datetime | None:
         """The last moment work on this item is on time for a student without an extension."""

@@ -27,7 +27,7 @@ from sqlalchemy.orm import Session
 from app.db import read_rows
 from app.deadlines.models import DeadlineExtension, LatePolicy, OfferingDue
 from app.deadlines.policy import DEFAULT, Lateness, Policy, after_penalty, as_policy, judge, stamp
-from app.deadlines.rules import Kind
+from app.deadlines.rules import Kind, later_of
 from app.models_base import as_utc, utcnow
 from app.offerings.first import legacy_offering_id_query
 from app.offerings.service import (
@@ -74,14 +74,14 @@ class StudentTerm:
     extensions: dict[tuple[str, str], DeadlineExtension]
 
     def item(self, kind: Kind, slug: str, content_due: dt.datetime | None) -> ItemDue:
-        """The item's date for this student: an extension wins over the offering's date."""
+        """The item's date for this student: an extension wins only when later than the date."""
         base = self.own.get((kind, slug))
         if base is None and content_due is not None:
             base = as_utc(content_due)
         if base is None:
             return ItemDue(None)
         granted = self.extensions.get((kind, slug))
-        if granted is None:
+        if granted is None or later_of(base, granted.due_at) == base:
             return ItemDue(base, policy=self.policy.describe())
         return ItemDue(as_utc(granted.due_at), True, granted.reason.strip(), self.policy.describe())
 

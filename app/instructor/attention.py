@@ -161,11 +161,11 @@ def _hints(session: Session, found: dict[int, Signals], slugs: set[str], place: 
 
 def _past_due(found: dict[int, Signals], dates: Dates, now: dt.datetime) -> None:
     for signals in found.values():
-        for (kind, slug), due in sorted(dates.dues.items()):
-            if kind != "exercise" or due is None:
+        for kind, slug in sorted(dates.dues):
+            due = dates.due_for(signals.user.id, kind, slug) if kind == "exercise" else None
+            if due is None:
                 continue
-            due = dates.extended.get((signals.user.id, kind, slug), as_utc(due))
-            if as_utc(due) < now and signals.best.get(slug, 0.0) < SOLVED:
+            if due < now and signals.best.get(slug, 0.0) < SOLVED:
                 signals.past_due.append(slug)
 
 

@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 
 from app.content.loader import Course
 from app.deadlines.models import DeadlineExtension
-from app.deadlines.rules import late_at, offering_dues
+from app.deadlines.rules import late_at, later_of, offering_dues
 from app.instructor.models import ScoreOverride, SubmissionReport
 from app.instructor.overrides import extensions_of, override_log
 from app.models_base import as_utc
@@ -133,7 +133,7 @@ def student_view(
     extensions = extensions_of(session=session, user_id=user.id, place=place)
     deadlines = _deadlines(session, course, extensions, place)
     quiz_due = {
-        d.slug: (d.extension.due_at if d.extension else d.due)
+        d.slug: later_of(d.due, d.extension.due_at if d.extension else None)
         for d in deadlines
         if d.kind == "quiz"
     }

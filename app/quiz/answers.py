@@ -22,6 +22,11 @@ class AnswerError(ValueError):
     """The answer cannot be read; the message tells the student how to write it."""
 
 
+class ExpectedError(Exception):
+    """The question's own answer cannot be computed: the author's mistake, not the student's,
+    so it must never reach the student as theirs (nor tell them the expected text)."""
+
+
 def _normalise_expression(text: str) -> str:
     text = text.strip()
     if len(text) > _MAX_ANSWER_CHARS:
@@ -76,7 +81,10 @@ def numeric_correct(
     answer: str, *, expected: str, tolerance: float, params: Mapping[str, int]
 ) -> bool:
     """Whether a typed number equals the expected expression, within the tolerance."""
-    target = evaluate(expected, params)
+    try:
+        target = evaluate(expected, params)
+    except AnswerError as exc:
+        raise ExpectedError(f"its answer '{expected}' cannot be computed: {exc}") from exc
     given = evaluate(answer)
     if tolerance == 0:
         return given == target

@@ -3,11 +3,23 @@
 from __future__ import annotations
 
 import hashlib
+import itertools
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from app.content.schemas import MultipleChoice, Numeric, Question, Shape, SingleChoice
-from app.quiz.answers import AnswerError, evaluate, numeric_correct, shape_correct
+from app.quiz.answers import (
+    AnswerError,
+    ExpectedError,
+    evaluate,
+    numeric_correct,
+    shape_correct,
+)
+
+log = logging.getLogger(__name__)
+UNCHECKABLE = "This question cannot be checked right now; your instructor has been told."
+MAX_VARIANTS = 1000  # every student's numbers are checked, up to this many combinations
 
 
 @dataclass(frozen=True)
@@ -56,28 +68,47 @@ def grade_question(
             ok = shape_correct(
                 answer, expected=question.answer, aliases=question.aliases, params=params
             )
+    except ExpectedError as exc:  # the author's mistake: logged for staff, hidden from students
+        log.error("quiz question '%s' cannot be checked with %s: %s", question.id, params, exc)
+        return QuestionResult(False, UNCHECKABLE)
     except AnswerError as exc:
         return QuestionResult(False, f"We could not read that answer: {exc}.")
     return QuestionResult(ok, "")
 
 
-def check_examples(question: Question) -> list[str]:
-    """Problems with a question's own accept/reject examples (empty when all behave)."""
-    if not isinstance(question, Numeric | Shape):
-        return []
-    params = first_variant(question)
-    problems: list[str] = []
-    if isinstance(question, Numeric):
+def answer_problem(question: Numeric) -> str | None:
+    """Why the question's own answer cannot be computed for some student's numbers, or None."""
+    names = sorted(question.params)
+    for values in itertools.islice(
+        itertools.product(*(question.params[n] for n in names)), MAX_VARIANTS
+    ):
+        params = dict(zip(names, values, strict=True))
         try:
             evaluate(question.answer, params)
         except AnswerError as exc:
-            problems.append(f"question '{question.id}': its answer cannot be computed: {exc}")
-            return problems
-    prefix = f"question '{question.id}'"
+            numbers = ", ".join(f"{name}={value}" for name, value in params.items())
+            where = f" with {numbers}" if numbers else ""
+            return f"its answer '{question.answer}' cannot be computed{where}: {exc}"
+    return None
+
+
+def question_problems(question: Question) -> list[str]:
+    """What is wrong with a question's own answer and accept/reject examples (empty if none)."""
+    if not isinstance(question, Numeric | Shape):
+        return []
+    if isinstance(question, Numeric) and (problem := answer_problem(question)) is not None:
+        return [problem]
+    params = first_variant(question)
+    problems: list[str] = []
     for example in question.accept:
         if not grade_question(question, example, params=params).correct:
-            problems.append(f"{prefix}: accepted example '{example}' is graded wrong")
+            problems.append(f"accepted example '{example}' is graded wrong")
     for example in question.reject:
         if grade_question(question, example, params=params).correct:
-            problems.append(f"{prefix}: rejected example '{example}' is graded right")
+            problems.append(f"rejected example '{example}' is graded right")
     return problems
+
+
+def check_examples(question: Question) -> list[str]:
+    """The same, each naming the question (as `validate` prints them)."""
+    return [f"question '{question.id}': {problem}" for problem in question_problems(question)]

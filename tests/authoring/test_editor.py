@@ -15,6 +15,7 @@ from tests.users.helpers import form_token, login
 
 API = "/api/courses/tiny-course/authoring"
 COURSE = "/authoring/tiny-course"
+COPIED = "students will not see it"
 
 
 def _log_in(a: Authoring, email: str = "editor@example.org") -> None:
@@ -93,7 +94,7 @@ def test_duplicate_copies_an_exercise_and_a_lesson_under_new_names(authoring: Au
     copy = _post(
         a, f"{COURSE}/duplicate", {"kind": "exercise", "slug": "split-heads", "new_slug": "split-2"}
     )
-    assert copy.status_code == 200 and str(copy.url).endswith("/exercises/split-2/exercise.yaml")
+    assert copy.status_code == 200 and copy.url.path.endswith("/exercises/split-2/exercise.yaml")
     old = yaml.safe_load((a.folder / "exercises/split-heads/exercise.yaml").read_text())
     new = yaml.safe_load(_get(a, "exercises/split-2/exercise.yaml")["text"])
     assert new["slug"] == "split-2" and new["uuid"] != str(old["uuid"])
@@ -101,18 +102,43 @@ def test_duplicate_copies_an_exercise_and_a_lesson_under_new_names(authoring: Au
         _get(a, "exercises/split-2/solutions/torch.py")["text"]
         == (a.folder / "exercises/split-heads/solutions/torch.py").read_text()
     )
+    assert new["draft"] is True and "draft" not in old  # hidden from students once published
+    assert COPIED in copy.text  # the page that confirms the copy says so
     items = _items(a)
     assert items["exercise:split-2"]["state"] == "draft", items["exercise:split-2"]
     lesson = _post(
         a, f"{COURSE}/duplicate", {"kind": "lesson", "slug": "first-steps", "new_slug": "second"}
     )
-    assert lesson.status_code == 200 and "slug: second" in lesson.text
+    assert lesson.status_code == 200 and "slug: second" in lesson.text and COPIED in lesson.text
+    front = _get(a, "lessons/second.md")["text"].split("---")[1]
+    assert yaml.safe_load(front)["draft"] is True
     assert _items(a)["lesson:second"]["state"] == "draft"
     assert a.client.get("/lessons/second", headers=a.student).status_code == 404
     taken = _post(
         a, f"{COURSE}/duplicate", {"kind": "lesson", "slug": "first-steps", "new_slug": "second"}
     )
     assert taken.status_code == 409
+
+
+def test_a_duplicated_lesson_does_not_reopen_an_open_exams_question(
+    exam_authoring: Authoring,
+) -> None:
+    a = exam_authoring
+    started = a.client.post("/api/assessments/quick/attempts", headers=a.student)
+    assert started.status_code == 201, started.text
+    answers = {"answers": {"pick-one": "three"}}
+    held = a.client.post("/api/lessons/first-steps/quiz", json=answers, headers=a.student)
+    assert held.status_code == 409, held.text  # the exam holds the original
+    _log_in(a)
+    copied = _post(
+        a, f"{COURSE}/duplicate", {"kind": "lesson", "slug": "first-steps", "new_slug": "again"}
+    )
+    assert copied.status_code == 200, copied.text
+    published = a.client.post(f"{API}/publish", json={"message": "copy"}, headers=a.editor)
+    assert published.status_code == 200, published.text
+    copy = a.client.post("/api/lessons/again/quiz", json=answers, headers=a.student)
+    assert copy.status_code == 404, ("the exam's answer is told", copy.text)
+    assert a.client.get("/lessons/again", headers=a.student).status_code == 404
 
 
 def test_the_exercise_preview_shows_the_draft_with_a_code_editor(authoring: Authoring) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 
 from app.content.schemas import MultipleChoice, Numeric, Shape, SingleChoice
@@ -71,6 +73,9 @@ def test_shape_order_matters_and_aliases_count() -> None:
     )
 
 
+VARIANT = {"max_len": 128, "d_model": 64}
+
+
 def _numeric(**kw: object) -> Numeric:
     base: dict[str, object] = {
         "id": "n",
@@ -97,6 +102,21 @@ def test_parameterised_numeric_uses_the_students_numbers() -> None:
     assert not grade_question(question, "8192", params=params).correct
     unreadable = grade_question(question, "lots", params=params)
     assert not unreadable.correct and "could not read" in unreadable.message
+
+
+def test_an_answer_that_cannot_be_computed_neither_blames_the_student_nor_tells_it(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    question = _numeric(id="how-many", answer="12 heads", params={})
+    with caplog.at_level(logging.ERROR, logger="app.quiz.grading"):
+        verdict = grade_question(question, "12", params={})
+    assert not verdict.correct and "12 heads" not in verdict.message
+    assert "could not read" not in verdict.message and "instructor" in verdict.message
+    assert "how-many" in caplog.text and "12 heads" in caplog.text  # staff can find it
+    assert "cannot be computed" in check_examples(question)[0]
+    wrong = grade_question(_numeric(answer="max_len / (d_model - 64)"), "1", params=VARIANT)
+    assert "instructor" in wrong.message  # one student's numbers divide by zero
+    assert "d_model" in check_examples(_numeric(answer="max_len / (d_model - 64)"))[0]
 
 
 def test_choice_questions() -> None:
