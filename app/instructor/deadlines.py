@@ -1,10 +1,10 @@
-"""Re-flagging late work after an instructor moves a student's deadline."""
+"""Re-flagging late work after an instructor moves a student's deadline or the class's."""
 
 from __future__ import annotations
 
 import datetime as dt
 
-from sqlalchemy import and_, or_, select, update
+from sqlalchemy import ColumnElement, and_, or_, select, update
 from sqlalchemy.orm import Session
 
 from app.deadlines.policy import policy_for
@@ -33,19 +33,9 @@ def refresh_late_flags(
     grace = policy_for(session=session, offering_id=offering_id).grace
     if deadline is not None:
         deadline += grace
-    here = legacy_offering_id_query() if offering_id is None else offering_id
     rows = session.execute(
         select(Submission.id, Submission.created_at, Submission.late).where(
-            Submission.user_id == user_id,
-            Submission.exercise_slug == slug,
-            Submission.purpose == PRACTICE,  # an exam's answer is never late by practice dates
-            or_(  # rows from before offerings are the first course's first offering's
-                Submission.offering_id == here,
-                and_(
-                    rows_before_offerings(Submission.offering_id),
-                    legacy_offering_id_query() == here,
-                ),
-            ),
+            Submission.user_id == user_id, *_practice_of(slug, offering_id)
         )
     ).all()
     for row_id, created_at, was_late in rows:
@@ -53,3 +43,28 @@ def refresh_late_flags(
         if now_late != was_late:
             session.execute(update(Submission).where(Submission.id == row_id).values(late=now_late))
     session.commit()
+
+
+def _practice_of(slug: str, offering_id: int | None) -> tuple[ColumnElement[bool], ...]:
+    """SQL: practice submissions of the exercise that count in the offering (None: the first)."""
+    here = legacy_offering_id_query() if offering_id is None else offering_id
+    return (
+        Submission.exercise_slug == slug,
+        Submission.purpose == PRACTICE,  # an exam's answer is never late by practice dates
+        or_(  # rows from before offerings are the first course's first offering's
+            Submission.offering_id == here,
+            and_(rows_before_offerings(Submission.offering_id), legacy_offering_id_query() == here),
+        ),
+    )
+
+
+def refresh_class_late_flags(
+    *, session: Session, slug: str, due: dt.datetime | None, offering_id: int
+) -> None:
+    """Re-flag every student's submissions of an exercise after the class's date moved: a
+    late mark must follow the date the gradebook and the student's page now show."""
+    who = select(Submission.user_id).where(*_practice_of(slug, offering_id)).distinct()
+    for user_id in session.scalars(who).all():
+        refresh_late_flags(
+            session=session, user_id=user_id, slug=slug, due=due, offering_id=offering_id
+        )

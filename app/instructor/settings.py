@@ -12,6 +12,7 @@ from app.content.loader import Course
 from app.db import retry_conflicts
 from app.deadlines.models import OfferingDue
 from app.deadlines.rules import Kind
+from app.instructor.deadlines import refresh_class_late_flags
 from app.instructor.overrides import InstructorError, content_due
 from app.models_base import as_utc, utcnow
 
@@ -82,7 +83,7 @@ def set_offering_due(
     if kind not in ("exercise", "quiz"):
         raise InstructorError("A due date is for an 'exercise' or a 'quiz'.")
     checked: Kind = "exercise" if kind == "exercise" else "quiz"
-    content_due(course, checked, slug)  # an unknown item is an error
+    own_due = content_due(course, checked, slug)  # an unknown item is an error
 
     def store() -> None:  # the row is replaced: delete, then insert
         session.execute(
@@ -106,3 +107,5 @@ def set_offering_due(
         session.commit()
 
     retry_conflicts(session, store)  # a double click on Save (PostgreSQL): the last one stays
+    if checked == "exercise":  # stored late marks follow the new date (quiz lateness is read)
+        refresh_class_late_flags(session=session, slug=slug, due=own_due, offering_id=offering_id)
