@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 
 from app.content.loader import Course
 from app.deadlines.models import DeadlineExtension
+from app.deadlines.policy import policy_for
 from app.deadlines.rules import late_at, later_of, offering_dues
 from app.instructor.models import ScoreOverride, SubmissionReport
 from app.instructor.overrides import extensions_of, override_log
@@ -132,8 +133,11 @@ def student_view(
         submissions.setdefault(row.exercise_slug, []).append(entry)
     extensions = extensions_of(session=session, user_id=user.id, place=place)
     deadlines = _deadlines(session, course, extensions, place)
-    quiz_due = {
-        d.slug: later_of(d.due, d.extension.due_at if d.extension else None)
+    grace = policy_for(
+        session=session, offering_id=offering_id_here(session=session, place=place)[0]
+    ).grace
+    quiz_due = {  # late as the gradebook judges it: after the date and the grace period
+        d.slug: later_of(d.due, d.extension.due_at if d.extension else None) + grace
         for d in deadlines
         if d.kind == "quiz"
     }
