@@ -24,6 +24,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session
 
+from app.content.first import first_course_slug
 from app.db import read_rows
 from app.deadlines.models import DeadlineExtension, LatePolicy, OfferingDue
 from app.deadlines.policy import DEFAULT, Lateness, Policy, after_penalty, as_policy, judge, stamp
@@ -121,6 +122,7 @@ def student_term_for_work(
         WORK_PARAMS[0]: user_id,
         WORK_PARAMS[1]: course_slug,
         WORK_PARAMS[3]: utcnow(),
+        WORK_PARAMS[4]: first_course_slug(),
     }
     if named is not None:
         params[WORK_PARAMS[2]] = named

@@ -341,7 +341,7 @@ def _add_member(*, session: Session, offering_id: int, user_id: int, source: str
     )
 
 
-WORK_PARAMS = ("work_user_id", "work_course_slug", "work_named", "work_now")
+WORK_PARAMS = ("work_user_id", "work_course_slug", "work_named", "work_now", "work_first_course")
 
 
 def sits_first(now: Any) -> tuple[ColumnElement[Any], ...]:
@@ -357,9 +357,11 @@ def sits_first(now: Any) -> tuple[ColumnElement[Any], ...]:
 @functools.cache
 def offering_for_work_bound(*, named: bool) -> ScalarSelect[int]:
     """`offering_for_work` as SQL, built once, its values left as the parameters WORK_PARAMS (the
-    third only when `named`, the fourth the time now): the named offering they belong to, else
-    their newest of the course (`sits_first`), else the course's open offering their work would
-    join, else its first offering. Pages run it for every student without joining anyone."""
+    third only when `named`, the fourth the time now, the fifth the first course's slug): the
+    named offering they belong to, else their newest of the course (`sits_first`), else the
+    course's open offering their work would join, else the first course's first offering (NULL
+    in another course: self-study there counts nowhere, `where_row_counts`, so the content's
+    dates). Pages run it for every student without joining anyone."""
     user_id: Any = bindparam(WORK_PARAMS[0])
     course_slug: Any = bindparam(WORK_PARAMS[1])
     offering: Any = bindparam(WORK_PARAMS[2]) if named else None
@@ -379,6 +381,9 @@ def _offering_for_work(user_id: Any, course_slug: Any, named: Any, now: Any) -> 
         choices.insert(0, mine.where(Enrollment.offering_id == named).scalar_subquery())
         choices.append(open_here.where(Offering.id == named).scalar_subquery())
     choices.append(open_here.order_by(Offering.id).limit(1).scalar_subquery())
-    first_here = select(func.min(Offering.id)).where(Offering.course_slug == course_slug)
+    first_course: Any = bindparam(WORK_PARAMS[4])  # its self-study counts in its first offering
+    first_here = select(func.min(Offering.id)).where(
+        Offering.course_slug == course_slug, Offering.course_slug == first_course
+    )
     choices.append(first_here.scalar_subquery())
     return select(func.coalesce(*choices)).scalar_subquery()
