@@ -15,6 +15,7 @@ from app.courses.service import content_of
 from app.models_base import utcnow
 from app.offerings.standing import staff_of_course, staff_of_work
 from app.progress.summary import UNTOUCHED, ExerciseProgress, exercise_stats
+from app.site.term_view import my_term
 from app.submissions.attempts import (
     history_rows,
     own_submissions,
@@ -22,6 +23,7 @@ from app.submissions.attempts import (
     submission_view,
 )
 from app.submissions.locks import lock_reason
+from app.submissions.models import Submission
 from app.submissions.service import held_from, hidden_tests_open, visible_submission
 from app.users.deps import OptionalUser
 from app.users.models import User
@@ -76,6 +78,23 @@ def _locked(request: Request, session: SessionDep, user: User, slug: str) -> str
     )
 
 
+def _counted_percent(
+    request: Request, session: SessionDep, user: User, exercise: Exercise, rows: list[Submission]
+) -> int | None:
+    """The best score that counts (after a late penalty, as the gradebook and the LMS have it)."""
+    term = my_term(request, session=session, user=user)
+    if term is None:
+        return None
+    slug, due = exercise.meta.slug, exercise.meta.due
+    counted = [
+        term.counted("exercise", slug, due, row.score, row.created_at)
+        for row in rows
+        if row.mode == "submit" and row.score is not None
+    ]
+    best = max((score for score in counted if score is not None), default=None)
+    return None if best is None else round(100 * best)
+
+
 @router.get("/exercises/{slug}/history")
 def exercise_history(
     slug: str, request: Request, course: CourseDep, session: SessionDep, user: OptionalUser
@@ -100,6 +119,7 @@ def exercise_history(
         user=user,
         exercise=exercise,
         standing=standing,
+        counted=_counted_percent(request, session, user, exercise, rows),
         rows=history_rows(rows),
         reveal=reveal,
         teaches=teaches,
