@@ -24,17 +24,13 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session
 
-from app.content.first import first_course_slug
 from app.db import read_rows
 from app.deadlines.models import DeadlineExtension, LatePolicy, OfferingDue
 from app.deadlines.policy import DEFAULT, Lateness, Policy, after_penalty, as_policy, judge, stamp
 from app.deadlines.rules import Kind, later_of
-from app.models_base import as_utc, utcnow
+from app.models_base import as_utc
 from app.offerings.first import legacy_offering_id_query
-from app.offerings.service import (
-    WORK_PARAMS,
-    offering_for_work_bound,
-)
+from app.offerings.service import offering_for_work_bound, work_params
 
 
 @dataclass(frozen=True)
@@ -117,15 +113,10 @@ def student_term_for_work(
 ) -> StudentTerm:
     """The same in the offering their work in the course counts in (`offering_for_work_bound`),
     found inside the one statement; the statement is built once (issue 54)."""
-    params: dict[str, Any] = {
+    params = {
         "term_user_id": user_id,
-        WORK_PARAMS[0]: user_id,
-        WORK_PARAMS[1]: course_slug,
-        WORK_PARAMS[3]: utcnow(),
-        WORK_PARAMS[4]: first_course_slug(),
+        **work_params(user_id=user_id, course_slug=course_slug, named=named),
     }
-    if named is not None:
-        params[WORK_PARAMS[2]] = named
     return _read(session, _rows_for_work(named is not None), params)
 
 

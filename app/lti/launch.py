@@ -7,6 +7,7 @@ import logging
 import re
 import secrets
 import threading
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode, urlsplit
@@ -32,6 +33,8 @@ LEEWAY_SECONDS = 60
 STORAGE_TARGET = re.compile(r"[A-Za-z0-9_.-]{1,100}")
 _jwks_clients: dict[str, jwt.PyJWKClient] = {}
 _jwks_lock = threading.Lock()
+_refetched_at: dict[str, float] = {}
+REFETCH_SECONDS = 60.0
 
 
 class LaunchError(DomainError):
@@ -197,6 +200,41 @@ def _bound_by_storage(row: LtiNonce, platform: LtiPlatform, state: str, binding:
         )
 
 
+def _verified(id_token: str, key: Any, platform: LtiPlatform) -> dict[str, Any]:
+    import jwt
+
+    claims: dict[str, Any] = jwt.decode(
+        id_token,
+        key,
+        algorithms=["RS256"],
+        audience=platform.client_id,
+        issuer=platform.issuer,
+        leeway=LEEWAY_SECONDS,
+        options={"require": ["exp", "iat", "iss", "aud", "sub", "nonce"]},
+    )
+    return claims
+
+
+def _refetched_key(url: str, id_token: str) -> Any | None:
+    """The token's key fetched again when the cached one does not verify it (an LMS that
+    rotated its key under the same kid); at most once a minute per LMS, so forged tokens
+    cannot make us hammer its key endpoint. None: not refetched, or no such key."""
+    import jwt
+
+    now = time.monotonic()
+    with _jwks_lock:
+        if now - _refetched_at.get(url, -REFETCH_SECONDS) < REFETCH_SECONDS:
+            return None
+        _refetched_at[url] = now
+    kid = jwt.get_unverified_header(id_token).get("kid")
+    try:
+        keys = _jwks_client(url).get_signing_keys(refresh=True)
+    except jwt.PyJWKClientError:
+        return None
+    found = next((k for k in keys if k.key_id == kid), None)
+    return None if found is None else found.key
+
+
 def _decode(id_token: str, platform: LtiPlatform) -> dict[str, Any]:
     import jwt
 
@@ -209,15 +247,13 @@ def _decode(id_token: str, platform: LtiPlatform) -> dict[str, Any]:
     except jwt.DecodeError as exc:
         raise LaunchError(400, "The launch token is malformed.", f"bad token: {exc}") from exc
     try:
-        claims: dict[str, Any] = jwt.decode(
-            id_token,
-            key.key,
-            algorithms=["RS256"],
-            audience=platform.client_id,
-            issuer=platform.issuer,
-            leeway=LEEWAY_SECONDS,
-            options={"require": ["exp", "iat", "iss", "aud", "sub", "nonce"]},
-        )
+        try:
+            claims = _verified(id_token, key.key, platform)
+        except jwt.InvalidSignatureError:
+            fresh = _refetched_key(platform.jwks_url, id_token)
+            if fresh is None:
+                raise
+            claims = _verified(id_token, fresh, platform)
     except jwt.ExpiredSignatureError as exc:
         raise LaunchError(401, "The launch token has expired.", "expired id_token") from exc
     except jwt.InvalidAudienceError as exc:

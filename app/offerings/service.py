@@ -344,6 +344,16 @@ def _add_member(*, session: Session, offering_id: int, user_id: int, source: str
 WORK_PARAMS = ("work_user_id", "work_course_slug", "work_named", "work_now", "work_first_course")
 
 
+def work_params(*, user_id: int, course_slug: str, named: int | None) -> dict[str, Any]:
+    """The values `offering_for_work_bound(named=named is not None)` reads, by WORK_PARAMS."""
+    values: dict[str, Any] = dict(
+        zip(WORK_PARAMS, (user_id, course_slug, named, utcnow(), first_course_slug()), strict=True)
+    )
+    if named is None:
+        del values[WORK_PARAMS[2]]
+    return values
+
+
 def sits_first(now: Any) -> tuple[ColumnElement[Any], ...]:
     """SQL order of a person's offerings of a course for their work: one they are a student of
     that has not ended first (not an old term's, not one they teach), then the newest."""

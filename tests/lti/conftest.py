@@ -13,6 +13,7 @@ from fastapi.testclient import TestClient
 
 from app.config import get_settings
 from app.db import session_factory
+from app.lti import launch as lti_launch
 from app.lti.registry import register_platform
 from app.main import create_app
 from tests.lti.platform import Platform
@@ -22,7 +23,10 @@ LEARNER = "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"
 
 
 @pytest.fixture
-def platform(data_dir: Path) -> Iterator[Platform]:
+def platform(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Platform]:
+    """A fresh LMS; the tool forgets earlier ones' keys (a later test's LMS may get its port)."""
+    monkeypatch.setattr(lti_launch, "_jwks_clients", {})
+    monkeypatch.setattr(lti_launch, "_refetched_at", {})
     with Platform() as running:
         with session_factory()() as session:
             register_platform(session=session, **running.registration())

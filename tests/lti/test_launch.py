@@ -176,3 +176,20 @@ def test_a_launch_to_a_lab_lands_on_it_but_links_no_grade(
     assert _follow_to_item(lti_client, response) == "/exercises/lab-learned-vs-sinusoidal"
     with session_factory()() as session:
         assert session.scalars(select(LtiLink.slug)).all() == []
+
+
+def test_an_lms_that_rotates_its_key_under_the_same_kid_is_still_trusted(
+    lti_client: TestClient, platform: Platform
+) -> None:
+    """The tool cached the LMS's key; the LMS replaces it keeping the kid: the next launch
+    fetches the key set again once, instead of refusing every student for five minutes."""
+    assert (
+        launch(lti_client, platform, sub="s-1", roles=[LEARNER], claims=EXERCISE).status_code == 303
+    )
+    platform.key = new_key()  # its key set now serves this one, under the same kid
+    again = launch(lti_client, platform, sub="s-1", roles=[LEARNER], claims=EXERCISE)
+    assert again.status_code == 303, again.text
+    forged = launch(
+        lti_client, platform, sub="s-1", roles=[LEARNER], claims=EXERCISE, key=new_key()
+    )
+    assert forged.status_code == 401  # a key it never published still fails (no fetch storm)
