@@ -118,10 +118,18 @@ def set_offering_due(
 def set_late_policy(
     *, session: Session, course: Course, offering_id: int, policy: Policy, by: int
 ) -> None:
-    """Store the late policy; the LMS scores stored under the old one follow."""
+    """Store the late policy; what was stored under the old one (LMS scores, late marks) follows."""
     before = policy_for(session=session, offering_id=offering_id)
     set_policy(session=session, offering_id=offering_id, policy=policy, by=by)
     if policy == before:
         return
     queue_offering(session=session, offering_id=offering_id)  # scores are read when sent
     session.commit()
+    if policy.grace != before.grace:  # the grace is all a late mark depends on
+        for exercise in course.exercises:
+            refresh_class_late_flags(
+                session=session,
+                slug=exercise.meta.slug,
+                due=exercise.meta.due,
+                offering_id=offering_id,
+            )
