@@ -109,7 +109,7 @@ def checked(*, mode: str, percent_per_day: float, max_percent: float, grace_minu
 
 
 def set_policy(*, session: Session, offering_id: int, policy: Policy, by: int | None) -> None:
-    """Store the offering's policy (it applies to grades at once: they are computed on reading)."""
+    """Store the offering's policy; staff go through `set_late_policy`, for the LMS and marks."""
 
     def store() -> None:
         row = session.get(LatePolicy, offering_id)

@@ -15,6 +15,7 @@ from app.errors import DomainError
 from app.events import grade_recorded
 from app.instructor.deadlines import refresh_late_flags
 from app.instructor.models import ScoreOverride
+from app.lti.outbox import queue_offering
 from app.models_base import as_utc, utcnow
 from app.offerings.access import offering_here, offering_id_here, row_here
 from app.offerings.first import legacy_offering_id_query
@@ -152,6 +153,10 @@ def grant_extension(
         row.reason = text
         row.granted_by = instructor.id
         row.created_at = utcnow()
+        # The score that counts may change with the date: the LMS's column follows.
+        queue_offering(
+            session=session, offering_id=offering_id, kind=checked, slug=slug, user_id=student.id
+        )
         session.commit()
         return row
 
@@ -178,6 +183,9 @@ def remove_extension(
         raise InstructorError("That extension does not exist (it may have been removed).")
     kind, slug = row.kind, row.slug
     session.delete(row)
+    queue_offering(  # the earlier date's penalty applies again: the LMS's column follows
+        session=session, offering_id=offering_id, kind=kind, slug=slug, user_id=student.id
+    )
     session.commit()
     if kind == "exercise":
         exercise = course.exercise(slug)

@@ -11,9 +11,11 @@ from sqlalchemy.orm import Session
 from app.content.loader import Course
 from app.db import retry_conflicts
 from app.deadlines.models import OfferingDue
+from app.deadlines.policy import Policy, policy_for, set_policy
 from app.deadlines.rules import Kind
 from app.instructor.deadlines import refresh_class_late_flags
 from app.instructor.overrides import InstructorError, content_due
+from app.lti.outbox import queue_offering
 from app.models_base import as_utc, utcnow
 
 
@@ -104,8 +106,30 @@ def set_offering_due(
                     created_at=utcnow(),
                 )
             )
+        # Every student's score that counts may change with the date: the LMS's columns follow.
+        queue_offering(session=session, offering_id=offering_id, kind=checked, slug=slug)
         session.commit()
 
     retry_conflicts(session, store)  # a double click on Save (PostgreSQL): the last one stays
     if checked == "exercise":  # stored late marks follow the new date (quiz lateness is read)
         refresh_class_late_flags(session=session, slug=slug, due=own_due, offering_id=offering_id)
+
+
+def set_late_policy(
+    *, session: Session, course: Course, offering_id: int, policy: Policy, by: int
+) -> None:
+    """Store the late policy; what was stored under the old one (LMS scores, late marks) follows."""
+    before = policy_for(session=session, offering_id=offering_id)
+    set_policy(session=session, offering_id=offering_id, policy=policy, by=by)
+    if policy == before:
+        return
+    queue_offering(session=session, offering_id=offering_id)  # scores are read when sent
+    session.commit()
+    if policy.grace != before.grace:  # the grace is all a late mark depends on
+        for exercise in course.exercises:
+            refresh_class_late_flags(
+                session=session,
+                slug=exercise.meta.slug,
+                due=exercise.meta.due,
+                offering_id=offering_id,
+            )

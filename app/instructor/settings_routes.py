@@ -11,9 +11,9 @@ from starlette.responses import Response
 
 from app.content.loader import Course
 from app.content.service import CourseDep
-from app.deadlines.policy import MODE_WORDS, MODES, PolicyError, checked, policy_for, set_policy
+from app.deadlines.policy import MODE_WORDS, MODES, PolicyError, checked, policy_for
 from app.instructor.course_grade import CATEGORIES, WORDS, scheme_for
-from app.instructor.settings import due_rows, set_offering_due
+from app.instructor.settings import due_rows, set_late_policy, set_offering_due
 from app.instructor.web import page, parse_due
 from app.offerings.access import InstructorMember
 from app.offerings.place import Place, PlaceDep
@@ -105,7 +105,13 @@ async def policy_form(
             status_code=400,
             place=place,
         )
-    set_policy(session=session, offering_id=member.offering.id, policy=policy, by=member.user.id)
+    set_late_policy(
+        session=session,
+        course=course,
+        offering_id=member.offering.id,
+        policy=policy,
+        by=member.user.id,
+    )
     back = f"{place.prefix}/instructor/settings?saved=policy"
     return RedirectResponse(back, status_code=303)
 
@@ -206,7 +212,13 @@ def policy_api(
         max_percent=body.max_percent,
         grace_minutes=body.grace_minutes,
     )
-    set_policy(session=session, offering_id=member.offering.id, policy=policy, by=member.user.id)
+    set_late_policy(
+        session=session,
+        course=course,
+        offering_id=member.offering.id,
+        policy=policy,
+        by=member.user.id,
+    )
     return _settings_json(session, course, member.offering.id)
 
 

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import Row, bindparam, func, select
 from sqlalchemy.orm import Session
 
 from app.db import database_now
 from app.events import GradeRecorded
 from app.lti.models import LtiContext, LtiGradePost, LtiLink, LtiMember, LtiUser
 from app.models_base import as_utc
+from app.offerings.first import legacy_offering_id_query
 
 # The LMS columns fed by this person's grade of this item. Built once: every grade asks it,
 # and building it cost more than running it (issue 54).
@@ -38,6 +40,45 @@ def queue_grade(
     enough however many submissions arrive meanwhile. Returns how many rows were added.
     """
     rows = session.execute(_LINKED, {"user_id": user_id, "kind": kind, "slug": slug}).all()
+    return _queue(session, rows, not_before)
+
+
+def queue_offering(
+    *,
+    session: Session,
+    offering_id: int | None,
+    kind: str | None = None,
+    slug: str | None = None,
+    user_id: int | None = None,
+) -> int:
+    """Queue a post per LMS column and member of the LMS courses feeding the offering, after its
+    dates or late policy changed the scores that count (no commit: the caller's).
+
+    Narrowed to one item (`kind` and `slug`) and one person when given. Only linked items get
+    a post, and each score is read when sent, by the readers that hold an exam's until release;
+    a post already held for later (a release) stays held. None: a course with no offering,
+    which no LMS course feeds.
+    """
+    if offering_id is None:
+        return 0
+    feeds = func.coalesce(LtiContext.offering_id, legacy_offering_id_query()) == offering_id
+    linked = (
+        select(LtiLink.id, LtiUser.id)
+        .join(LtiMember, LtiMember.context_id == LtiLink.context_id)
+        .join(LtiUser, LtiUser.id == LtiMember.lti_user_id)
+        .join(LtiContext, LtiContext.id == LtiLink.context_id)
+        .where(feeds, LtiContext.unlinked_at.is_(None))
+        .order_by(LtiLink.id, LtiUser.id)
+    )
+    if kind is not None and slug is not None:
+        linked = linked.where(LtiLink.kind == kind, LtiLink.slug == slug)
+    if user_id is not None:
+        linked = linked.where(LtiUser.user_id == user_id)
+    return _queue(session, session.execute(linked).all(), None)
+
+
+def _queue(session: Session, rows: Sequence[Row[int, int]], not_before: dt.datetime | None) -> int:
+    """Add a pending post per (link, LMS user) that has none; `not_before` holds them all."""
     added = 0
     if not rows:
         return added
