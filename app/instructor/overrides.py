@@ -14,6 +14,7 @@ from app.deadlines.rules import KINDS, Kind, extension_for, item_due
 from app.errors import DomainError
 from app.events import grade_recorded
 from app.instructor.deadlines import refresh_late_flags
+from app.instructor.graded_score import score_without_override
 from app.instructor.models import ScoreOverride
 from app.lti.outbox import queue_offering
 from app.models_base import as_utc, utcnow
@@ -61,8 +62,11 @@ def set_override(
     submission.override_reason = text if score is not None else None
     submission.override_by = instructor.id if score is not None else None
     submission.override_at = now if score is not None else None
-    graded = (submission.report or {}).get("score")
-    submission.score = score if score is not None else graded
+    submission.score = (  # no override: the tests', with a person's rubric grade on them
+        score
+        if score is not None
+        else score_without_override(session=session, submission=submission)
+    )
     session.add(
         ScoreOverride(
             submission_id=submission.id,

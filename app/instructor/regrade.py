@@ -27,6 +27,7 @@ from app.courses.version import content_version
 from app.db import database_now, serialize, session_factory
 from app.grading.service import get_grader
 from app.hooks import grade_recorded
+from app.instructor.graded_score import score_without_override
 from app.instructor.models import RegradeJob, SubmissionReport
 from app.jobs import tasks
 from app.jobs.base import JobQueue
@@ -248,8 +249,13 @@ def regrade_one(*, session: Session, grader: Grader, submission_id: int, job_id:
     row.behaviour_key = behaviour_key_of(report)
     # The course version this report was graded against (the replaced one keeps its own).
     row.content_version = version_on_disk(row.course_slug) or row.content_version
-    # An instructor's override stays in force; otherwise the new report decides.
-    row.score = row.override_score if row.override_score is not None else report["score"]
+    # An instructor's override stays in force; otherwise the new report decides, with a person's
+    # rubric grade still applied (a graded lab's score stays the person's, never the run's).
+    row.score = (
+        row.override_score
+        if row.override_score is not None
+        else score_without_override(session=session, submission=row)
+    )
     changed = before != row.score
     if changed and row.mode == "submit":
         grade_recorded(

@@ -7,13 +7,12 @@ the rubric part is still waiting. A manual override, when there is one, still wi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.db import retry_conflicts, serialize
 from app.events import grade_recorded
+from app.instructor.graded_score import RubricResult, rubric_score
 from app.instructor.overrides import InstructorError
 from app.models_base import utcnow
 from app.offerings.access import students_here, work_here
@@ -21,26 +20,6 @@ from app.offerings.place import Place
 from app.submissions.models import RubricGrade, Submission, graded_by_hand
 from app.users.models import User
 from graders import Rubric
-
-
-@dataclass(frozen=True)
-class RubricResult:
-    """The rubric's part and the score that results."""
-
-    manual: float  # the rubric's part alone, 0 to 1
-    combined: float  # (1 - weight) x tests + weight x rubric
-
-
-def rubric_score(
-    rubric: Rubric, applied: list[str], tests: float, *, lab: bool = False
-) -> RubricResult:
-    """Points of the applied items over full marks, kept within 0 and 1, then combined (a
-    lab's score is the rubric's alone: its run's verdict comes from the student's process)."""
-    points = sum(i.points for i in rubric.items if i.id in set(applied))
-    manual = min(1.0, max(0.0, points / rubric.full_marks))
-    if lab:
-        return RubricResult(manual, manual)
-    return RubricResult(manual, (1 - rubric.weight) * tests + rubric.weight * manual)
 
 
 def grade_by_rubric(
