@@ -3,24 +3,19 @@ quiz scores under a slug, an editor saving meanwhile, a file that parses but can
 
 from __future__ import annotations
 
-import datetime as dt
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from fastapi.testclient import TestClient
 
 from app.authoring import publish, service
 from app.authoring.models import AuthoringDraft
-from app.config import get_settings
 from app.content.loader import _recent
 from app.db import session_factory
 from app.main import create_app
-from app.users.models import Role
-from tests.authoring.conftest import Authoring, bearer
-from tests.authoring.course import GIT, LESSON, git, make_course
+from tests.authoring.conftest import Authoring
+from tests.authoring.course import LESSON
 
 API = "/api/courses/tiny-course/authoring"
 PATH = "lessons/first-steps.md"
@@ -35,48 +30,6 @@ def _save(a: Authoring, path: str, text: str, who: dict[str, str] | None = None)
 
 def _publish(a: Authoring, message: str = "edit") -> Any:
     return a.client.post(f"{API}/publish", json={"message": message}, headers=a.editor)
-
-
-def _exam() -> dict[str, Any]:
-    now = dt.datetime.now(dt.UTC).replace(microsecond=0)
-    return {
-        "slug": "quick",
-        "title": "Quick exam",
-        "kind": "exam",
-        "opens": (now - dt.timedelta(hours=1)).isoformat(),
-        "closes": (now + dt.timedelta(hours=1)).isoformat(),
-        "time_limit_minutes": 30,
-        "attempts": 1,
-        "release": "on_submit",
-        "parts": [{"title": "One", "items": [{"question": "first-steps/pick-one"}]}],
-    }
-
-
-@pytest.fixture
-def exam_course(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data_dir: Path
-) -> Iterator[Authoring]:
-    """The tiny course with an exam open now over its lesson's question; an editor granted."""
-    folder = make_course(tmp_path / "course")
-    (folder / "assessments").mkdir()
-    (folder / "assessments" / "quick.yaml").write_text(yaml.safe_dump(_exam()), "utf-8")
-    git(folder, "add", "-A")
-    git(folder, *GIT, "commit", "-q", "-m", "Exam")
-    monkeypatch.setenv("CONTENT_DIR", str(folder))
-    get_settings.cache_clear()
-    with TestClient(create_app()) as client:
-        admin = bearer("admin@example.org", Role.instructor, admin=True)
-        editor = bearer("editor@example.org", Role.instructor)
-        granted = client.post(f"{API}/editors", json={"email": "editor@example.org"}, headers=admin)
-        assert granted.status_code == 201, granted.text
-        yield Authoring(
-            client,
-            folder,
-            admin,
-            editor,
-            bearer("teacher@example.org", Role.instructor),
-            bearer("student@example.org", Role.student),
-        )
 
 
 def test_an_impossible_date_is_a_problem_on_its_line_and_never_reaches_the_folder(
@@ -143,9 +96,9 @@ def test_a_refused_publish_never_puts_its_files_where_students_are_graded_from(
 
 
 def test_a_publish_that_drops_a_question_an_open_exam_asks_is_refused(
-    exam_course: Authoring,
+    exam_authoring: Authoring,
 ) -> None:
-    a = exam_course
+    a = exam_authoring
     started = a.client.post("/api/assessments/quick/attempts", headers=a.student)
     assert started.status_code == 201, started.text
     saved = _save(a, PATH, LESSON.replace("id: pick-one", "id: pick-even"))
