@@ -41,7 +41,11 @@ ROUTES = (
     "res-posix-timers",
     "res-mprotect-upgrade-4gb",
 )
-MARGIN_MB = 256  # other processes on the machine, kernel noise
+# Other processes on the machine and kernel noise: under `-n 2` the other test worker may start
+# a torch or JAX interpreter meanwhile (a refused job here once showed a 780 MB drop, 2026-11-29,
+# as an ordinary user). An open route still shows far more: the attacks aim at 4 GB, and even
+# the slowest machine hands out 1.5-2.2 GB in the job's 5 s; the file hoard took 1,160 MB.
+MARGIN_MB = 512
 # The job's limit is the lower of the exercise's (1536 MB) and the pool's: 512 MB here, so in
 # the 5 s the exercise allows, a route left open shows as far more than limit + margin even on
 # a machine that hands out fresh memory slowly (300-450 MB/s on the 2-core development VM).
