@@ -9,7 +9,7 @@ from sqlalchemy.orm import Session
 
 from app.deadlines.models import DeadlineExtension
 from app.deadlines.policy import policy_for
-from app.deadlines.rules import effective_due, item_due, late_at, later_of
+from app.deadlines.rules import item_due, late_at, later_of
 from app.offerings.first import legacy_offering_id_query, rows_before_offerings
 from app.submissions.models import PRACTICE, Submission
 
@@ -23,27 +23,9 @@ def refresh_late_flags(
     offering_id: int | None = None,
 ) -> None:
     """Re-flag one student's submissions of an exercise (in the offering) after a date moved."""
-    deadline = effective_due(
-        session=session,
-        user_id=user_id,
-        kind="exercise",
-        slug=slug,
-        due=due,
-        offering_id=offering_id,
+    refresh_class_late_flags(
+        session=session, slug=slug, due=due, offering_id=offering_id, user_id=user_id
     )
-    grace = policy_for(session=session, offering_id=offering_id).grace
-    if deadline is not None:
-        deadline += grace
-    rows = session.execute(
-        select(Submission.id, Submission.created_at, Submission.late).where(
-            Submission.user_id == user_id, *_practice_of(slug, offering_id)
-        )
-    ).all()
-    for row_id, created_at, was_late in rows:
-        now_late = late_at(created_at, deadline)
-        if now_late != was_late:
-            session.execute(update(Submission).where(Submission.id == row_id).values(late=now_late))
-    session.commit()
 
 
 def _practice_of(slug: str, offering_id: int | None) -> tuple[ColumnElement[bool], ...]:
@@ -60,11 +42,18 @@ def _practice_of(slug: str, offering_id: int | None) -> tuple[ColumnElement[bool
 
 
 def refresh_class_late_flags(
-    *, session: Session, slug: str, due: dt.datetime | None, offering_id: int
+    *,
+    session: Session,
+    slug: str,
+    due: dt.datetime | None,
+    offering_id: int | None,
+    user_id: int | None = None,
 ) -> None:
-    """Re-flag every student's submissions of an exercise after the class's date or grace
-    moved, in a few statements whatever the class's size: a late mark must follow the date
-    the gradebook and the student's page now show."""
+    """Re-flag every student's (or one's) submissions of an exercise after the class's date or
+    grace moved, in a few statements whatever the class's size: a late mark must follow the
+    date the gradebook and the student's page now show (None: the first offering)."""
+    here = legacy_offering_id_query() if offering_id is None else offering_id
+    mine = () if user_id is None else (Submission.user_id == user_id,)
     base = item_due(session=session, offering_id=offering_id, kind="exercise", slug=slug, due=due)
     grace = policy_for(session=session, offering_id=offering_id).grace
     extended = dict(
@@ -72,14 +61,14 @@ def refresh_class_late_flags(
             select(DeadlineExtension.user_id, DeadlineExtension.due_at).where(
                 DeadlineExtension.kind == "exercise",
                 DeadlineExtension.slug == slug,
-                func.coalesce(DeadlineExtension.offering_id, legacy_offering_id_query())
-                == offering_id,
+                func.coalesce(DeadlineExtension.offering_id, legacy_offering_id_query()) == here,
+                *(() if user_id is None else (DeadlineExtension.user_id == user_id,)),
             )
         ).all()
     )
     rows = session.execute(
         select(Submission.id, Submission.user_id, Submission.created_at, Submission.late).where(
-            *_practice_of(slug, offering_id)
+            *_practice_of(slug, offering_id), *mine
         )
     ).all()
     flips: dict[bool, list[int]] = {True: [], False: []}
